@@ -1,0 +1,266 @@
+"""The command line: parses arguments, calls the library, prints, and maps errors to exit codes.
+
+Only this module prints or prompts. Exit codes (DESIGN.md): 0 success or no changes, 1 error,
+2 changes present (plan --detailed-exitcode, drift).
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
+
+import click
+
+from reconciler import __version__
+from reconciler.errors import NotBuiltYet, ReconcilerError
+from reconciler.local.commands import local
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class Ctx:
+    """What the global options set, handed to every command."""
+
+    def __init__(self, repo: Path, debug: bool) -> None:
+        self.repo = repo
+        self.debug = debug
+
+
+pass_ctx = click.make_pass_decorator(Ctx)
+
+
+def _not_built(command: str, issue: str) -> NoReturn:
+    raise NotBuiltYet(
+        f"`reconciler {command}` is planned (DESIGN.md) but not built yet: see the issue "
+        f"'{issue}'. Nothing was read or changed."
+    )
+
+
+def cluster_option(required: bool = True) -> Callable[[F], F]:
+    return click.option(
+        "--cluster",
+        "-c",
+        metavar="NAME",
+        required=required,
+        help="Cluster name from reconciler.yaml.",
+    )
+
+
+def format_option(choices: tuple[str, ...] = ("text", "json", "markdown")) -> Callable[[F], F]:
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(choices),
+        default="text",
+        show_default=True,
+        help="Output format.",
+    )
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(__version__, "-V", "--version", prog_name="reconciler")
+@click.option(
+    "--repo",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default="current directory",
+    help="Spec repository (holds reconciler.yaml and topics/).",
+)
+@click.option("--debug", is_flag=True, help="Show tracebacks for unexpected errors.")
+@click.pass_context
+def cli(ctx: click.Context, repo: Path, debug: bool) -> None:
+    """Declarative GitOps for Apache Kafka topics.
+
+    Topic specs live as YAML in git. `validate` checks them, `plan` shows the difference
+    against a live cluster like `terraform plan`, `apply` makes it in a dependency-safe order,
+    and `drift` reports what changed behind your back. `local` runs a real Kafka cluster on
+    this machine to try it all.
+
+    Exit codes: 0 success or no changes, 1 error, 2 changes present (plan
+    --detailed-exitcode, drift).
+    """
+    ctx.obj = Ctx(repo=repo, debug=debug)
+
+
+# ---------------------------------------------------------------------------- spec and plan
+
+
+@cli.command(context_settings=CONTEXT)
+@cluster_option(required=False)
+@format_option(("text", "json"))
+@pass_ctx
+def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
+    """Check reconciler.yaml and every topic file against the schemas and Kafka's rules.
+
+    Reports every problem at once as `path:line:col: error[CODE]: message`. With --cluster,
+    templates are rendered for that cluster only; without, for every cluster. Reads no cluster.
+    """
+    _not_built("validate", "The spec language and `reconciler validate`")
+
+
+@cli.command(context_settings=CONTEXT)
+@cluster_option()
+@format_option()
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Save the plan (JSON) for `apply`.",
+)
+@click.option(
+    "--detailed-exitcode", is_flag=True, help="Exit 2 when there are changes, 0 when none."
+)
+@click.option(
+    "--state",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Plan offline against a snapshot file instead of the live cluster.",
+)
+@click.option(
+    "--changed-since", metavar="GIT_REF", help="Only topics whose spec files changed since GIT_REF."
+)
+@click.option(
+    "--prune", is_flag=True, help="Also plan deletes of unmanaged topics (policy permitting)."
+)
+@pass_ctx
+def plan(
+    ctx: Ctx,
+    cluster: str,
+    fmt: str,
+    out: Path | None,
+    detailed_exitcode: bool,
+    state: Path | None,
+    changed_since: str | None,
+    prune: bool,
+) -> None:
+    """Show what apply would change on a cluster, like `terraform plan`.
+
+    Creates, partition increases, config changes, replication-factor changes and deletes, with
+    the limit and policy violations they would cause. Reads the cluster in a fixed number of
+    round trips, whatever the number of topics.
+    """
+    _not_built("plan", "Cluster state, diff and `reconciler plan`")
+
+
+@cli.command(context_settings=CONTEXT)
+@cluster_option()
+@click.argument(
+    "plan_file",
+    metavar="[PLAN.json]",
+    required=False,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+)
+@click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation.")
+@click.option("--fail-fast", is_flag=True, help="Stop at the first failed operation.")
+@click.option("--prune", is_flag=True, help="Also delete unmanaged topics (policy permitting).")
+@click.option("--force-unlock", is_flag=True, help="Break the lock of a crashed apply.")
+@pass_ctx
+def apply(
+    ctx: Ctx,
+    cluster: str,
+    plan_file: Path | None,
+    auto_approve: bool,
+    fail_fast: bool,
+    prune: bool,
+    force_unlock: bool,
+) -> None:
+    """Apply a saved plan (or plan and confirm), in a dependency-safe order.
+
+    Pre-flight checks the plan is not stale, takes a per-cluster lock and lets Kafka validate
+    creates and partition increases before anything changes. A re-run after an interruption
+    converges.
+    """
+    _not_built("apply", "`reconciler apply`")
+
+
+@cli.command(context_settings=CONTEXT)
+@cluster_option()
+@format_option()
+@pass_ctx
+def drift(ctx: Ctx, cluster: str, fmt: str) -> None:
+    """Report differences between the specs and the cluster (exit 0 in sync, 2 drift, 1 error)."""
+    _not_built("drift", "drift detection")
+
+
+@cli.command("import", context_settings=CONTEXT)
+@cluster_option()
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("topics/imported"),
+    show_default=True,
+    help="Directory for the generated spec files.",
+)
+@pass_ctx
+def import_(ctx: Ctx, cluster: str, out: Path) -> None:
+    """Write spec files for the topics of a live cluster (to adopt an existing cluster)."""
+    _not_built("import", "import of live clusters")
+
+
+@cli.command(context_settings=CONTEXT)
+@cluster_option()
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Snapshot file (default: standard output).",
+)
+@pass_ctx
+def snapshot(ctx: Ctx, cluster: str, out: Path | None) -> None:
+    """Write the cluster's state (brokers, topics, configs, reassignments) to a JSON file."""
+    _not_built("snapshot", "Cluster state, diff and `reconciler plan`")
+
+
+@cli.group(context_settings=CONTEXT)
+def fleet() -> None:
+    """Fleet-wide analysis on Spark (PySpark), over many clusters' snapshots."""
+
+
+@fleet.command("drift", context_settings=CONTEXT)
+@pass_ctx
+def fleet_drift(ctx: Ctx) -> None:
+    """Drift, unmanaged topics, broker load and cross-cluster consistency, as a Spark job."""
+    _not_built("fleet drift", "fleet drift on Spark")
+
+
+cli.add_command(local)
+
+
+# ---------------------------------------------------------------------------- entry point
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the CLI; only here are errors turned into messages and exit codes."""
+    debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    try:
+        code = cli.main(args=argv, prog_name="reconciler", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(1)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(1 if exc.exit_code == 2 else exc.exit_code)  # usage errors are errors: exit 1
+    except ReconcilerError as exc:
+        if debug:
+            traceback.print_exc()
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        sys.exit(130)
+    except Exception:  # the one broad catch, at the top
+        # A bug, not bad input: say so plainly and ask for a report; --debug shows the trace.
+        if debug:
+            traceback.print_exc()
+        else:
+            click.echo(
+                "internal error: reconciler hit a bug; rerun with --debug for the traceback "
+                "and report it.",
+                err=True,
+            )
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)

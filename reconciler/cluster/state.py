@@ -1,0 +1,90 @@
+"""The live state of a cluster as frozen values: what planning compares the specs against.
+
+Read by `adapter.read_state` in a fixed number of round trips, or loaded from a snapshot file
+(`reconciler snapshot`), so a plan against a snapshot equals a plan against the live cluster.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# DescribeConfigs sources (KIP-226 ConfigSource). Only DYNAMIC_TOPIC_CONFIG is a topic override;
+# every other source is a value the topic inherits.
+TOPIC_OVERRIDE = "DYNAMIC_TOPIC_CONFIG"
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerState:
+    id: int
+    host: str
+    port: int
+    rack: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionState:
+    partition: int
+    leader: int | None  # None: no leader right now
+    replicas: tuple[int, ...]  # in assignment order; the first is the preferred leader
+    isr: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigEntry:
+    value: str | None  # None for sensitive values Kafka does not return
+    source: str  # e.g. DYNAMIC_TOPIC_CONFIG, DEFAULT_CONFIG, STATIC_BROKER_CONFIG
+    sensitive: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TopicState:
+    name: str
+    internal: bool
+    partitions: tuple[PartitionState, ...]  # sorted by partition id
+    configs: tuple[
+        tuple[str, ConfigEntry], ...
+    ]  # sorted by key; every key DescribeConfigs returned
+    topic_id: str | None = None
+
+    @property
+    def overrides(self) -> dict[str, str]:
+        """The topic's own settings: what a spec's `config:` is compared with."""
+        return {
+            k: e.value
+            for k, e in self.configs
+            if e.source == TOPIC_OVERRIDE and e.value is not None
+        }
+
+    def inherited(self, key: str) -> str | None:
+        """The value key falls back to when its override is removed (None: unknown)."""
+        for k, entry in self.configs:
+            if k == key:
+                return None if entry.source == TOPIC_OVERRIDE else entry.value
+        return None
+
+    @property
+    def replication_factor(self) -> int:
+        return max((len(p.replicas) for p in self.partitions), default=0)
+
+
+@dataclass(frozen=True, slots=True)
+class Reassignment:
+    """A KIP-455 partition reassignment in progress."""
+
+    topic: str
+    partition: int
+    replicas: tuple[int, ...]
+    adding: tuple[int, ...]
+    removing: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterState:
+    cluster_id: str | None
+    controller_id: int | None
+    brokers: tuple[BrokerState, ...]  # sorted by id
+    topics: dict[str, TopicState] = field(default_factory=dict, hash=False)
+    # Broker-level defaults topics inherit and creates use when partitions/RF are omitted
+    # (KIP-464): num.partitions, default.replication.factor, min.insync.replicas, ...
+    broker_defaults: dict[str, str] = field(default_factory=dict, hash=False)
+    reassignments: tuple[Reassignment, ...] = ()

@@ -1,0 +1,468 @@
+"""Start, inspect and stop a KRaft cluster of real Kafka JVMs on 127.0.0.1.
+
+Layout: node 1 is broker and sole controller (one voter: no quorum races on a small machine);
+nodes 2..N are broker-only. With more than one broker, node i sits in rack `rack-<letter>`.
+Everything a cluster needs lives in its state directory:
+
+    <state>/state.json          ports, pids, cluster id: what `status` and `down` read
+    <state>/n<i>/server.properties, log4j2.properties, data/, kafka.log
+
+Steps of `start`: pick free ports, write configs, format storage (StorageTool), start the
+JVMs, wait until every node logs "Kafka Server started" and DescribeCluster lists every broker.
+`stop` signals broker-only nodes before the controller (a broker's controlled shutdown waits
+for the controller) and SIGKILLs whatever outlives the grace period.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import ctypes
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from reconciler.cluster.adapter import ClusterDescription, describe_cluster
+from reconciler.errors import ClusterError, LocalClusterError
+from reconciler.local.distribution import Distribution
+from reconciler.local.toolchain import find_java
+
+STARTED_LINE = "Kafka Server started"
+STATE_FILE = "state.json"
+JVM_OPTS = (
+    "-Xms256m", "-Xmx512m", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+    "-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent",
+    "-XX:TieredStopAtLevel=1",  # C1 only: starts faster; a test broker never gets hot
+    "-Djava.awt.headless=true",
+)  # fmt: skip
+
+# Settings for a small, fast, single-machine cluster. Internal topics keep one replica so a
+# three-broker cluster tolerates a stopped node; auto-creation is off because a reconciler's
+# clusters must only ever hold topics somebody declared.
+BASE_PROPERTIES: Mapping[str, str] = {
+    "group.initial.rebalance.delay.ms": "0",
+    "offsets.topic.replication.factor": "1",
+    "offsets.topic.num.partitions": "1",
+    "transaction.state.log.replication.factor": "1",
+    "transaction.state.log.min.isr": "1",
+    "transaction.state.log.num.partitions": "1",
+    "share.coordinator.state.topic.replication.factor": "1",
+    "share.coordinator.state.topic.min.isr": "1",
+    "num.network.threads": "2",
+    "num.io.threads": "2",
+    "num.recovery.threads.per.data.dir": "1",
+    "auto.create.topics.enable": "false",
+    "num.partitions": "1",
+    "default.replication.factor": "1",
+}
+
+LOG4J2 = """\
+status = warn
+appender.out.type = Console
+appender.out.name = OUT
+appender.out.target = SYSTEM_OUT
+appender.out.layout.type = PatternLayout
+appender.out.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = WARN
+rootLogger.appenderRef.out.ref = OUT
+logger.srv.name = kafka.server.KafkaRaftServer
+logger.srv.level = INFO
+"""
+
+# Every request a node serves, one line each, in requests.log (kafka.request.logger at DEBUG):
+# lets tests count round trips as the broker saw them, not as the client claims.
+REQUEST_LOG4J2 = """\
+appender.req.type = File
+appender.req.name = REQ
+appender.req.fileName = ${sys:kafka.logs.dir}/requests.log
+appender.req.layout.type = PatternLayout
+appender.req.layout.pattern = %m%n
+logger.req.name = kafka.request.logger
+logger.req.level = DEBUG
+logger.req.additivity = false
+logger.req.appenderRef.req.ref = REQ
+"""
+
+Progress = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    id: int
+    controller: bool  # combined broker+controller; otherwise broker-only
+    rack: str | None
+    port: int  # PLAINTEXT listener
+    controller_port: int | None
+    pid: int | None = None
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+
+@dataclass(frozen=True, slots=True)
+class LocalCluster:
+    state_dir: Path
+    kafka_version: str
+    cluster_id: str
+    nodes: tuple[Node, ...]
+    started_at: float  # epoch seconds
+    overrides: tuple[tuple[str, str], ...] = ()
+    request_log: bool = False  # each node writes requests.log (see REQUEST_LOG4J2)
+
+    @property
+    def bootstrap(self) -> str:
+        return ",".join(n.address for n in self.nodes)
+
+    def node_dir(self, node: Node) -> Path:
+        return self.state_dir / f"n{node.id}"
+
+    def running_pids(self) -> list[int]:
+        return [
+            n.pid for n in self.nodes if n.pid is not None and _is_our_jvm(n.pid, self.node_dir(n))
+        ]
+
+    def describe(self, timeout: float = 10.0) -> ClusterDescription:
+        return describe_cluster(self.bootstrap, timeout=timeout)
+
+
+# ---------------------------------------------------------------------------- state file
+
+
+def load_state(state_dir: Path) -> LocalCluster | None:
+    path = state_dir / STATE_FILE
+    if not path.exists():
+        return None
+    try:
+        raw = json.loads(path.read_text())
+        nodes = tuple(Node(**n) for n in raw.pop("nodes"))
+        raw["overrides"] = tuple(tuple(kv) for kv in raw.get("overrides", ()))
+        return LocalCluster(
+            state_dir=state_dir, nodes=nodes, **{k: v for k, v in raw.items() if k != "state_dir"}
+        )
+    except (ValueError, TypeError, KeyError) as exc:
+        raise LocalClusterError(
+            f"{path} is not a state file this version understands ({exc}); stop any Kafka "
+            f"started from {state_dir} by hand and delete the directory."
+        ) from exc
+
+
+def _save_state(cluster: LocalCluster) -> None:
+    data = asdict(cluster)
+    data["state_dir"] = str(cluster.state_dir)
+    tmp = cluster.state_dir / (STATE_FILE + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    tmp.replace(cluster.state_dir / STATE_FILE)
+
+
+# ---------------------------------------------------------------------------- processes
+
+
+def _is_our_jvm(pid: int, node_dir: Path) -> bool:
+    """True if pid is alive and is the JVM started for node_dir (pids get reused)."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        status = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    if status.split(") ", 1)[-1].startswith("Z"):
+        return False  # a zombie has exited; it only waits to be reaped
+    return str(node_dir / "server.properties").encode() in cmdline
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: SIGKILL us when the parent dies (tests killed mid-run)."""
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    pr_set_pdeathsig = 1
+    libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _properties(cluster: LocalCluster, node: Node) -> str:
+    controller = next(n for n in cluster.nodes if n.controller)
+    props: dict[str, str] = {
+        "process.roles": "broker,controller" if node.controller else "broker",
+        "node.id": str(node.id),
+        "controller.quorum.bootstrap.servers": f"127.0.0.1:{controller.controller_port}",
+        "inter.broker.listener.name": "PLAINTEXT",
+        "controller.listener.names": "CONTROLLER",
+        "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+        "log.dirs": str(cluster.node_dir(node) / "data"),
+    }
+    listeners = f"PLAINTEXT://127.0.0.1:{node.port}"
+    if node.controller:
+        listeners += f",CONTROLLER://127.0.0.1:{node.controller_port}"
+    props["listeners"] = props["advertised.listeners"] = listeners
+    if node.rack:
+        props["broker.rack"] = node.rack
+    props.update(BASE_PROPERTIES)
+    props.update(dict(cluster.overrides))
+    return "".join(f"{k}={v}\n" for k, v in props.items())
+
+
+def _java(java: str, dist: Distribution, node_dir: Path, *args: str) -> list[str]:
+    return [
+        java, *JVM_OPTS,
+        f"-Dkafka.logs.dir={node_dir}",
+        f"-Dlog4j2.configurationFile={node_dir / 'log4j2.properties'}",
+        "-cp", dist.classpath, *args,
+    ]  # fmt: skip
+
+
+def _log_tail(path: Path, lines: int = 20) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+# ---------------------------------------------------------------------------- start
+
+
+def plan_nodes(brokers: int) -> tuple[Node, ...]:
+    if brokers < 1:
+        raise LocalClusterError("a cluster needs at least one broker")
+    racks = [f"rack-{chr(ord('a') + i)}" for i in range(brokers)] if brokers > 1 else [None]
+    return tuple(
+        Node(
+            id=i + 1,
+            controller=i == 0,
+            rack=racks[i],
+            port=free_port(),
+            controller_port=free_port() if i == 0 else None,
+        )
+        for i in range(brokers)
+    )
+
+
+def start(
+    state_dir: Path,
+    dist: Distribution,
+    brokers: int = 3,
+    overrides: Mapping[str, str] | None = None,
+    tie_to_parent: bool = False,
+    timeout: float = 120.0,
+    progress: Progress = _quiet,
+    request_log: bool = False,
+) -> LocalCluster:
+    """Format and start a fresh cluster in state_dir; return once every broker is registered.
+
+    tie_to_parent: the JVMs die with this process (test fixtures); `local up` leaves them running.
+    request_log: every node logs each request it serves to `n<i>/requests.log`.
+    On any failure the JVMs already started are stopped before the error propagates.
+    """
+    java, _ = find_java()
+    existing = load_state(state_dir)
+    if existing and existing.running_pids():
+        raise LocalClusterError(
+            f"a local cluster is already running from {state_dir} (bootstrap "
+            f"{existing.bootstrap}); run `reconciler local down` first."
+        )
+    _clean(state_dir)
+    cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+    cluster = LocalCluster(
+        state_dir=state_dir,
+        kafka_version=dist.version,
+        cluster_id=cluster_id,
+        nodes=plan_nodes(brokers),
+        started_at=time.time(),
+        overrides=tuple(sorted((overrides or {}).items())),
+        request_log=request_log,
+    )
+    for node in cluster.nodes:
+        node_dir = cluster.node_dir(node)
+        (node_dir / "data").mkdir(parents=True)
+        (node_dir / "server.properties").write_text(_properties(cluster, node))
+        (node_dir / "log4j2.properties").write_text(
+            LOG4J2 + (REQUEST_LOG4J2 if request_log else "")
+        )
+    progress(f"formatting KRaft storage for {brokers} node(s)")
+    _format_all(java, dist, cluster)
+    cluster, procs = _launch(java, dist, cluster, tie_to_parent)
+    _save_state(cluster)
+    try:
+        _wait_ready(cluster, procs, timeout, progress)
+    except BaseException:
+        stop(cluster)
+        raise
+    return cluster
+
+
+def _clean(state_dir: Path) -> None:
+    """Remove a previous, stopped cluster's files (formatting refuses a formatted dir)."""
+    if state_dir.exists():
+        for child in state_dir.iterdir():
+            if child.is_dir() and child.name.startswith("n"):
+                shutil.rmtree(child)
+            elif child.name.startswith(STATE_FILE):
+                child.unlink()
+    state_dir.mkdir(parents=True, exist_ok=True)
+
+
+def _format_all(java: str, dist: Distribution, cluster: LocalCluster) -> None:
+    """Format every node's storage; the nodes' formatting runs in parallel JVMs."""
+    procs = []
+    for node in cluster.nodes:
+        node_dir = cluster.node_dir(node)
+        args = ["kafka.tools.StorageTool", "format", "-t", cluster.cluster_id,
+                "-c", str(node_dir / "server.properties")]  # fmt: skip
+        if node.controller:
+            args.append("--standalone")  # the sole voter (KIP-853 dynamic quorum)
+        cmd = _java(java, dist, node_dir, *args)
+        procs.append(
+            (
+                node,
+                subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True),
+            )
+        )
+    for node, proc in procs:
+        out, _ = proc.communicate(timeout=120)
+        if proc.returncode != 0:
+            raise LocalClusterError(f"formatting storage of node {node.id} failed:\n{out.strip()}")
+
+
+def _launch(
+    java: str, dist: Distribution, cluster: LocalCluster, tie_to_parent: bool
+) -> tuple[LocalCluster, dict[int, subprocess.Popen[bytes]]]:
+    nodes = []
+    procs = {}
+    # Controller first: brokers register with it.
+    for node in sorted(cluster.nodes, key=lambda n: not n.controller):
+        node_dir = cluster.node_dir(node)
+        with (node_dir / "kafka.log").open("wb") as log:
+            proc = subprocess.Popen(
+                _java(java, dist, node_dir, "kafka.Kafka", str(node_dir / "server.properties")),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,  # Ctrl-C in the shell that ran `local up` spares it
+                # Safe here: no other thread runs while a cluster starts.
+                preexec_fn=_die_with_parent if tie_to_parent else None,  # noqa: PLW1509
+                cwd=node_dir,
+            )
+        nodes.append(_replace_pid(node, proc.pid))
+        procs[node.id] = proc
+    return _with_nodes(cluster, tuple(sorted(nodes, key=lambda n: n.id))), procs
+
+
+def _replace_pid(node: Node, pid: int | None) -> Node:
+    return Node(node.id, node.controller, node.rack, node.port, node.controller_port, pid)
+
+
+def _with_nodes(cluster: LocalCluster, nodes: tuple[Node, ...]) -> LocalCluster:
+    return LocalCluster(cluster.state_dir, cluster.kafka_version, cluster.cluster_id, nodes,
+                        cluster.started_at, cluster.overrides, cluster.request_log)  # fmt: skip
+
+
+def _wait_ready(
+    cluster: LocalCluster,
+    procs: dict[int, subprocess.Popen[bytes]],
+    timeout: float,
+    progress: Progress,
+) -> None:
+    deadline = time.monotonic() + timeout
+    pending = {n.id for n in cluster.nodes}
+    progress(f"waiting for {len(pending)} node(s) to start")
+    while pending:
+        for node in cluster.nodes:
+            log = cluster.node_dir(node) / "kafka.log"
+            if procs[node.id].poll() is not None:
+                raise LocalClusterError(
+                    f"Kafka node {node.id} exited during start-up; the end of {log}:\n"
+                    + _log_tail(log)
+                )
+            if node.id in pending and STARTED_LINE in log.read_text(errors="replace"):
+                pending.discard(node.id)
+                progress(f"node {node.id} started")
+        if time.monotonic() > deadline:
+            raise LocalClusterError(
+                f"Kafka node(s) {sorted(pending)} did not start within {timeout:.0f} s; see the "
+                f"logs in {cluster.state_dir}."
+            )
+        time.sleep(0.2)
+    while True:
+        try:
+            seen = cluster.describe(timeout=5).brokers
+        except ClusterError:
+            seen = ()
+        if len(seen) == len(cluster.nodes):
+            return
+        if time.monotonic() > deadline:
+            raise LocalClusterError(
+                f"only {len(seen)} of {len(cluster.nodes)} brokers registered within "
+                f"{timeout:.0f} s; see the logs in {cluster.state_dir}."
+            )
+        time.sleep(0.3)
+
+
+# ---------------------------------------------------------------------------- stop
+
+
+@dataclass(frozen=True, slots=True)
+class StopReport:
+    stopped: tuple[int, ...]  # node ids that exited on SIGTERM
+    killed: tuple[int, ...]  # node ids that needed SIGKILL
+
+
+def stop(cluster: LocalCluster, grace: float = 30.0) -> StopReport:
+    """Stop every JVM of the cluster: broker-only nodes first, then the controller."""
+    stopped: list[int] = []
+    killed: list[int] = []
+    for wave in (
+        [n for n in cluster.nodes if not n.controller],
+        [n for n in cluster.nodes if n.controller],
+    ):
+        alive = [n for n in wave if n.pid and _is_our_jvm(n.pid, cluster.node_dir(n))]
+        for node in alive:
+            _signal(node, signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        while alive and time.monotonic() < deadline:
+            time.sleep(0.1)
+            still = [n for n in alive if _is_our_jvm(n.pid or 0, cluster.node_dir(n))]
+            stopped.extend(n.id for n in alive if n not in still)
+            alive = still
+        for node in alive:
+            _signal(node, signal.SIGKILL)
+            killed.append(node.id)
+        for node in wave:
+            _reap(node, wait=node.id in killed)
+    _save_state(_with_nodes(cluster, tuple(_replace_pid(n, None) for n in cluster.nodes)))
+    return StopReport(tuple(sorted(stopped)), tuple(sorted(killed)))
+
+
+def _signal(node: Node, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(node.pid or 0, sig)
+
+
+def _reap(node: Node, wait: bool) -> None:
+    """Collect the exit status if the JVM is our child, so it leaves no zombie behind.
+
+    After a SIGKILL, also wait (briefly) until the kernel has really removed the process, so
+    "stopped" means no Kafka process is left when `down` returns.
+    """
+    if not node.pid:
+        return
+    try:
+        os.waitpid(node.pid, 0 if wait else os.WNOHANG)
+    except ChildProcessError:  # not our child (started by an earlier `local up`)
+        deadline = time.monotonic() + 10
+        while wait and Path(f"/proc/{node.pid}").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)

@@ -1,0 +1,1 @@
+"""The spec language: reconciler.yaml and topic files, loaded, rendered and validated."""

@@ -1,0 +1,85 @@
+"""The validated desired state: frozen values that planning reads.
+
+Everything here has already passed JSON Schema and Kafka's rules; config values are in Kafka's
+canonical string form (what DescribeConfigs returns), so comparing them with a cluster's is a
+plain string comparison.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from reconciler.diagnostics import Location
+
+
+class TopicState(Enum):
+    PRESENT = "present"
+    ABSENT = "absent"  # a tombstone: the reviewed way to ask for a delete
+
+
+@dataclass(frozen=True, slots=True)
+class TopicSpec:
+    name: str
+    location: Location  # where `- name: ...` stands (the rendered template's source for .j2)
+    partitions: int | None = None  # None: broker default at creation (KIP-464)
+    replication_factor: int | None = None  # None: broker default at creation (KIP-464)
+    config: tuple[tuple[str, str], ...] = ()  # sorted (key, canonical value) pairs
+    keyed: bool = False  # partition increases remap keys: a hazard to acknowledge
+    assignments: tuple[tuple[int, ...], ...] | None = None  # manual replica assignment
+    depends_on: tuple[str, ...] = ()
+    protect: bool = False  # never deleted, whatever the flags
+    state: TopicState = TopicState.PRESENT
+    owner: str | None = None
+    clusters: tuple[str, ...] | None = None  # None: every cluster
+    acknowledge: tuple[str, ...] = ()  # hazard codes acknowledged in the reviewed change
+
+    @property
+    def config_map(self) -> dict[str, str]:
+        return dict(self.config)
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """KIP-578 limits, simulated in the plan because Kafka never merged them."""
+
+    max_broker_partitions: int | None = None  # partition replicas hosted per broker
+    max_partitions: int | None = None  # cluster-wide partitions
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    allow_delete: bool = False
+    max_deletes: int = 5
+    min_replication_factor: int = 1
+    max_partitions_per_topic: int | None = None
+    name_pattern: str | None = None
+    ignore: tuple[str, ...] = ("^_",)  # regexes of topic names never touched nor reported
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterConfig:
+    name: str
+    bootstrap: str  # after ${ENV} expansion
+    client: tuple[tuple[str, str], ...] = ()  # extra librdkafka properties (may hold secrets)
+    vars: dict[str, Any] = field(default_factory=dict, hash=False, compare=True)
+    limits: Limits = Limits()
+    policy: Policy = Policy()
+
+
+@dataclass(frozen=True, slots=True)
+class RepoConfig:
+    root: Path
+    topics_dir: Path  # absolute
+    clusters: dict[str, ClusterConfig] = field(default_factory=dict, hash=False, compare=True)
+    location: Location | None = None  # of reconciler.yaml itself
+
+
+@dataclass(frozen=True, slots=True)
+class DesiredState:
+    """Every topic declared for one cluster, keyed by name, after rendering and validation."""
+
+    cluster: str
+    topics: dict[str, TopicSpec] = field(default_factory=dict, hash=False, compare=True)

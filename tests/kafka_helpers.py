@@ -1,0 +1,30 @@
+"""Waiting for what brokers learn asynchronously, through the independent clients tests use."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from confluent_kafka.admin import AdminClient
+
+
+def wait_for_topic(
+    admin: AdminClient, topic: str, partitions: int | None = None, timeout: float = 30.0
+) -> Any:
+    """librdkafka's TopicMetadata once the topic (and that many partitions) has leaders."""
+    deadline = time.monotonic() + timeout
+    while True:
+        md = admin.list_topics(topic, timeout=10).topics.get(topic)
+        if (
+            md is not None
+            and md.error is None
+            and md.partitions
+            and (partitions is None or len(md.partitions) == partitions)
+            and all(p.leader >= 0 for p in md.partitions.values())
+        ):
+            return md
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"topic {topic} did not appear in metadata within {timeout} s: {md}"
+            )
+        time.sleep(0.2)
