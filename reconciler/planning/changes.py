@@ -1,0 +1,127 @@
+"""The changes a plan is made of: one frozen dataclass per kind, in a closed union.
+
+Code that handles a `Change` dispatches with `match` and ends with `assert_never`, so adding a
+kind is a type error everywhere it is not yet handled. `TopicChange` groups the changes of one
+topic, because a reviewer (and the JSON plan) reads one entry per topic.
+
+Naming: `current` is what the cluster has now, `desired` what the specs ask for; `None` on a
+create's partitions/replication factor means "the broker default" (KIP-464).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Literal
+
+Assignments = tuple[tuple[int, ...], ...]  # replica broker ids per partition, leader first
+
+
+@dataclass(frozen=True, slots=True)
+class CreateTopic:
+    topic: str
+    partitions: int | None  # None: the broker's num.partitions (KIP-464)
+    replication_factor: int | None  # None: the broker's default.replication.factor (KIP-464)
+    config: tuple[tuple[str, str], ...] = ()  # sorted (key, canonical value) overrides
+    assignments: Assignments | None = None  # manual placement; None lets Kafka place replicas
+    depends_on: tuple[str, ...] = ()
+    # What the broker default resolves to when partitions/replication_factor is None, for display
+    # only: the create request still leaves the choice to the broker. None when given or unknown.
+    default_partitions: int | None = None
+    default_replication_factor: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigChange:
+    """One topic config key. set: current is None; remove: desired is None; else an update."""
+
+    key: str
+    current: str | None  # the topic's override now (canonical form), None if it has none
+    desired: str | None  # the override the spec asks for, None to remove it
+    inherited: str | None = None  # the value in effect without an override (set and remove)
+
+    @property
+    def is_set(self) -> bool:
+        return self.current is None
+
+    @property
+    def is_removal(self) -> bool:
+        return self.desired is None
+
+
+@dataclass(frozen=True, slots=True)
+class AlterTopicConfig:
+    topic: str
+    entries: tuple[ConfigChange, ...]  # sorted by key, never empty
+
+
+@dataclass(frozen=True, slots=True)
+class IncreasePartitions:
+    topic: str
+    current: int
+    desired: int  # absolute count (KIP-195): retrying is idempotent
+    assignments: Assignments | None = None  # for the new partitions only (the tail), or None
+
+
+@dataclass(frozen=True, slots=True)
+class ReassignReplicas:
+    """A replication-factor change, executed as a KIP-455 partition reassignment.
+
+    `current` and `target` hold one replica list per partition, indexed by partition id; they
+    cover partitions an IncreasePartitions of the same topic creates first.
+    """
+
+    topic: str
+    current_rf: int
+    desired_rf: int
+    current: Assignments
+    target: Assignments
+
+
+DeleteReason = Literal["tombstone", "prune"]
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteTopic:
+    topic: str
+    partitions: int  # what is destroyed, for the reviewer
+    reason: DeleteReason  # tombstone: `state: absent` in a spec; prune: unmanaged with --prune
+
+
+Change = CreateTopic | AlterTopicConfig | IncreasePartitions | ReassignReplicas | DeleteTopic
+
+
+class Action(Enum):
+    """What happens to a topic; the value is the symbol the text plan shows."""
+
+    CREATE = "+"
+    UPDATE = "~"
+    DELETE = "-"
+
+    @property
+    def word(self) -> str:
+        """The JSON plan's spelling: create, update, delete."""
+        return self.name.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Hazard:
+    """A consequence a reviewer must see (and, at apply, acknowledge): a stable code and why."""
+
+    code: str  # key_reorder, retention_decrease, cleanup_policy_change, delete
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class TopicChange:
+    """Everything the plan does to one topic.
+
+    `changes` is in execution order: a create alone; a delete alone; for an update the config
+    change, then the partition increase, then the reassignment (the order apply runs them).
+    """
+
+    topic: str
+    action: Action
+    changes: tuple[Change, ...]
+    hazards: tuple[Hazard, ...] = ()
+    depends_on: tuple[str, ...] = ()  # the spec's depends_on; orders creates and deletes

@@ -1,0 +1,470 @@
+"""diff: the changes that take a cluster from its current state to the desired one.
+
+A pure function of frozen values. Steps:
+
+1. Split off what the planner must not touch: internal topics and names matching
+   `policy.ignore` (a spec naming one gets a warning, a cluster one is not even unmanaged).
+2. For each spec, by name: create it, update it (config, partition increase, replication
+   factor as a reassignment) or, for a tombstone, delete it if the policy allows.
+3. List unmanaged topics (on the cluster, named by no spec); with `prune`, delete them too.
+4. Refuse more deletes than `policy.max_deletes`.
+
+A problem becomes a diagnostic and the change it blocks is left out, so a plan never shows a
+change apply would not make; the plan's other changes are still computed, so one run reports
+everything.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from reconciler.cluster.state import ClusterState, PartitionState, Reassignment, TopicState
+from reconciler.diagnostics import Diagnostic
+from reconciler.planning import hazards, placement, rules
+from reconciler.planning.changes import (
+    Action,
+    AlterTopicConfig,
+    Assignments,
+    Change,
+    ConfigChange,
+    CreateTopic,
+    DeleteReason,
+    DeleteTopic,
+    Hazard,
+    IncreasePartitions,
+    ReassignReplicas,
+    TopicChange,
+)
+from reconciler.spec import catalog
+from reconciler.spec.model import DesiredState, Policy, TopicSpec
+from reconciler.spec.model import TopicState as SpecState
+
+DiffResult = tuple[tuple[TopicChange, ...], tuple[Diagnostic, ...], tuple[str, ...]]
+
+
+def diff(
+    desired: DesiredState, state: ClusterState, policy: Policy, prune: bool = False
+) -> DiffResult:
+    """(changes by topic name, diagnostics, unmanaged topic names), all sorted by name.
+
+    Ordering the changes for execution is `order.order`'s job.
+    """
+    run = _Diff(state, policy)
+    ignore = run.ignore_patterns()
+    for name in sorted(desired.topics):
+        spec = desired.topics[name]
+        current = state.topics.get(name)
+        if (current is not None and current.internal) or _ignored(name, ignore):
+            run.ignored_spec(spec, current)
+        elif spec.state is SpecState.ABSENT:
+            if current is not None:
+                run.tombstone(spec, current)
+        elif current is None:
+            run.create(spec)
+        else:
+            run.update(spec, current)
+    unmanaged = tuple(
+        sorted(
+            name
+            for name, topic in state.topics.items()
+            if name not in desired.topics and not topic.internal and not _ignored(name, ignore)
+        )
+    )
+    if prune:
+        run.prune(unmanaged)
+    run.check_max_deletes()
+    return tuple(run.changes), tuple(run.diagnostics), unmanaged
+
+
+def _ignored(name: str, patterns: Sequence[re.Pattern[str]]) -> bool:
+    return any(p.search(name) for p in patterns)
+
+
+def _collision_key(name: str) -> str:
+    # Kafka's Topic.unifyCollisionChars: '.' and '_' are the same in metric names.
+    return name.replace(".", "_")
+
+
+def _int_or_none(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+@dataclass
+class _Diff:
+    """The accumulators of one diff run; private, so diff() stays a pure function."""
+
+    state: ClusterState
+    policy: Policy
+    changes: list[TopicChange] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.broker_ids = frozenset(b.id for b in self.state.brokers)
+        # Replicas per broker, updated by every placement this plan makes, so moves spread.
+        self.load = placement.replica_load(self.state)
+        self.collisions = {_collision_key(n): n for n in self.state.topics}
+
+    # --- what is out of reach ---------------------------------------------------------------
+
+    def ignore_patterns(self) -> list[re.Pattern[str]]:
+        patterns = []
+        for pattern in self.policy.ignore:
+            try:
+                patterns.append(re.compile(pattern))
+            except re.error as error:
+                self.diagnostics.append(
+                    rules.INVALID_IGNORE_PATTERN(
+                        f"policy.ignore pattern {pattern!r} is not a valid regular expression "
+                        f"({error}); fix it in reconciler.yaml"
+                    )
+                )
+        return patterns
+
+    def ignored_spec(self, spec: TopicSpec, current: TopicState | None) -> None:
+        why = (
+            "is an internal topic"
+            if current is not None and current.internal
+            else "matches a policy.ignore pattern"
+        )
+        self.diagnostics.append(
+            rules.IGNORED_TOPIC(
+                f"{spec.name} {why}, so the planner never touches it and its spec has no "
+                "effect; remove the spec, or the pattern from policy.ignore in reconciler.yaml",
+                topic=spec.name,
+                location=spec.location,
+            )
+        )
+
+    # --- create -----------------------------------------------------------------------------
+
+    def create(self, spec: TopicSpec) -> None:
+        name = spec.name
+        existing = self.collisions.get(_collision_key(name))
+        if existing is not None:
+            self.diagnostics.append(
+                rules.TOPIC_COLLISION(
+                    f"topic {name} collides with existing topic {existing}: Kafka treats '.' "
+                    "and '_' as the same character in metric names and refuses the create; "
+                    "choose a name that differs by more than '.' versus '_'",
+                    topic=name,
+                    location=spec.location,
+                )
+            )
+            return
+        assignments = spec.assignments
+        if assignments and not self._brokers_known(spec, assignments, "creating it"):
+            return
+        partitions = spec.partitions
+        rf = spec.replication_factor
+        if assignments:
+            # Manual placement fixes both counts; Kafka takes them from the assignment.
+            partitions = partitions or len(assignments)
+            rf = rf or len(assignments[0])
+        defaults = self.state.broker_defaults
+        default_partitions = (
+            _int_or_none(defaults.get("num.partitions")) if partitions is None else None
+        )
+        default_rf = (
+            _int_or_none(defaults.get("default.replication.factor")) if rf is None else None
+        )
+        effective_rf = rf if rf is not None else default_rf
+        # A state listing no brokers (a partial snapshot) cannot tell; creates are then trusted
+        # to the broker's own check.
+        if effective_rf is not None and self.broker_ids and effective_rf > len(self.broker_ids):
+            source = "" if rf is not None else " (the broker's default.replication.factor)"
+            self.diagnostics.append(
+                rules.REPLICATION_FACTOR_UNREACHABLE(
+                    f"{name} needs replication factor {effective_rf}{source} but the cluster "
+                    f"has {len(self.broker_ids)} broker(s); set replication_factor to at most "
+                    f"{len(self.broker_ids)} or add brokers",
+                    topic=name,
+                    location=spec.location,
+                )
+            )
+            return
+        if assignments:
+            self.load = placement.shift_load(self.load, (), assignments)
+        change = CreateTopic(
+            topic=name,
+            partitions=partitions,
+            replication_factor=rf,
+            config=spec.config,
+            assignments=assignments,
+            depends_on=spec.depends_on,
+            default_partitions=default_partitions,
+            default_replication_factor=default_rf,
+        )
+        self.changes.append(TopicChange(name, Action.CREATE, (change,), depends_on=spec.depends_on))
+
+    # --- update -----------------------------------------------------------------------------
+
+    def update(self, spec: TopicSpec, current: TopicState) -> None:
+        """Config, then partitions, then replication factor: the order apply runs them."""
+        name = spec.name
+        planned: list[Change] = []
+        found: list[Hazard] = []
+
+        entries = self._config_changes(spec, current)
+        if entries:
+            planned.append(AlterTopicConfig(name, entries))
+            found.extend(hazards.config_hazards(entries))
+
+        manual = spec.assignments
+        current_count = len(current.partitions)
+        desired_count = spec.partitions or (len(manual) if manual else None)
+        # Omitted counts meant "broker default at creation" (KIP-464): never drift afterwards.
+        grow = desired_count is not None and desired_count > current_count
+        if desired_count is not None and desired_count < current_count:
+            self.diagnostics.append(
+                rules.PARTITION_DECREASE(
+                    f"{name}: partitions cannot shrink from {current_count} to {desired_count}: "
+                    "Kafka has no partition decrease; create a new topic and migrate, or set "
+                    f"partitions: {current_count}",
+                    topic=name,
+                    location=spec.location,
+                )
+            )
+
+        settled = _settled_replicas(current, self.state.reassignments)
+        desired_rf = spec.replication_factor or (len(manual[0]) if manual else None)
+        reshape = desired_rf is not None and any(len(r) != desired_rf for r in settled)
+
+        moving = [r for r in self.state.reassignments if r.topic == name]
+        if (grow or reshape) and moving:
+            self.diagnostics.append(self._reassignment_in_progress(spec, moving))
+            grow = reshape = False
+        # New partitions are created at the current factor first (see _increase), so that one
+        # must be placeable too.
+        needed = max(desired_rf or 0, current.replication_factor if grow else 0)
+        if reshape and needed > len(self.broker_ids):
+            self.diagnostics.append(
+                rules.REPLICATION_FACTOR_UNREACHABLE(
+                    f"{name}: replication factor {needed} needs {needed} brokers but the "
+                    f"cluster has {len(self.broker_ids)}; set replication_factor to at most "
+                    f"{len(self.broker_ids)} or add brokers",
+                    topic=name,
+                    location=spec.location,
+                )
+            )
+            reshape = False
+        if manual and (grow or reshape):
+            used = manual[current_count:] if not reshape else manual
+            if not self._brokers_known(spec, used, "placing its replicas"):
+                grow = reshape = False
+
+        new_partitions: Assignments = ()
+        if grow and desired_count is not None:
+            increase = self._increase(spec, current, desired_count, reshape)
+            new_partitions = increase.assignments or ()
+            planned.append(increase)
+            found.extend(hazards.key_reorder(increase, spec.keyed))
+        if reshape and desired_rf is not None:
+            planned.append(self._reassign(spec, current, desired_rf, new_partitions))
+
+        if planned:
+            self.changes.append(
+                TopicChange(
+                    name, Action.UPDATE, tuple(planned), tuple(found), depends_on=spec.depends_on
+                )
+            )
+
+    def _config_changes(self, spec: TopicSpec, current: TopicState) -> tuple[ConfigChange, ...]:
+        overrides = {k: _canonical(k, v) for k, v in current.overrides.items()}
+        desired = spec.config_map  # already canonical (validated specs)
+        entries = []
+        for key in sorted(overrides.keys() | desired.keys()):
+            now, wanted = overrides.get(key), desired.get(key)
+            if now == wanted:
+                continue
+            inherited = self._inherited(current, key) if now is None or wanted is None else None
+            entries.append(ConfigChange(key, now, wanted, inherited))
+        return tuple(entries)
+
+    def _inherited(self, topic: TopicState, key: str) -> str | None:
+        """The value `key` has without a topic override.
+
+        DescribeConfigs reports an overridden key's own value only, so for a removal the
+        fallback comes from the broker's setting (ConfigDef.server_default) if the state read
+        it, else Kafka's built-in default from the catalog.
+        """
+        value = topic.inherited(key)
+        defn = catalog.lookup(key)
+        if value is None and defn is not None:
+            broker_key = defn.server_default or key
+            value = self.state.broker_defaults.get(broker_key)
+            if value is None:
+                value = defn.default
+        return _canonical(key, value) if value is not None else None
+
+    def _increase(
+        self, spec: TopicSpec, current: TopicState, desired: int, reshape: bool
+    ) -> IncreasePartitions:
+        """New partitions: the spec's assignment tail, Kafka's choice, or (with a replication
+        factor change in the same plan) a computed placement at the CURRENT replication factor,
+        because Kafka requires new partitions to match the existing ones; the reassignment then
+        takes them to the desired factor with the rest."""
+        count = len(current.partitions)
+        tail = spec.assignments[count:desired] if spec.assignments else None
+        assignments = tail
+        if reshape:
+            base = [placement.ReplicaSet(t[: current.replication_factor]) for t in tail or ()]
+            base += [placement.ReplicaSet(())] * (desired - count - len(base))
+            assignments = placement.change_replication_factor(
+                base, current.replication_factor, self.state.brokers, self.load
+            )
+        if assignments:
+            self.load = placement.shift_load(self.load, (), assignments)
+        return IncreasePartitions(spec.name, count, desired, assignments)
+
+    def _reassign(
+        self,
+        spec: TopicSpec,
+        current: TopicState,
+        desired_rf: int,
+        new_partitions: Assignments,
+    ) -> ReassignReplicas:
+        sets = [_replica_set(p) for p in current.partitions]
+        sets += [placement.ReplicaSet(a) for a in new_partitions]
+        before = tuple(s.replicas for s in sets)
+        manual = spec.assignments
+        if manual and len(manual) == len(sets):
+            # The spec says where replicas go: partitions that move anyway go there.
+            target = tuple(manual[i] if len(r) != desired_rf else r for i, r in enumerate(before))
+        else:
+            target = placement.change_replication_factor(
+                sets, desired_rf, self.state.brokers, self.load
+            )
+        self.load = placement.shift_load(self.load, before, target)
+        return ReassignReplicas(spec.name, current.replication_factor, desired_rf, before, target)
+
+    def _reassignment_in_progress(
+        self, spec: TopicSpec, moving: Sequence[Reassignment]
+    ) -> Diagnostic:
+        partitions = ", ".join(str(r.partition) for r in sorted(moving, key=lambda r: r.partition))
+        return rules.REASSIGNMENT_IN_PROGRESS(
+            f"{spec.name}: a partition reassignment is in progress (partition(s) {partitions}); "
+            "Kafka refuses new partition or replica changes until it finishes: wait for it "
+            "(kafka-reassign-partitions --verify) or cancel it, then plan again",
+            topic=spec.name,
+            location=spec.location,
+        )
+
+    def _brokers_known(self, spec: TopicSpec, assignments: Assignments, doing: str) -> bool:
+        if not self.broker_ids:
+            return True  # a state listing no brokers cannot tell (see create)
+        unknown = sorted({b for replicas in assignments for b in replicas} - self.broker_ids)
+        if not unknown:
+            return True
+        known = ", ".join(map(str, sorted(self.broker_ids)))
+        self.diagnostics.append(
+            rules.UNKNOWN_BROKER(
+                f"{spec.name}: assignments name broker(s) {', '.join(map(str, unknown))} that "
+                f"the cluster does not have (brokers: {known}); fix the assignments before "
+                f"{doing}",
+                topic=spec.name,
+                location=spec.location,
+            )
+        )
+        return False
+
+    # --- delete -----------------------------------------------------------------------------
+
+    def tombstone(self, spec: TopicSpec, current: TopicState) -> None:
+        name = spec.name
+        if spec.protect:
+            self.diagnostics.append(
+                rules.DELETE_PROTECTED(
+                    f"{name} has `protect: true` and a tombstone (`state: absent`): protected "
+                    "topics are never deleted; remove `protect: true` in the reviewed change "
+                    "first, or drop the tombstone",
+                    topic=name,
+                    location=spec.location,
+                )
+            )
+        elif not self.policy.allow_delete:
+            self.diagnostics.append(
+                rules.DELETE_NOT_ALLOWED(
+                    f"{name} has a tombstone (`state: absent`) but this cluster's policy does "
+                    "not allow deletes; set `policy: {allow_delete: true}` for the cluster in "
+                    "reconciler.yaml, or drop the tombstone",
+                    topic=name,
+                    location=spec.location,
+                )
+            )
+        else:
+            self._delete(name, current, "tombstone", spec.depends_on)
+
+    def prune(self, unmanaged: Iterable[str]) -> None:
+        names = list(unmanaged)
+        if not names:
+            return
+        if not self.policy.allow_delete:
+            self.diagnostics.append(
+                rules.DELETE_NOT_ALLOWED(
+                    f"--prune would delete {len(names)} unmanaged topic(s) but this cluster's "
+                    "policy does not allow deletes; set `policy: {allow_delete: true}` for the "
+                    "cluster in reconciler.yaml, or plan without --prune"
+                )
+            )
+            return
+        for name in names:
+            self._delete(name, self.state.topics[name], "prune", ())
+
+    def _delete(
+        self,
+        name: str,
+        current: TopicState,
+        reason: DeleteReason,
+        depends_on: tuple[str, ...],
+    ) -> None:
+        change = DeleteTopic(name, len(current.partitions), reason)
+        self.changes.append(
+            TopicChange(name, Action.DELETE, (change,), hazards.delete(change), depends_on)
+        )
+
+    def check_max_deletes(self) -> None:
+        deletes = sorted(c.topic for c in self.changes if c.action is Action.DELETE)
+        if len(deletes) > self.policy.max_deletes:
+            self.diagnostics.append(
+                rules.MAX_DELETES(
+                    f"the plan deletes {len(deletes)} topics ({', '.join(deletes)}) but this "
+                    f"cluster's policy allows at most {self.policy.max_deletes} per plan; "
+                    "spread the deletes over several reviewed changes (fewer tombstones each, "
+                    "or no --prune), or raise policy.max_deletes"
+                )
+            )
+
+
+def _canonical(key: str, value: str) -> str:
+    """A cluster value in the catalog's canonical form; the raw string if the catalog cannot."""
+    if catalog.lookup(key) is None:
+        return value
+    try:
+        return catalog.normalise(key, value)
+    except catalog.InvalidConfigValue:
+        return value
+
+
+def _replica_set(partition: PartitionState) -> placement.ReplicaSet:
+    return placement.ReplicaSet(partition.replicas, partition.leader, partition.isr)
+
+
+def _settled_replicas(
+    topic: TopicState, reassignments: Sequence[Reassignment]
+) -> list[tuple[int, ...]]:
+    """Each partition's replicas once an in-progress reassignment settles.
+
+    Mid-reassignment, metadata lists the union of old and new replicas; comparing that with the
+    spec would misread the replication factor (and re-plan a reassignment apply already began).
+    """
+    moving = {r.partition: r for r in reassignments if r.topic == topic.name}
+    settled = []
+    for p in topic.partitions:
+        r = moving.get(p.partition)
+        settled.append(tuple(b for b in r.replicas if b not in r.removing) if r else p.replicas)
+    return settled

@@ -1,0 +1,233 @@
+"""The JSON form of a plan (format_version 1); schemas/plan.schema.json is its contract.
+
+`from_json(to_json(plan)) == plan` for every plan `make_plan` builds. One entry per topic:
+`partitions`, `replication_factor`, `config`, `assignments` and `reassignment` appear when the
+topic's changes set them, so an update shows only what moves. Derived fields (`applyable`,
+`summary`) are written for readers and recomputed, not trusted, when a plan is read back.
+"""
+
+from __future__ import annotations
+
+from typing import Any, assert_never
+
+from reconciler.diagnostics import Diagnostic, Location, Severity
+from reconciler.planning.changes import (
+    Action,
+    AlterTopicConfig,
+    Assignments,
+    Change,
+    ConfigChange,
+    CreateTopic,
+    DeleteTopic,
+    Hazard,
+    IncreasePartitions,
+    ReassignReplicas,
+    TopicChange,
+)
+from reconciler.planning.plan import Plan
+
+FORMAT_VERSION = 1
+
+Json = dict[str, Any]
+
+
+def to_json(plan: Plan) -> Json:
+    summary = plan.summary
+    return {
+        "format_version": FORMAT_VERSION,
+        "cluster": plan.cluster,
+        "based_on": plan.based_on,
+        "applyable": plan.applyable,
+        "summary": {
+            "create": summary.create,
+            "update": summary.update,
+            "delete": summary.delete,
+            "errors": summary.errors,
+            "warnings": summary.warnings,
+        },
+        "changes": [_topic_change(c) for c in plan.changes],
+        "diagnostics": [_diagnostic(d) for d in plan.diagnostics],
+        "unmanaged": list(plan.unmanaged),
+    }
+
+
+def from_json(data: Json) -> Plan:
+    """The plan a `to_json` dict (e.g. a saved PLAN.json) describes.
+
+    Raises ValueError for another format_version or a missing field; validate against
+    schemas/plan.schema.json first for a full account of what is wrong.
+    """
+    version = data.get("format_version")
+    if version != FORMAT_VERSION:
+        raise ValueError(
+            f"plan format_version {version!r} is not supported (this reconciler reads "
+            f"{FORMAT_VERSION}); plan again with this version"
+        )
+    try:
+        return Plan(
+            cluster=data["cluster"],
+            based_on=data["based_on"],
+            changes=tuple(_read_topic_change(c) for c in data["changes"]),
+            diagnostics=tuple(_read_diagnostic(d) for d in data["diagnostics"]),
+            unmanaged=tuple(data["unmanaged"]),
+        )
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"not a valid plan: missing or malformed field {error}") from error
+
+
+# --- writing ----------------------------------------------------------------------------------
+
+
+def _count(current: int | None, desired: int | None, broker_default: int | None = None) -> Json:
+    count: Json = {"current": current, "desired": desired}
+    if broker_default is not None:
+        count["broker_default"] = broker_default
+    return count
+
+
+def _assignments(assignments: Assignments) -> list[list[int]]:
+    return [list(replicas) for replicas in assignments]
+
+
+def _config_entry(entry: ConfigChange) -> Json:
+    out: Json = {"key": entry.key, "current": entry.current, "desired": entry.desired}
+    if entry.inherited is not None:
+        out["inherited"] = entry.inherited
+    return out
+
+
+def _topic_change(topic_change: TopicChange) -> Json:
+    entry: Json = {"topic": topic_change.topic, "action": topic_change.action.word}
+    for change in topic_change.changes:
+        entry.update(_change_fields(change))
+    entry["hazards"] = [{"code": h.code, "message": h.message} for h in topic_change.hazards]
+    entry["depends_on"] = list(topic_change.depends_on)
+    return entry
+
+
+def _change_fields(change: Change) -> Json:
+    match change:
+        case CreateTopic():
+            fields: Json = {
+                "partitions": _count(None, change.partitions, change.default_partitions),
+                "replication_factor": _count(
+                    None, change.replication_factor, change.default_replication_factor
+                ),
+                "config": [{"key": k, "current": None, "desired": v} for k, v in change.config],
+            }
+            if change.assignments is not None:
+                fields["assignments"] = _assignments(change.assignments)
+            return fields
+        case AlterTopicConfig():
+            return {"config": [_config_entry(e) for e in change.entries]}
+        case IncreasePartitions():
+            fields = {"partitions": _count(change.current, change.desired)}
+            if change.assignments is not None:
+                fields["assignments"] = _assignments(change.assignments)
+            return fields
+        case ReassignReplicas():
+            return {
+                "replication_factor": _count(change.current_rf, change.desired_rf),
+                "reassignment": {
+                    "current": _assignments(change.current),
+                    "target": _assignments(change.target),
+                },
+            }
+        case DeleteTopic():
+            return {"partitions": _count(change.partitions, None), "reason": change.reason}
+        case _:
+            assert_never(change)
+
+
+def _diagnostic(d: Diagnostic) -> Json:
+    out: Json = {
+        "severity": d.severity.value,
+        "rule": d.rule,
+        "code": d.code,
+        "topic": d.topic,
+        "message": d.message,
+    }
+    if d.location is not None:
+        out |= {"file": d.location.file, "line": d.location.line, "column": d.location.column}
+    return out
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def _read_assignments(data: list[list[int]] | None) -> Assignments | None:
+    return None if data is None else tuple(tuple(replicas) for replicas in data)
+
+
+def _read_topic_change(entry: Json) -> TopicChange:
+    topic = entry["topic"]
+    action = Action[entry["action"].upper()]
+    depends_on = tuple(entry.get("depends_on", ()))
+    hazards = tuple(Hazard(h["code"], h["message"]) for h in entry.get("hazards", ()))
+    changes: list[Change] = []
+    match action:
+        case Action.CREATE:
+            partitions, rf = entry["partitions"], entry["replication_factor"]
+            changes.append(
+                CreateTopic(
+                    topic=topic,
+                    partitions=partitions["desired"],
+                    replication_factor=rf["desired"],
+                    config=tuple((e["key"], e["desired"]) for e in entry.get("config", ())),
+                    assignments=_read_assignments(entry.get("assignments")),
+                    depends_on=depends_on,
+                    default_partitions=partitions.get("broker_default"),
+                    default_replication_factor=rf.get("broker_default"),
+                )
+            )
+        case Action.UPDATE:
+            # The order diff produces and apply runs: config, partitions, replicas.
+            if "config" in entry:
+                entries = tuple(
+                    ConfigChange(e["key"], e["current"], e["desired"], e.get("inherited"))
+                    for e in entry["config"]
+                )
+                changes.append(AlterTopicConfig(topic, entries))
+            if "partitions" in entry:
+                count = entry["partitions"]
+                changes.append(
+                    IncreasePartitions(
+                        topic,
+                        count["current"],
+                        count["desired"],
+                        _read_assignments(entry.get("assignments")),
+                    )
+                )
+            if "replication_factor" in entry:
+                rf, moves = entry["replication_factor"], entry["reassignment"]
+                changes.append(
+                    ReassignReplicas(
+                        topic,
+                        rf["current"],
+                        rf["desired"],
+                        _read_assignments(moves["current"]) or (),
+                        _read_assignments(moves["target"]) or (),
+                    )
+                )
+        case Action.DELETE:
+            reason = entry["reason"]
+            if reason not in ("tombstone", "prune"):
+                raise ValueError(f"{topic}: unknown delete reason {reason!r}")
+            changes.append(DeleteTopic(topic, entry["partitions"]["current"], reason))
+        case _:
+            assert_never(action)
+    return TopicChange(topic, action, tuple(changes), hazards, depends_on)
+
+
+def _read_diagnostic(entry: Json) -> Diagnostic:
+    location = None
+    if "file" in entry:
+        location = Location(entry["file"], entry["line"], entry["column"])
+    return Diagnostic(
+        severity=Severity(entry["severity"]),
+        code=entry["code"],
+        rule=entry["rule"],
+        message=entry["message"],
+        location=location,
+        topic=entry.get("topic"),
+    )

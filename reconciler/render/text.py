@@ -1,0 +1,174 @@
+"""The plan for a terminal, like `terraform plan`: diagnostics, then changes, then a summary.
+
+Colour only when `color` is true (the CLI decides whether stdout is a terminal). The renderer
+formats the Plan value and computes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import assert_never
+
+import click
+
+from reconciler.diagnostics import Diagnostic, Severity
+from reconciler.planning.changes import (
+    Action,
+    AlterTopicConfig,
+    Change,
+    ConfigChange,
+    CreateTopic,
+    DeleteTopic,
+    IncreasePartitions,
+    ReassignReplicas,
+    TopicChange,
+)
+from reconciler.planning.plan import Plan
+from reconciler.render import common
+
+_ACTION_COLOUR = {Action.CREATE: "green", Action.UPDATE: "yellow", Action.DELETE: "red"}
+_INDENT = "      "  # attribute lines sit under the topic's name
+
+
+def render_text(plan: Plan, *, color: bool = False) -> str:
+    paint = _Painter(color)
+    lines = [f"Plan for cluster {paint.bold(plan.cluster)}, based on {plan.based_on}", ""]
+    if plan.diagnostics:
+        lines.append(paint.bold("Diagnostics:"))
+        lines.extend("  " + _diagnostic(d, paint) for d in plan.diagnostics)
+        lines.append("")
+    if plan.changes:
+        lines.append(paint.bold("Changes, in execution order:"))
+        lines.append("")
+        for topic_change in plan.changes:
+            lines.extend(_topic(topic_change, paint))
+            lines.append("")
+    if plan.unmanaged:
+        lines.append(paint.bold("Unmanaged topics (on the cluster, in no spec):"))
+        lines.extend(f"  {name}" for name in plan.unmanaged)
+        lines.append("")
+    if not plan.changes and plan.applyable:
+        lines.append(paint.style(common.NO_CHANGES, fg="green"))
+    else:
+        lines.append(paint.bold(common.summary_line(plan)))
+    return "\n".join(lines)
+
+
+class _Painter:
+    """click.style when colour is on, the identity otherwise."""
+
+    def __init__(self, color: bool) -> None:
+        self.color = color
+
+    def style(self, text: str, fg: str | None = None, bold: bool | None = None) -> str:
+        return click.style(text, fg=fg, bold=bold) if self.color else text
+
+    def bold(self, text: str) -> str:
+        return self.style(text, bold=True)
+
+
+def _diagnostic(d: Diagnostic, paint: _Painter) -> str:
+    match d.severity:
+        case Severity.ERROR:
+            colour = "red"
+        case Severity.WARNING:
+            colour = "yellow"
+        case _:
+            assert_never(d.severity)
+    label = paint.style(f"{d.severity.value}[{d.code}]", fg=colour, bold=True)
+    where = f"{d.location}: " if d.location else ""
+    return f"{where}{label}: {d.message} ({d.rule})"
+
+
+def _topic(topic_change: TopicChange, paint: _Painter) -> list[str]:
+    action = topic_change.action
+    head = f"  {action.value} {action.word} {paint.bold(topic_change.topic)}"
+    lines = [paint.style(head, fg=_ACTION_COLOUR[action])]
+    for change in topic_change.changes:
+        lines.extend(_change(change, paint))
+    if topic_change.depends_on:
+        lines.append(f"{_INDENT}depends_on: {', '.join(topic_change.depends_on)}")
+    for hazard in topic_change.hazards:
+        marker = paint.style(f"! hazard {hazard.code}", fg="magenta", bold=True)
+        lines.append(f"{_INDENT}{marker}: {hazard.message}")
+    return lines
+
+
+def _change(change: Change, paint: _Painter) -> list[str]:
+    match change:
+        case CreateTopic():
+            lines = [
+                f"{_INDENT}partitions: {_count(change.partitions, change.default_partitions)}",
+                f"{_INDENT}replication_factor: "
+                f"{_count(change.replication_factor, change.default_replication_factor)}",
+            ]
+            lines.extend(
+                paint.style(f"{_INDENT}+ {key}: {value}", fg="green")
+                for key, value in change.config
+            )
+            if change.assignments is not None:
+                lines.append(f"{_INDENT}assignments:")
+                lines.extend(_partition_lines(common.numbered(change.assignments, 0)))
+            return lines
+        case AlterTopicConfig():
+            return [_config_entry(entry, paint) for entry in change.entries]
+        case IncreasePartitions():
+            lines = [f"{_INDENT}partitions: {change.current} -> {change.desired}"]
+            if change.assignments is not None:
+                lines.append(f"{_INDENT}new partitions placed on:")
+                lines.extend(_partition_lines(common.numbered(change.assignments, change.current)))
+            return lines
+        case ReassignReplicas():
+            lines = [
+                f"{_INDENT}replication_factor: {change.current_rf} -> {change.desired_rf} "
+                f"({common.reassignment_summary(change)})"
+            ]
+            rows = common.moved(change)
+            for partition, current, target in rows[: common.MAX_LISTED_PARTITIONS]:
+                lines.append(
+                    f"{_INDENT}  partition {partition}: "
+                    f"{common.replicas(current)} -> {common.replicas(target)}"
+                )
+            if len(rows) > common.MAX_LISTED_PARTITIONS:
+                more = len(rows) - common.MAX_LISTED_PARTITIONS
+                lines.append(f"{_INDENT}  ... and {more} more partition(s)")
+            return lines
+        case DeleteTopic():
+            return [
+                f"{_INDENT}partitions: {change.partitions}",
+                f"{_INDENT}reason: {_delete_reason(change)}",
+            ]
+        case _:
+            assert_never(change)
+
+
+def _count(desired: int | None, default: int | None) -> str:
+    if desired is not None:
+        return str(desired)
+    return f"broker default ({default})" if default is not None else "broker default"
+
+
+def _config_entry(entry: ConfigChange, paint: _Painter) -> str:
+    if entry.desired is None:
+        fallback = entry.inherited if entry.inherited is not None else "unknown"
+        text = f"- {entry.key}: {entry.current} (falls back to {fallback})"
+        return paint.style(_INDENT + text, fg="red")
+    if entry.current is None:
+        was = f" (inherited now: {entry.inherited})" if entry.inherited is not None else ""
+        return paint.style(f"{_INDENT}+ {entry.key}: {entry.desired}{was}", fg="green")
+    return paint.style(f"{_INDENT}~ {entry.key}: {entry.current} -> {entry.desired}", fg="yellow")
+
+
+def _partition_lines(rows: list[tuple[int, tuple[int, ...]]]) -> list[str]:
+    lines = [
+        f"{_INDENT}  partition {partition}: {common.replicas(r)}"
+        for partition, r in rows[: common.MAX_LISTED_PARTITIONS]
+    ]
+    if len(rows) > common.MAX_LISTED_PARTITIONS:
+        lines.append(f"{_INDENT}  ... and {len(rows) - common.MAX_LISTED_PARTITIONS} more")
+    return lines
+
+
+def _delete_reason(change: DeleteTopic) -> str:
+    if change.reason == "tombstone":
+        return "tombstone (state: absent)"
+    return "unmanaged, --prune"

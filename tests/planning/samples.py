@@ -1,0 +1,112 @@
+"""Plans built through make_plan from constructed states, shared by the JSON and render tests.
+
+KITCHEN_SINK exercises every change kind, every hazard and every plan diagnostic but the two
+a plan refusing deletes shows (REFUSED has those).
+"""
+
+from __future__ import annotations
+
+from reconciler.cluster.state import Reassignment
+from reconciler.planning.plan import Plan, make_plan
+from reconciler.spec.model import ClusterConfig, Policy
+from reconciler.spec.model import TopicState as SpecState
+from tests.planning.factories import cluster, desired, spec, spread, topic
+
+FINGERPRINT = "sha256:9f2c4e0b7d1a3f5e8c6b4a2d0e9f7c5b3a1d8e6f4c2b0a9e7d5c3b1a0f8e6d4c"
+
+
+def kitchen_sink() -> Plan:
+    state = cluster(
+        topic(
+            "payments.ledger.v1",
+            spread(3, 2),
+            overrides={
+                "retention.ms": "604800000",
+                "segment.bytes": "536870912",
+                "cleanup.policy": "delete",
+            },
+            inherited={"min.insync.replicas": "1"},
+        ),
+        topic("payments.audit.v1", [[1], [2], [3], [1]]),
+        topic("payments.events.v1", spread(3, 3)),
+        topic("payments.cache.v1", spread(2, 2), inherited={"cleanup.policy": "delete"}),
+        topic("payments.moving.v1", spread(2, 2)),
+        topic("payments.legacy", spread(6, 2)),
+        topic("payments.protected", spread(1, 2)),
+        topic("orders_archive", spread(1, 2)),
+        topic("legacy.stray", spread(2, 2)),
+        topic("_schemas", spread(1, 3)),
+        topic("__consumer_offsets", spread(1, 3), internal=True),
+        defaults={
+            "num.partitions": "3",
+            "default.replication.factor": "2",
+            "log.segment.bytes": "1073741824",
+        },
+        reassignments=[
+            Reassignment("payments.moving.v1", 0, (1, 2, 3), adding=(3,), removing=(2,))
+        ],
+    )
+    specs = desired(
+        spec(
+            "payments.orders.v1",
+            line=3,
+            partitions=12,
+            replication_factor=3,
+            config={"retention.ms": "604800000", "min.insync.replicas": "2"},
+            depends_on=["payments.orders.dlq.v1"],
+        ),
+        spec("payments.orders.dlq.v1", line=12),
+        spec("payments.placed.v1", line=15, assignments=[[1, 2], [2, 3], [3, 1]]),
+        spec(
+            "payments.ledger.v1",
+            line=20,
+            partitions=6,
+            keyed=True,
+            config={
+                "retention.ms": "86400000",
+                "min.insync.replicas": "2",
+                "cleanup.policy": "delete",
+            },
+        ),
+        spec("payments.events.v1", line=30, partitions=4, replication_factor=2),
+        spec("payments.audit.v1", line=34, replication_factor=2),
+        spec("payments.cache.v1", line=38, config={"cleanup.policy": "compact"}),
+        spec("payments.moving.v1", line=42, replication_factor=3),
+        spec("payments.shrinking", line=46, partitions=1),
+        spec("payments.legacy", line=50, state=SpecState.ABSENT),
+        spec("payments.protected", line=53, state=SpecState.ABSENT, protect=True),
+        spec("orders.archive", line=57, partitions=1),
+        spec("payments.misplaced.v1", line=60, assignments=[[1, 7]]),
+        spec("payments.huge.v1", line=63, partitions=1, replication_factor=5),
+        spec("_schemas", line=66, partitions=3),
+    )
+    state = cluster(
+        *state.topics.values(),
+        topic("payments.shrinking", spread(3, 2)),
+        defaults=state.broker_defaults,
+        reassignments=state.reassignments,
+    )
+    policy = Policy(allow_delete=True, max_deletes=1, ignore=("^_",))
+    config = ClusterConfig("prod", "kafka-1:9092", policy=policy)
+    return make_plan(specs, state, config, FINGERPRINT, prune=True)
+
+
+def refused() -> Plan:
+    state = cluster(topic("payments.legacy", spread(3, 2)), topic("legacy.stray", spread(1, 1)))
+    specs = desired(spec("payments.legacy", line=4, state=SpecState.ABSENT))
+    policy = Policy(allow_delete=False, ignore=("^_", "(unclosed"))
+    config = ClusterConfig("prod", "kafka-1:9092", policy=policy)
+    return make_plan(specs, state, config, FINGERPRINT, prune=True)
+
+
+def no_changes() -> Plan:
+    state = cluster(
+        topic("payments.orders.v1", spread(3, 2), overrides={"retention.ms": "86400000"})
+    )
+    specs = desired(spec("payments.orders.v1", partitions=3, config={"retention.ms": "86400000"}))
+    return make_plan(specs, state, ClusterConfig("local", "127.0.0.1:9092"), FINGERPRINT)
+
+
+def many_creates(count: int) -> Plan:
+    specs = desired(*(spec(f"bulk.topic-{i:02d}", partitions=1) for i in range(count)))
+    return make_plan(specs, cluster(), ClusterConfig("local", "127.0.0.1:9092"), FINGERPRINT)

@@ -1,0 +1,100 @@
+"""Renderers against golden files, over plans made by make_plan from constructed states.
+
+Golden files live in tests/planning/golden/. After an intended output change, rewrite them with
+
+    UPDATE_GOLDEN=1 .venv/bin/pytest tests/planning
+
+and review the diff of the golden files like any other code change.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from reconciler.planning.plan import Plan
+from reconciler.render import render_json, render_markdown, render_text
+from reconciler.render.markdown import COLLAPSE_ABOVE
+from tests.planning import samples
+from tests.planning.factories import checked_json
+
+GOLDEN = Path(__file__).parent / "golden"
+UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+PLANS: dict[str, Callable[[], Plan]] = {
+    "kitchen_sink": samples.kitchen_sink,
+    "refused": samples.refused,
+    "no_changes": samples.no_changes,
+}
+RENDERERS: dict[str, Callable[[Plan], str]] = {
+    "txt": render_text,
+    "color.txt": lambda plan: render_text(plan, color=True),
+    "md": render_markdown,
+    "json": render_json,
+}
+
+
+def check_golden(name: str, actual: str) -> None:
+    path = GOLDEN / name
+    if UPDATE:
+        path.write_text(actual + "\n", encoding="utf-8")
+        return
+    assert path.exists(), f"{path} is missing: run UPDATE_GOLDEN=1 .venv/bin/pytest tests/planning"
+    expected = path.read_text(encoding="utf-8").removesuffix("\n")
+    assert actual == expected, f"{name} differs: run UPDATE_GOLDEN=1 and review the diff"
+
+
+@pytest.mark.parametrize("suffix", RENDERERS)
+@pytest.mark.parametrize("plan_name", PLANS)
+def test_golden(plan_name: str, suffix: str) -> None:
+    check_golden(f"{plan_name}.{suffix}", RENDERERS[suffix](PLANS[plan_name]()))
+
+
+def test_collapsed_markdown_for_large_plans() -> None:
+    large = render_markdown(samples.many_creates(COLLAPSE_ABOVE + 1))
+    check_golden("many_creates.md", large)
+    assert large.count("<details>") == COLLAPSE_ABOVE + 1
+    small = render_markdown(samples.many_creates(COLLAPSE_ABOVE))
+    assert "<details>" not in small
+    assert small.count("#### + create") == COLLAPSE_ABOVE
+
+
+@pytest.mark.parametrize("plan_name", PLANS)
+def test_colour_is_the_only_difference(plan_name: str) -> None:
+    plan = PLANS[plan_name]()
+    coloured = render_text(plan, color=True)
+    assert ANSI.search(coloured)
+    assert ANSI.sub("", coloured) == render_text(plan)
+    assert not ANSI.search(render_text(plan))
+    assert not ANSI.search(render_markdown(plan))
+
+
+def test_text_shape() -> None:
+    text = render_text(samples.kitchen_sink())
+    lines = text.splitlines()
+    assert lines[-1] == "Plan: 3 to create, 4 to update, 3 to delete. 7 errors, 1 warning."
+    # Diagnostics come before the changes.
+    assert text.index("Diagnostics:") < text.index("Changes, in execution order:")
+    assert "      - segment.bytes: 536870912 (falls back to 1073741824)" in lines
+    assert "      partitions: 3 -> 6" in lines
+    assert "  + create payments.orders.v1" in lines
+    assert "  ~ update payments.ledger.v1" in lines
+    assert "  - delete payments.legacy" in lines
+    assert any(line.startswith("      ! hazard key_reorder: ") for line in lines)
+
+
+def test_no_changes_text() -> None:
+    assert render_text(samples.no_changes()).splitlines()[-1] == (
+        "No changes. The cluster matches the specs."
+    )
+
+
+def test_json_renderer_is_the_json_plan() -> None:
+    plan = samples.kitchen_sink()
+    assert json.loads(render_json(plan)) == checked_json(plan)
