@@ -13,6 +13,7 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test env kafka lint
 
 demo: kafka
+	$(BIN)/reconciler validate
 	$(BIN)/reconciler local up --brokers 3
 	$(BIN)/reconciler local status
 

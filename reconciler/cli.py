@@ -99,8 +99,60 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
 
     Reports every problem at once as `path:line:col: error[CODE]: message`. With --cluster,
     templates are rendered for that cluster only; without, for every cluster. Reads no cluster.
+    Exit 0 when valid (warnings alone do not fail), 1 otherwise.
     """
-    _not_built("validate", "The spec language and `reconciler validate`")
+    import json
+
+    from reconciler.errors import ConfigError
+    from reconciler.spec.loader import load_repo
+
+    def counted(count: int, noun: str) -> str:
+        return f"{count} {noun}{'' if count == 1 else 's'}"
+
+    result = load_repo(ctx.repo, cluster)
+    if cluster is not None and result.config is not None and cluster not in result.config.clusters:
+        known = ", ".join(sorted(result.config.clusters)) or "none"
+        raise ConfigError(
+            f"unknown cluster '{cluster}': reconciler.yaml defines {known}; pass one of them "
+            "with --cluster"
+        )
+    topics = {name: len(state.topics) for name, state in sorted(result.desired.items())}
+    if fmt == "json":
+        diagnostics = [
+            {
+                "severity": d.severity.value,
+                "code": d.code,
+                "rule": d.rule,
+                "message": d.message,
+                "file": d.location.file if d.location else None,
+                "line": d.location.line if d.location else None,
+                "column": d.location.column if d.location else None,
+                "topic": d.topic,
+            }
+            for d in result.diagnostics
+        ]
+        document = {
+            "valid": result.valid,
+            "files": result.files,
+            "topics": topics,
+            "diagnostics": diagnostics,
+        }
+        click.echo(json.dumps(document, indent=2))
+    else:
+        for diagnostic in result.diagnostics:
+            click.echo(str(diagnostic))
+        files = counted(result.files, "file")
+        if result.valid:
+            warned = f" ({counted(result.warnings, 'warning')})" if result.warnings else ""
+            click.echo(
+                f"ok: {counted(len(result.topic_names), 'topic')} in {files} for "
+                f"{counted(len(topics), 'cluster')} ({', '.join(topics)}){warned}"
+            )
+        else:
+            problems = f"{counted(result.errors, 'error')}, {counted(result.warnings, 'warning')}"
+            click.echo(f"{problems} in {files}")
+    if not result.valid:
+        click.get_current_context().exit(1)
 
 
 @cli.command(context_settings=CONTEXT)

@@ -35,6 +35,7 @@ class TopicSpec:
     owner: str | None = None
     clusters: tuple[str, ...] | None = None  # None: every cluster
     acknowledge: tuple[str, ...] = ()  # hazard codes acknowledged in the reviewed change
+    description: str | None = None  # free text for people; never sent to Kafka
 
     @property
     def config_map(self) -> dict[str, str]:

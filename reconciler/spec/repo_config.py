@@ -1,0 +1,277 @@
+"""reconciler.yaml: where topic files live and the clusters they apply to.
+
+Loading steps: read the file safely (yaml_loader), check it against
+schemas/reconciler.schema.json, then the semantic rules a schema cannot express: the topics
+directory stays inside the repository, `${VAR}` / `${VAR:-default}` references in `bootstrap`
+and `client` values resolve (a variable neither set nor defaulted is an error), and the
+`name_pattern` / `ignore` regular expressions compile. Cluster names are keys of one mapping,
+so a cluster defined twice is the duplicate-key error of the YAML loader.
+
+The result is built even when some parts are wrong (a bad part falls back to its default), so
+topic files are still checked against the cluster names and `vars` that are known; the
+diagnostics say what was wrong, and any error makes the repository invalid.
+
+Client properties may hold secrets (`${KAFKA_PASSWORD}` expanded): `redacted()` is what any
+output shows instead.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from reconciler.diagnostics import Diagnostic, Location
+from reconciler.spec import rules, schema
+from reconciler.spec.model import ClusterConfig, Limits, Policy, RepoConfig
+from reconciler.spec.yaml_loader import (
+    JsonPath,
+    YamlDocument,
+    parse_yaml,
+    read_source,
+    real_path,
+)
+
+REPO_CONFIG = "reconciler.yaml"
+DEFAULT_TOPICS_DIR = "topics/"
+REDACTED = "***"
+
+_REFERENCE = re.compile(r"\$\{(?P<body>[^}]*)(?P<close>\}?)")
+_VARIABLE = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?::-(?P<default>.*))?", re.DOTALL)
+# Property names that carry credentials in librdkafka / Kafka clients. Over-redacting a
+# harmless property (ssl.key.location) costs nothing; leaking a password costs a rotation.
+_SECRET = re.compile(
+    r"password|passwd|secret|token|credential|jaas|private|ssl\.key|keystore\.key|"
+    r"oauthbearer\.config|api\.?key",
+    re.IGNORECASE,
+)
+
+
+def is_secret(key: str) -> bool:
+    """Whether a client property's value must never be shown."""
+    return _SECRET.search(key) is not None
+
+
+def redacted(client: Mapping[str, str] | Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Client properties safe to print: secret-looking values replaced by '***'."""
+    pairs = client.items() if isinstance(client, Mapping) else client
+    return {key: REDACTED if is_secret(key) else value for key, value in pairs}
+
+
+def expand_env(text: str, env: Mapping[str, str]) -> tuple[str, list[str]]:
+    """`text` with `${VAR}` and `${VAR:-default}` replaced, and the problems found.
+
+    As in a POSIX shell, `${VAR:-default}` uses the default when VAR is unset or empty. A
+    default cannot contain '}'. There is no escape for a literal '${'.
+    """
+    problems: list[str] = []
+
+    def substitute(match: re.Match[str]) -> str:
+        body, closed = match.group("body"), match.group("close")
+        if not closed:
+            problems.append(f"'${{{body}' is not closed: write ${{NAME}} or ${{NAME:-default}}")
+            return match.group(0)
+        variable = _VARIABLE.fullmatch(body)
+        if variable is None:
+            problems.append(
+                f"'${{{body}}}' is not a variable reference: write ${{NAME}} or "
+                "${NAME:-default}, NAME made of letters, digits and '_'"
+            )
+            return match.group(0)
+        name, default = variable.group("name"), variable.group("default")
+        value = env.get(name)
+        if value:
+            return value
+        if default is not None:
+            return default
+        if value is None:
+            problems.append(
+                f"environment variable {name} is not set and '${{{name}}}' has no default: "
+                f"set it, or write ${{{name}:-default}}"
+            )
+        return ""
+
+    return _REFERENCE.sub(substitute, text), problems
+
+
+def load_repo_config(
+    root: Path, env: Mapping[str, str]
+) -> tuple[RepoConfig | None, list[Diagnostic]]:
+    """reconciler.yaml of the repository at `root`; None only when it is missing or unreadable."""
+    root = root.absolute()
+    path = root / REPO_CONFIG
+    start = Location(REPO_CONFIG, 1, 1)
+    if not path.exists() and not path.is_symlink():
+        return None, [
+            rules.MISSING_REPO_CONFIG(
+                f"no {REPO_CONFIG} in {root}: a spec repository starts with one (see "
+                "docs/spec.md); create it, or pass --repo DIR",
+                start,
+            )
+        ]
+    source, found = read_source(path, root)
+    if source is None:
+        return None, found
+    doc, problems = parse_yaml(source.text, REPO_CONFIG)
+    found.extend(problems)
+    if doc is None:
+        return None, found
+    if doc.data is None:
+        found.append(
+            rules.MISSING_REPO_CONFIG(
+                f"{REPO_CONFIG} is empty: it must define at least one cluster under clusters:",
+                start,
+            )
+        )
+        return None, found
+    found.extend(schema.validate(doc, schema.REPO_SCHEMA))
+    if not isinstance(doc.data, dict):
+        return None, found
+    topics_dir = _topics_dir(doc, root, found)
+    clusters: dict[str, ClusterConfig] = {}
+    raw_clusters = doc.data.get("clusters")
+    if isinstance(raw_clusters, dict):
+        for name, raw in raw_clusters.items():
+            if isinstance(raw, dict):
+                clusters[name] = _cluster(doc, ("clusters", name), raw, env, found)
+    return RepoConfig(root=root, topics_dir=topics_dir, clusters=clusters, location=start), found
+
+
+def _topics_dir(doc: YamlDocument, root: Path, found: list[Diagnostic]) -> Path:
+    value = doc.data.get("topics", DEFAULT_TOPICS_DIR)
+    if not isinstance(value, str) or not value:
+        return root / DEFAULT_TOPICS_DIR  # the schema error says why
+    at = doc.value_at(("topics",))
+    # Kept unresolved, so diagnostics show paths as the user sees them (not via symlinks).
+    directory = Path(os.path.normpath(root / value))
+    if not real_path(directory).is_relative_to(real_path(root)):
+        found.append(
+            rules.INVALID_TOPICS_DIR(
+                f"topics: '{value}' leads outside the repository ({real_path(directory)}); "
+                "topic files must live in it",
+                at,
+            )
+        )
+    elif not directory.is_dir():
+        found.append(
+            rules.INVALID_TOPICS_DIR(
+                f"topics: '{value}' is not a directory of this repository: create it or fix "
+                "the path",
+                at,
+            )
+        )
+    return directory
+
+
+def _cluster(
+    doc: YamlDocument,
+    path: JsonPath,
+    raw: dict[str, Any],
+    env: Mapping[str, str],
+    found: list[Diagnostic],
+) -> ClusterConfig:
+    name = str(path[-1])
+    bootstrap = ""
+    if isinstance(raw.get("bootstrap"), str):
+        at = doc.value_at((*path, "bootstrap"))
+        expanded = _expanded(raw["bootstrap"], env, at, found)
+        bootstrap = (expanded or "").strip()
+        if expanded is not None and not bootstrap:
+            found.append(
+                rules.EMPTY_BOOTSTRAP(
+                    f"bootstrap of cluster {name} is empty once environment variables are "
+                    "expanded: set the variable, or give a default with ${NAME:-host:port}",
+                    at,
+                )
+            )
+    client: list[tuple[str, str]] = []
+    if isinstance(raw.get("client"), dict):
+        for key, value in raw["client"].items():
+            if isinstance(value, str):
+                at = doc.value_at((*path, "client", key))
+                client.append((key, _expanded(value, env, at, found) or ""))
+            elif isinstance(value, bool):
+                client.append((key, "true" if value else "false"))
+            elif isinstance(value, int | float):
+                client.append((key, str(value)))
+    variables = raw.get("vars")
+    return ClusterConfig(
+        name=name,
+        bootstrap=bootstrap,
+        client=tuple(sorted(client)),
+        vars=dict(variables) if isinstance(variables, dict) else {},
+        limits=_limits(raw.get("limits")),
+        policy=_policy(doc, (*path, "policy"), raw.get("policy"), found),
+    )
+
+
+def _expanded(
+    value: str, env: Mapping[str, str], at: Location, found: list[Diagnostic]
+) -> str | None:
+    """The expanded value, or None when a reference is wrong (reported)."""
+    text, problems = expand_env(value, env)
+    for problem in problems:
+        rule = rules.UNDEFINED_ENV_VAR if "is not set" in problem else rules.INVALID_ENV_REFERENCE
+        found.append(rule(problem, at))
+    return None if problems else text
+
+
+def _count(value: object, minimum: int) -> int | None:
+    """An integer the schema accepts (bool is not one), or None."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        return None
+    return value
+
+
+def _limits(raw: object) -> Limits:
+    if not isinstance(raw, dict):
+        return Limits()
+    return Limits(
+        max_broker_partitions=_count(raw.get("max_broker_partitions"), 1),
+        max_partitions=_count(raw.get("max_partitions"), 1),
+    )
+
+
+def _policy(doc: YamlDocument, path: JsonPath, raw: object, found: list[Diagnostic]) -> Policy:
+    if not isinstance(raw, dict):
+        return Policy()
+    default = Policy()
+    pattern = raw.get("name_pattern")
+    if isinstance(pattern, str) and not _compiles(
+        pattern, doc.value_at((*path, "name_pattern")), found
+    ):
+        pattern = None
+    ignore = default.ignore
+    if isinstance(raw.get("ignore"), list):
+        ignore = tuple(
+            p
+            for i, p in enumerate(raw["ignore"])
+            if isinstance(p, str) and _compiles(p, doc.value_at((*path, "ignore", i)), found)
+        )
+    allow_delete = raw.get("allow_delete")
+    max_deletes = _count(raw.get("max_deletes"), 0)
+    min_rf = _count(raw.get("min_replication_factor"), 1)
+    return Policy(
+        allow_delete=allow_delete if isinstance(allow_delete, bool) else default.allow_delete,
+        max_deletes=max_deletes if max_deletes is not None else default.max_deletes,
+        min_replication_factor=min_rf if min_rf is not None else default.min_replication_factor,
+        max_partitions_per_topic=_count(raw.get("max_partitions_per_topic"), 1),
+        name_pattern=pattern if isinstance(pattern, str) else None,
+        ignore=ignore,
+    )
+
+
+def _compiles(pattern: str, at: Location, found: list[Diagnostic]) -> bool:
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        found.append(
+            rules.INVALID_REGEX(
+                f"'{pattern}' is not a valid regular expression ({exc}); fix it (Python syntax)",
+                at,
+            )
+        )
+        return False
+    return True

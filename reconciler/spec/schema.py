@@ -1,0 +1,195 @@
+"""JSON Schema (2020-12) validation of parsed spec files, every error with its file:line:col.
+
+The schemas in the top-level schemas/ directory are the contract editors use (the example
+files name them in a `yaml-language-server` comment), so the same files check here: all errors
+are collected (`iter_errors`), not the first, and each JSON path is mapped back to the place in
+the YAML source. The schemas check structure (fields, types, closed sets); Kafka's rules, which
+need sentences and codes of their own, are in rules.py.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterable, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+from reconciler.diagnostics import Diagnostic
+from reconciler.spec import rules
+from reconciler.spec.yaml_loader import JsonPath, YamlDocument
+
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
+TOPICS_SCHEMA = "topics.schema.json"
+REPO_SCHEMA = "reconciler.schema.json"
+
+_JSON_TYPES = {
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "a boolean (true or false)",
+    "array": "a list",
+    "object": "a mapping",
+    "null": "empty",
+}
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    """A schema of schemas/ by file name, parsed once."""
+    schema: dict[str, Any] = json.loads((SCHEMA_DIR / name).read_text(encoding="utf-8"))
+    return schema
+
+
+@cache
+def _validator(name: str) -> Draft202012Validator:
+    schema = load_schema(name)
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def validate(doc: YamlDocument, schema_name: str) -> list[Diagnostic]:
+    """Every schema error of `doc`, as diagnostics at the offending key or value."""
+    found: list[Diagnostic] = []
+    for error in _validator(schema_name).iter_errors(doc.data):
+        found.extend(_diagnostics(error, doc))
+    return found
+
+
+def _diagnostics(error: ValidationError, doc: YamlDocument) -> Iterable[Diagnostic]:
+    path: JsonPath = tuple(error.absolute_path)
+    topic = _topic_name(doc.data, path)
+    subject = _subject(doc.data, path)
+    keyword = error.validator
+    if keyword == "additionalProperties" and isinstance(error.instance, dict):
+        own = error.schema if isinstance(error.schema, Mapping) else {}
+        allowed = sorted(own.get("properties", {}))
+        for key in sorted(k for k in error.instance if k not in allowed):
+            hint = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+            did_you_mean = f" (did you mean '{hint[0]}'?)" if hint else ""
+            yield rules.SCHEMA_UNKNOWN_FIELD(
+                f"unknown field '{key}' in {subject}{did_you_mean}; allowed: {', '.join(allowed)}",
+                doc.key_at((*path, key)),
+                topic,
+            )
+        return
+    if keyword == "required" and isinstance(error.instance, dict):
+        required = error.validator_value if isinstance(error.validator_value, list) else []
+        for key in (k for k in required if k not in error.instance):
+            yield rules.SCHEMA_REQUIRED(
+                f"{subject} has no '{key}': it is required", doc.value_at(path), topic
+            )
+        return
+    at = doc.key_at(path) if error.instance is None else doc.value_at(path)
+    if keyword == "type":
+        yield rules.SCHEMA_TYPE(_type_message(subject, error), at, topic)
+    elif keyword in ("enum", "const"):
+        limit = error.validator_value
+        options = limit if keyword == "enum" and isinstance(limit, list) else [limit]
+        shown = ", ".join(str(o) for o in options)
+        yield rules.SCHEMA_ENUM(
+            f"{subject} must be one of: {shown}; got {_shown(error.instance)}", at, topic
+        )
+    else:
+        yield rules.SCHEMA_CONSTRAINT(f"{subject}: {_constraint(error)}", at, topic)
+
+
+def _type_message(subject: str, error: ValidationError) -> str:
+    expected = error.validator_value
+    names: list[str] = [expected] if isinstance(expected, str) else []
+    if isinstance(expected, list):
+        names = [str(n) for n in expected]
+    words = [_JSON_TYPES.get(n, n) for n in names]
+    wanted = words[-1] if len(words) < 2 else f"{', '.join(words[:-1])} or {words[-1]}"
+    value = error.instance
+    if value is None:
+        return f"{subject} has no value; it must be {wanted}: give one or remove the key"
+    quoted = isinstance(value, str) and (
+        ("integer" in names and value.strip().lstrip("-").isdigit())
+        or ("boolean" in names and value.lower() in ("true", "false"))
+    )
+    hint = ": remove the quotes" if quoted else ""
+    return f"{subject} must be {wanted}; got {_shown(value)} ({_kind(value)}){hint}"
+
+
+def _constraint(error: ValidationError) -> str:
+    keyword, limit, value = error.validator, error.validator_value, error.instance
+    match keyword:
+        case "minimum":
+            return f"must be at least {limit}; got {_shown(value)}"
+        case "maximum":
+            return f"must be at most {limit}; got {_shown(value)}"
+        case "minItems":
+            return f"needs at least {limit} item(s); it is empty"
+        case "minLength":
+            return "must not be empty"
+        case "minProperties":
+            return f"needs at least {limit} entry"
+        case "uniqueItems":
+            return "lists an item more than once; list each once"
+        case "pattern":
+            return f"{_shown(value)} does not match {limit}"
+        case _:
+            return str(error.message)
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 60 else repr(value[:57] + "...")
+    if isinstance(value, dict | list):
+        text = json.dumps(value, default=str)
+        return text if len(text) <= 60 else text[:57] + "..."
+    return str(value)
+
+
+def _topic_name(data: object, path: JsonPath) -> str | None:
+    """The name of the topic a path lies in (topics[i] of a topic file), if it has one."""
+    if len(path) >= 2 and path[0] == "topics" and isinstance(path[1], int):
+        topics = data.get("topics") if isinstance(data, dict) else None
+        if isinstance(topics, list) and path[1] < len(topics):
+            entry = topics[path[1]]
+            name = entry.get("name") if isinstance(entry, dict) else None
+            return name if isinstance(name, str) and name else None
+    return None
+
+
+def _subject(data: object, path: JsonPath) -> str:
+    """What a path names, in words: "partitions of topic 'a.b'", "clusters.local.limits"."""
+    topic = _topic_name(data, path)
+    if topic is not None:
+        rest = _dotted(path[2:])
+        return f"topic '{topic}'" if not rest else f"{rest} of topic '{topic}'"
+    if len(path) >= 2 and path[0] == "topics" and isinstance(path[1], int):
+        rest = _dotted(path[2:])
+        where = f"topic #{path[1] + 1}"
+        return where if not rest else f"{rest} of {where}"
+    return _dotted(path) or "the file"
+
+
+def _dotted(path: JsonPath) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text
