@@ -6,6 +6,8 @@ Only this module prints or prompts. Exit codes (DESIGN.md): 0 success or no chan
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 import traceback
 from collections.abc import Callable
@@ -15,7 +17,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from reconciler import __version__
-from reconciler.errors import NotBuiltYet, ReconcilerError
+from reconciler.errors import ConfigError, NotBuiltYet, ReconcilerError
 from reconciler.local.commands import local
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -39,6 +41,24 @@ def _not_built(command: str, issue: str) -> NoReturn:
         f"`reconciler {command}` is planned (DESIGN.md) but not built yet: see the issue "
         f"'{issue}'. Nothing was read or changed."
     )
+
+
+def _color() -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set (no-color.org)."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+def _progress(message: str) -> None:
+    """A status line on stderr for people watching a terminal; silent in pipes and CI logs."""
+    if sys.stderr.isatty():
+        click.echo(f"{message} ...", err=True)
+
+
+def _write_json(path: Path, document: object) -> None:
+    try:
+        path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot write {path}: {exc.strerror}") from exc
 
 
 def cluster_option(required: bool = True) -> Callable[[F], F]:
@@ -71,7 +91,9 @@ def format_option(choices: tuple[str, ...] = ("text", "json", "markdown")) -> Ca
     show_default="current directory",
     help="Spec repository (holds reconciler.yaml and topics/).",
 )
-@click.option("--debug", is_flag=True, help="Show tracebacks for unexpected errors.")
+@click.option(
+    "--debug", is_flag=True, help="Show tracebacks, and the Kafka clients' own logs, on stderr."
+)
 @click.pass_context
 def cli(ctx: click.Context, repo: Path, debug: bool) -> None:
     """Declarative GitOps for Apache Kafka topics.
@@ -85,6 +107,10 @@ def cli(ctx: click.Context, repo: Path, debug: bool) -> None:
     --detailed-exitcode, drift).
     """
     ctx.obj = Ctx(repo=repo, debug=debug)
+    if debug:
+        import logging
+
+        logging.basicConfig(level=logging.DEBUG, format="%(asctime)s %(name)s %(message)s")
 
 
 # ---------------------------------------------------------------------------- spec and plan
@@ -101,9 +127,7 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
     templates are rendered for that cluster only; without, for every cluster. Reads no cluster.
     Exit 0 when valid (warnings alone do not fail), 1 otherwise.
     """
-    import json
 
-    from reconciler.errors import ConfigError
     from reconciler.spec.loader import load_repo
 
     def counted(count: int, noun: str) -> str:
@@ -194,8 +218,38 @@ def plan(
     Creates, partition increases, config changes, replication-factor changes and deletes, with
     the limit and policy violations they would cause. Reads the cluster in a fixed number of
     round trips, whatever the number of topics.
+
+    Exit 1 when the plan has errors (it is then not applyable); with --detailed-exitcode,
+    exit 2 when there are changes and 0 when there are none.
     """
-    _not_built("plan", "Cluster state, diff and `reconciler plan`")
+    from reconciler import workflow
+    from reconciler.planning.json_plan import to_json
+    from reconciler.render.json import render_json
+    from reconciler.render.markdown import render_markdown
+    from reconciler.render.text import render_text
+
+    _progress(f"planning cluster '{cluster}'" + (f" against {state}" if state else ""))
+    try:
+        result = workflow.plan(ctx.repo, cluster, state, prune, changed_since)
+    except workflow.InvalidSpecs as exc:
+        for diagnostic in exc.diagnostics:
+            click.echo(str(diagnostic), err=True)
+        raise
+    if out is not None:
+        _write_json(out, to_json(result))
+    if fmt == "json":
+        click.echo(render_json(result))
+    elif fmt == "markdown":
+        click.echo(render_markdown(result).rstrip("\n"))
+    else:
+        click.echo(render_text(result, color=_color()).rstrip("\n"))
+    if out is not None:
+        click.echo(f"Saved the plan to {out}; apply it with `reconciler apply --cluster "
+                   f"{cluster} {out}`.", err=True)  # fmt: skip
+    if not result.applyable:
+        click.get_current_context().exit(1)
+    if detailed_exitcode and result.changes:
+        click.get_current_context().exit(2)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -263,8 +317,27 @@ def import_(ctx: Ctx, cluster: str, out: Path) -> None:
 )
 @pass_ctx
 def snapshot(ctx: Ctx, cluster: str, out: Path | None) -> None:
-    """Write the cluster's state (brokers, topics, configs, reassignments) to a JSON file."""
-    _not_built("snapshot", "Cluster state, diff and `reconciler plan`")
+    """Write the cluster's state (brokers, topics, configs, reassignments) to a JSON file.
+
+    `plan --state FILE` plans against it offline (schemas/snapshot.schema.json). Reads the
+    cluster in a fixed number of round trips, whatever the number of topics.
+    """
+    from reconciler import workflow
+    from reconciler.cluster.snapshot import to_json
+
+    config = workflow.cluster_config(ctx.repo, cluster)
+    _progress(f"reading cluster '{cluster}' at {config.bootstrap}")
+    state = workflow.read_state(config)
+    document = to_json(cluster, state)
+    if out is None:
+        click.echo(json.dumps(document, indent=1))
+        return
+    _write_json(out, document)
+    click.echo(
+        f"wrote {out}: {len(state.topics)} topics on {len(state.brokers)} brokers of cluster "
+        f"'{cluster}'",
+        err=True,
+    )
 
 
 @cli.group(context_settings=CONTEXT)

@@ -34,11 +34,9 @@ def test_help_lists_every_planned_command() -> None:
 @pytest.mark.parametrize(
     "args",
     [
-        ["plan", "--cluster", "local"],
         ["apply", "--cluster", "local"],
         ["drift", "--cluster", "local"],
         ["import", "--cluster", "local"],
-        ["snapshot", "--cluster", "local"],
         ["fleet", "drift"],
     ],
 )

@@ -1,1 +1,1 @@
-"""Reading (and later changing) a live Kafka cluster; only adapter.py imports a Kafka client."""
+"""Reading and changing a live Kafka cluster; only the adapter package imports a Kafka client."""

@@ -1,0 +1,51 @@
+"""DescribeCluster: the brokers, their racks and the active controller, in one round trip."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from confluent_kafka import KafkaException
+from confluent_kafka.admin import AdminClient
+
+from reconciler.cluster.adapter.connect import Connection
+
+
+@dataclass(frozen=True, slots=True)
+class Broker:
+    id: int
+    host: str
+    port: int
+    rack: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterDescription:
+    cluster_id: str | None
+    controller_id: int | None
+    brokers: tuple[Broker, ...]  # sorted by id
+
+
+def describe_cluster(
+    bootstrap: str,
+    client: dict[str, str] | None = None,
+    timeout: float = 10.0,
+    name: str = "local",
+) -> ClusterDescription:
+    """One DescribeCluster round trip against the servers in `bootstrap`."""
+    connection = Connection(name, bootstrap, tuple((client or {}).items()), timeout)
+    return describe(connection, connection.admin())
+
+
+def describe(connection: Connection, admin: AdminClient) -> ClusterDescription:
+    timeout = connection.seconds
+    try:
+        result = admin.describe_cluster(request_timeout=timeout).result(timeout=timeout + 5)
+    except KafkaException as exc:
+        raise connection.error("describe", exc) from exc
+    brokers = tuple(
+        sorted(
+            (Broker(n.id, n.host, n.port, n.rack or None) for n in result.nodes), key=lambda b: b.id
+        )
+    )
+    controller = result.controller.id if result.controller is not None else None
+    return ClusterDescription(result.cluster_id, controller, brokers)

@@ -1,0 +1,178 @@
+"""Reading a cluster's whole state in a fixed number of round trips, whatever its topic count.
+
+    1. DescribeCluster                  brokers, racks, controller, cluster id
+    2. Metadata (all topics)            the topic names
+    3. Metadata (those names)           partitions, replicas, ISR, leaders, topic ids, internal flag
+    4. DescribeConfigs                  every topic's configs with their sources, and one broker's
+                                        configs (the defaults topics inherit, KIP-464 defaults)
+    5. ListPartitionReassignments       in-progress KIP-455 reassignments (kafka-python)
+
+plus each client's connection set-up (ApiVersions, a bootstrap Metadata). Peer tools send one
+or more requests per topic; tests/cluster/test_round_trips.py counts ours on a real broker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from confluent_kafka import KafkaError, KafkaException, TopicCollection
+from confluent_kafka.admin import AdminClient
+from confluent_kafka.admin._config import ConfigResource, ConfigSource
+from confluent_kafka.admin._resource import ResourceType
+from confluent_kafka.admin._topic import TopicDescription
+from kafka.errors import KafkaError as KafkaPythonError
+
+from reconciler.cluster.adapter.connect import Connection
+from reconciler.cluster.adapter.describe import describe
+from reconciler.cluster.state import (
+    BrokerState,
+    ClusterState,
+    ConfigEntry,
+    PartitionState,
+    Reassignment,
+    TopicState,
+)
+
+
+def read_state(connection: Connection) -> ClusterState:
+    """The cluster's state as frozen values; a ClusterError names the cluster when it fails."""
+    admin = connection.admin()
+    description = describe(connection, admin)
+    brokers = tuple(BrokerState(b.id, b.host, b.port, b.rack) for b in description.brokers)
+    names = _topic_names(connection, admin)
+    described = _describe_topics(connection, admin, names)
+    configs, broker_defaults = _describe_configs(
+        connection, admin, sorted(described), brokers[0].id if brokers else None
+    )
+    topics = {
+        name: _topic_state(description, configs.get(name, ()))
+        for name, description in described.items()
+    }
+    return ClusterState(
+        cluster_id=description.cluster_id,
+        controller_id=description.controller_id,
+        brokers=brokers,
+        topics=dict(sorted(topics.items())),
+        broker_defaults=broker_defaults,
+        reassignments=_reassignments(connection),
+    )
+
+
+def _topic_names(connection: Connection, admin: AdminClient) -> list[str]:
+    try:
+        metadata = admin.list_topics(timeout=connection.seconds)
+    except KafkaException as exc:
+        raise connection.error("list the topics of", exc) from exc
+    return sorted(metadata.topics)
+
+
+def _describe_topics(
+    connection: Connection, admin: AdminClient, names: list[str]
+) -> dict[str, TopicDescription]:
+    if not names:
+        return {}
+    futures = admin.describe_topics(TopicCollection(names), request_timeout=connection.seconds)
+    described: dict[str, TopicDescription] = {}
+    for name, future in futures.items():
+        try:
+            described[name] = future.result()
+        except KafkaException as exc:
+            if _code(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
+                continue  # deleted since it was listed: it is not part of the state
+            raise connection.error(f"describe topic '{name}' of", exc) from exc
+    return described
+
+
+def _describe_configs(
+    connection: Connection, admin: AdminClient, names: list[str], broker_id: int | None
+) -> tuple[dict[str, tuple[tuple[str, ConfigEntry], ...]], dict[str, str]]:
+    """All topics' configs and one broker's, in one DescribeConfigs request.
+
+    librdkafka sends a request holding a BROKER resource to that broker, topics included.
+    """
+    resources = [ConfigResource(ResourceType.TOPIC, name) for name in names]
+    if broker_id is not None:
+        resources.append(ConfigResource(ResourceType.BROKER, str(broker_id)))
+    if not resources:
+        return {}, {}
+    futures = admin.describe_configs(resources, request_timeout=connection.seconds)
+    topics: dict[str, tuple[tuple[str, ConfigEntry], ...]] = {}
+    broker_defaults: dict[str, str] = {}
+    for resource, future in futures.items():
+        try:
+            entries = future.result()
+        except KafkaException as exc:
+            if _code(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
+                continue
+            raise connection.error(f"describe the configs of {resource.name} on", exc) from exc
+        if resource.restype == ResourceType.BROKER:
+            broker_defaults = {
+                key: e.value for key, e in sorted(entries.items()) if e.value is not None
+            }
+        else:
+            topics[resource.name] = tuple(
+                (key, ConfigEntry(e.value, ConfigSource(e.source).name, bool(e.is_sensitive)))
+                for key, e in sorted(entries.items())
+            )
+    return topics, broker_defaults
+
+
+def _topic_state(
+    description: TopicDescription, configs: tuple[tuple[str, ConfigEntry], ...]
+) -> TopicState:
+    partitions = tuple(
+        sorted(
+            (
+                PartitionState(
+                    partition=p.id,
+                    leader=p.leader.id if p.leader is not None and p.leader.id >= 0 else None,
+                    replicas=_ids(p.replicas),
+                    isr=_ids(p.isr),
+                )
+                for p in description.partitions
+            ),
+            key=lambda p: p.partition,
+        )
+    )
+    topic_id = str(description.topic_id) if description.topic_id is not None else None
+    return TopicState(
+        name=description.name,
+        internal=bool(description.is_internal),
+        partitions=partitions,
+        configs=configs,
+        topic_id=topic_id,
+    )
+
+
+def _reassignments(connection: Connection) -> tuple[Reassignment, ...]:
+    """KIP-455 reassignments in progress: kafka-python, since librdkafka lacks the API."""
+    try:
+        with connection.reassignments_admin() as admin:
+            listed = admin.list_partition_reassignments(timeout_ms=int(connection.seconds * 1000))
+    except KafkaPythonError as exc:
+        raise connection.error("list the partition reassignments of", exc) from exc
+    return tuple(
+        sorted(
+            (
+                Reassignment(
+                    topic=tp.topic,
+                    partition=tp.partition,
+                    replicas=tuple(moving["replicas"]),
+                    adding=tuple(moving["adding_replicas"]),
+                    removing=tuple(moving["removing_replicas"]),
+                )
+                for tp, moving in listed.items()
+            ),
+            key=lambda r: (r.topic, r.partition),
+        )
+    )
+
+
+def _ids(nodes: Iterable[Any]) -> tuple[int, ...]:
+    return tuple(int(node.id) for node in nodes)  # librdkafka's Node
+
+
+def _code(exc: KafkaException) -> int | None:
+    error = exc.args[0] if exc.args else None
+    return error.code() if isinstance(error, KafkaError) else None

@@ -1,0 +1,99 @@
+"""Snapshot files and fingerprints: pure functions of ClusterState values."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from reconciler.cluster.fingerprint import differences, fingerprint
+from reconciler.cluster.snapshot import from_json, load_snapshot, to_json, write_snapshot
+from reconciler.cluster.state import ClusterState, ConfigEntry, PartitionState, Reassignment
+from reconciler.errors import ConfigError
+from tests.planning.factories import cluster, topic
+
+SCHEMA = json.loads(
+    (Path(__file__).resolve().parents[2] / "schemas" / "snapshot.schema.json").read_text()
+)
+
+
+def sample() -> ClusterState:
+    secret = dataclasses.replace(
+        topic("b.secret"),
+        configs=(("sasl.jaas.config", ConfigEntry(None, "DEFAULT_CONFIG", True)),),
+    )
+    return cluster(
+        topic("a.one", [[1, 2], [2, 3]], overrides={"retention.ms": "1000"},
+              inherited={"cleanup.policy": "delete"}, leaders=[2, None], isr=[[2], [2, 3]]),
+        secret,
+        topic("__consumer_offsets", [[1]], internal=True),
+        reassignments=[Reassignment("a.one", 1, (2, 3, 1), (1,), ())],
+    )  # fmt: skip
+
+
+def test_snapshot_round_trips_exactly_and_matches_the_schema(tmp_path: Path) -> None:
+    state = sample()
+    path = tmp_path / "snap.json"
+    write_snapshot(path, "prod", state)
+
+    document = json.loads(path.read_text())
+    jsonschema.Draft202012Validator(SCHEMA).validate(document)
+    assert load_snapshot(path) == ("prod", state)
+    assert from_json(to_json("prod", state)) == ("prod", state)
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        ("{not json", "not valid JSON"),
+        ('{"format_version": 2}', "format_version 2"),
+        ('{"format_version": 1, "cluster": "x"}', "not a reconciler snapshot"),
+        ("[]", "not a reconciler snapshot"),
+        ('{"format_version": 1, "cluster": "x", "brokers": [], "topics": [{"name": 1}]}',
+         "not a reconciler snapshot"),
+    ],
+)  # fmt: skip
+def test_a_bad_snapshot_is_a_clear_error(tmp_path: Path, content: str, says: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(ConfigError, match=says) as raised:
+        load_snapshot(path)
+    assert str(path) in str(raised.value)
+
+
+def test_missing_snapshot_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read snapshot"):
+        load_snapshot(tmp_path / "nope.json")
+
+
+def test_fingerprint_ignores_leaders_and_isr_but_not_replicas_or_overrides() -> None:
+    base = cluster(topic("a", [[1, 2]], overrides={"retention.ms": "1"}), topic("b"))
+    moved_leader = cluster(
+        topic("a", [[1, 2]], overrides={"retention.ms": "1"}, leaders=[2], isr=[[2]]), topic("b")
+    )
+    other_replicas = cluster(topic("a", [[1, 3]], overrides={"retention.ms": "1"}), topic("b"))
+    other_config = cluster(topic("a", [[1, 2]], overrides={"retention.ms": "2"}), topic("b"))
+    untouched_change = cluster(
+        topic("a", [[1, 2]], overrides={"retention.ms": "1"}), topic("b", [[3]])
+    )
+
+    assert fingerprint(base, ["a"]) == fingerprint(moved_leader, ["a"])
+    assert fingerprint(base, ["a"]) == fingerprint(untouched_change, ["a"])  # b not touched
+    assert fingerprint(base, ["a"]) != fingerprint(other_replicas, ["a"])
+    assert fingerprint(base, ["a"]) != fingerprint(other_config, ["a"])
+    assert fingerprint(base, ["a", "new"]) != fingerprint(
+        cluster(*base.topics.values(), topic("new")), ["a", "new"]
+    )
+    assert differences(base, other_replicas, ["a"]) == ["a: partitions or replicas changed"]
+    assert differences(base, other_config, ["a", "b"]) == ["a: config overrides changed"]
+    assert differences(base, cluster(topic("a")), ["b"]) == ["b was deleted"]
+    grown = dataclasses.replace(
+        base.topics["a"],
+        partitions=(*base.topics["a"].partitions, PartitionState(1, 1, (1, 2), (1, 2))),
+    )
+    assert differences(base, cluster(grown, topic("b")), ["a"]) == [
+        "a: partitions or replicas changed"
+    ]

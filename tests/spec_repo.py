@@ -1,0 +1,63 @@
+"""Throwaway spec repositories for end-to-end tests, and running the CLI against them."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+RECONCILER = [sys.executable, "-m", "reconciler"]
+
+
+@dataclass
+class Result:
+    code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+
+class SpecRepo:
+    """A spec repository in a temp dir whose only cluster, `test`, is a fixture cluster.
+
+    Topics outside this test's namespace are ignored (policy.ignore), so plans see only what the
+    test made, even though the session's cluster is shared.
+    """
+
+    def __init__(self, root: Path, bootstrap: str, ns: str, policy: dict[str, Any] | None = None):
+        self.root = root
+        self.bootstrap = bootstrap
+        self.ns = ns
+        cluster = {
+            "bootstrap": "${KAFKA_BOOTSTRAP}",
+            "policy": {"ignore": [f"^(?!{re.escape(ns)})"], **(policy or {})},
+        }
+        (root / "topics").mkdir(parents=True, exist_ok=True)
+        self.write("reconciler.yaml", {"topics": "topics/", "clusters": {"test": cluster}})
+
+    def write(self, rel: str, data: Any) -> Path:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(data if isinstance(data, str) else yaml.safe_dump(data, sort_keys=False))
+        return path
+
+    def topics(self, *topics: dict[str, Any], file: str = "topics/main.yaml") -> None:
+        self.write(file, {"topics": list(topics)})
+
+    def run(self, *args: str, timeout: float = 120) -> Result:
+        env = {**os.environ, "KAFKA_BOOTSTRAP": self.bootstrap, "NO_COLOR": "1"}
+        proc = subprocess.run(
+            [*RECONCILER, "--repo", str(self.root), *args],
+            capture_output=True, text=True, env=env, timeout=timeout, check=False,
+        )  # fmt: skip
+        assert "Traceback" not in proc.stderr, proc.stderr
+        return Result(proc.returncode, proc.stdout, proc.stderr)
