@@ -35,6 +35,7 @@ class Diagnostic:
     message: str  # says what is wrong and what to do
     location: Location | None = None
     topic: str | None = None
+    broker: int | None = None  # the broker concerned (per-broker limits)
 
     def __str__(self) -> str:
         where = f"{self.location}: " if self.location else ""

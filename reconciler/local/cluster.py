@@ -36,6 +36,7 @@ from reconciler.local.distribution import Distribution
 from reconciler.local.toolchain import find_java
 
 STARTED_LINE = "Kafka Server started"
+JVM_OPTS_ENV = "RECONCILER_KAFKA_JVM_OPTS"
 STATE_FILE = "state.json"
 JVM_OPTS = (
     "-Xms256m", "-Xmx512m", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
@@ -218,8 +219,11 @@ def _properties(cluster: LocalCluster, node: Node) -> str:
 
 
 def _java(java: str, dist: Distribution, node_dir: Path, *args: str) -> list[str]:
+    # Appended, so they win over JVM_OPTS: e.g. "-Xmx2g" for clusters of 10,000+ partitions,
+    # which thrash in full GCs within 512 MiB.
+    extra = os.environ.get(JVM_OPTS_ENV, "").split()
     return [
-        java, *JVM_OPTS,
+        java, *JVM_OPTS, *extra,
         f"-Dkafka.logs.dir={node_dir}",
         f"-Dlog4j2.configurationFile={node_dir / 'log4j2.properties'}",
         "-cp", dist.classpath, *args,

@@ -3,7 +3,9 @@
 diff.py       what changes, per topic, with diagnostics and unmanaged topics
 placement.py  rack-aware replica targets for replication-factor changes
 hazards.py    consequences a reviewer must see (key reorder, retention, cleanup, delete)
-rules.py      the diagnostic rules (P1xx) diff reports
+limits.py     KIP-578 partition limits: per-broker load before and after, feasibility
+policies.py   the cluster's policies (min RF, partitions per topic, name pattern, ...)
+rules.py      the diagnostic rules (P1xx) and their configurable severities
 order.py      execution order: phase, dependency DAG, name
 plan.py       the Plan value and make_plan
 json_plan.py  the versioned JSON form (schemas/plan.schema.json)

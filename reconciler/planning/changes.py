@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
 
+from reconciler.diagnostics import Severity
+
 Assignments = tuple[tuple[int, ...], ...]  # replica broker ids per partition, leader first
 
 
@@ -106,10 +108,21 @@ class Action(Enum):
 
 @dataclass(frozen=True, slots=True)
 class Hazard:
-    """A consequence a reviewer must see (and, at apply, acknowledge): a stable code and why."""
+    """A consequence a reviewer must see (and, at apply, acknowledge): a stable code and why.
+
+    `severity` ERROR: apply refuses the change unless `acknowledged` (the topic's spec lists the
+    code under `acknowledge:`, or for a --prune delete the flag itself); WARNING: shown only.
+    """
 
     code: str  # key_reorder, retention_decrease, cleanup_policy_change, delete
     message: str
+    acknowledged: bool = False
+    severity: Severity = Severity.ERROR
+
+    @property
+    def blocks_apply(self) -> bool:
+        """Apply must refuse the plan while this hazard stands."""
+        return self.severity is Severity.ERROR and not self.acknowledged
 
 
 @dataclass(frozen=True, slots=True)

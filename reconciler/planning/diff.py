@@ -7,7 +7,8 @@ A pure function of frozen values. Steps:
 2. For each spec, by name: create it, update it (config, partition increase, replication
    factor as a reassignment) or, for a tombstone, delete it if the policy allows.
 3. List unmanaged topics (on the cluster, named by no spec); with `prune`, delete them too.
-4. Refuse more deletes than `policy.max_deletes`.
+
+Policies (max_deletes among them), limits and hazard acknowledgment come after, in make_plan.
 
 A problem becomes a diagnostic and the change it blocks is left out, so a plan never shows a
 change apply would not make; the plan's other changes are still computed, so one run reports
@@ -74,7 +75,6 @@ def diff(
     )
     if prune:
         run.prune(unmanaged)
-    run.check_max_deletes()
     return tuple(run.changes), tuple(run.diagnostics), unmanaged
 
 
@@ -426,18 +426,6 @@ class _Diff:
         self.changes.append(
             TopicChange(name, Action.DELETE, (change,), hazards.delete(change), depends_on)
         )
-
-    def check_max_deletes(self) -> None:
-        deletes = sorted(c.topic for c in self.changes if c.action is Action.DELETE)
-        if len(deletes) > self.policy.max_deletes:
-            self.diagnostics.append(
-                rules.MAX_DELETES(
-                    f"the plan deletes {len(deletes)} topics ({', '.join(deletes)}) but this "
-                    f"cluster's policy allows at most {self.policy.max_deletes} per plan; "
-                    "spread the deletes over several reviewed changes (fewer tombstones each, "
-                    "or no --prune), or raise policy.max_deletes"
-                )
-            )
 
 
 def _canonical(key: str, value: str) -> str:

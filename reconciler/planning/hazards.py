@@ -1,15 +1,34 @@
 """Hazards: consequences of a change that a reviewer must see before it is applied.
 
-Shown in every plan format; refusing them at apply unless acknowledged (`acknowledge:` in the
-spec) is the apply step's business. Each function looks at one planned change and returns the
-hazards it carries; messages name the numbers and how to acknowledge.
+Two steps. While diffing, each function here looks at one planned change and returns the
+hazards it carries, its message naming the numbers. Then `review` (a pure step of make_plan)
+settles each hazard against the reviewed specs and the cluster's policy:
+
+- acknowledged: the topic's spec lists the code under `acknowledge:`, so the acknowledgment is
+  part of the reviewed pull request; a `--prune` delete (no spec names the topic) is
+  acknowledged by the flag itself;
+- severity, from `policy.severity` (rules.HAZARD_LEVELS): error (apply refuses the change
+  unless acknowledged), warning (shown, never blocks) or off (dropped from the plan);
+- the message gains a tail saying which of these holds and what to do.
+
+Refusing is apply's business: `Plan.unacknowledged_hazards` lists what it must refuse.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
-from reconciler.planning.changes import ConfigChange, DeleteTopic, Hazard, IncreasePartitions
+from reconciler.diagnostics import Severity
+from reconciler.planning import rules
+from reconciler.planning.changes import (
+    ConfigChange,
+    DeleteTopic,
+    Hazard,
+    IncreasePartitions,
+    TopicChange,
+)
+from reconciler.spec.model import DesiredState, Policy
 from reconciler.spec.units import format_duration_ms, format_size_bytes
 
 KEY_REORDER = "key_reorder"
@@ -22,10 +41,6 @@ HAZARD_CODES = (KEY_REORDER, RETENTION_DECREASE, CLEANUP_POLICY_CHANGE, DELETE)
 _RETENTION_KEYS = ("retention.ms", "retention.bytes")
 
 
-def _acknowledge(code: str) -> str:
-    return f"acknowledge it with `acknowledge: [{code}]` in the topic's spec"
-
-
 def key_reorder(change: IncreasePartitions, keyed: bool) -> tuple[Hazard, ...]:
     if not keyed:
         return ()
@@ -34,8 +49,7 @@ def key_reorder(change: IncreasePartitions, keyed: bool) -> tuple[Hazard, ...]:
             KEY_REORDER,
             f"{change.topic} is keyed: going from {change.current} to {change.desired} "
             "partitions maps keys to different partitions, so records of one key written before "
-            "and after the change can be consumed out of order; "
-            f"{_acknowledge(KEY_REORDER)} once consumers tolerate it",
+            "and after the change can be consumed out of order",
         ),
     )
 
@@ -58,7 +72,7 @@ def config_hazards(entries: tuple[ConfigChange, ...]) -> tuple[Hazard, ...]:
                     RETENTION_DECREASE,
                     f"{entry.key} drops from {_shown(entry.key, before)} to "
                     f"{_shown(entry.key, after)}: data older or larger than the new limit "
-                    f"becomes eligible for deletion at once; {_acknowledge(RETENTION_DECREASE)}",
+                    "becomes eligible for deletion at once",
                 )
             )
         if entry.key == "cleanup.policy" and before != after:
@@ -67,23 +81,61 @@ def config_hazards(entries: tuple[ConfigChange, ...]) -> tuple[Hazard, ...]:
                     CLEANUP_POLICY_CHANGE,
                     f"cleanup.policy changes from '{before}' to '{after}': compaction keeps only "
                     "the latest record per key and delete drops old segments, so consumers "
-                    "relying on either behaviour break; "
-                    f"{_acknowledge(CLEANUP_POLICY_CHANGE)}",
+                    "relying on either behaviour break",
                 )
             )
     return tuple(hazards)
 
 
 def delete(change: DeleteTopic) -> tuple[Hazard, ...]:
+    unmanaged = " (unmanaged, --prune)" if change.reason == "prune" else ""
     return (
         Hazard(
             DELETE,
-            f"deleting {change.topic} destroys its {change.partitions} partition(s) and every "
-            f"record in them; {_acknowledge(DELETE)}"
-            if change.reason == "tombstone"
-            else f"deleting {change.topic} (unmanaged, --prune) destroys its "
-            f"{change.partitions} partition(s) and every record in them",
+            f"deleting {change.topic}{unmanaged} destroys its {change.partitions} partition(s) "
+            "and every record in them",
+            acknowledged=change.reason == "prune",
         ),
+    )
+
+
+def review(
+    changes: tuple[TopicChange, ...], desired: DesiredState, policy: Policy
+) -> tuple[TopicChange, ...]:
+    """The changes with each hazard acknowledged or not, at its configured severity."""
+    reviewed = []
+    for topic_change in changes:
+        spec = desired.topics.get(topic_change.topic)
+        acknowledged = set(spec.acknowledge) if spec is not None else set()
+        settled = []
+        for hazard in topic_change.hazards:
+            severity = rules.severity(policy, hazard.code)
+            if severity is None:
+                continue
+            by_spec = hazard.code in acknowledged
+            settled.append(
+                dataclasses.replace(
+                    hazard,
+                    message=f"{hazard.message}; {_tail(hazard, by_spec, severity)}",
+                    acknowledged=hazard.acknowledged or by_spec,
+                    severity=severity,
+                )
+            )
+        reviewed.append(dataclasses.replace(topic_change, hazards=tuple(settled)))
+    return tuple(reviewed)
+
+
+def _tail(hazard: Hazard, by_spec: bool, severity: Severity) -> str:
+    code = hazard.code
+    if by_spec:
+        return f"acknowledged by `acknowledge: [{code}]` in the topic's spec"
+    if hazard.acknowledged:
+        return "acknowledged by --prune (no spec names the topic)"
+    if severity is Severity.WARNING:
+        return f"not blocking: policy.severity makes {code} a warning on this cluster"
+    return (
+        f"apply refuses it until the topic's spec acknowledges it with `acknowledge: [{code}]` "
+        "in the reviewed change"
     )
 
 

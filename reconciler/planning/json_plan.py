@@ -4,6 +4,8 @@
 `partitions`, `replication_factor`, `config`, `assignments` and `reassignment` appear when the
 topic's changes set them, so an update shows only what moves. Derived fields (`applyable`,
 `summary`) are written for readers and recomputed, not trusted, when a plan is read back.
+`broker_load` appears when the cluster sets limits.max_broker_partitions; a diagnostic's
+`broker` when it concerns one broker.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from reconciler.planning.changes import (
     ReassignReplicas,
     TopicChange,
 )
+from reconciler.planning.limits import BrokerLoad
 from reconciler.planning.plan import Plan
 
 FORMAT_VERSION = 1
@@ -33,7 +36,7 @@ Json = dict[str, Any]
 
 def to_json(plan: Plan) -> Json:
     summary = plan.summary
-    return {
+    data: Json = {
         "format_version": FORMAT_VERSION,
         "cluster": plan.cluster,
         "based_on": plan.based_on,
@@ -49,6 +52,9 @@ def to_json(plan: Plan) -> Json:
         "diagnostics": [_diagnostic(d) for d in plan.diagnostics],
         "unmanaged": list(plan.unmanaged),
     }
+    if plan.broker_load:
+        data["broker_load"] = [_broker_load(row) for row in plan.broker_load]
+    return data
 
 
 def from_json(data: Json) -> Plan:
@@ -70,6 +76,7 @@ def from_json(data: Json) -> Plan:
             changes=tuple(_read_topic_change(c) for c in data["changes"]),
             diagnostics=tuple(_read_diagnostic(d) for d in data["diagnostics"]),
             unmanaged=tuple(data["unmanaged"]),
+            broker_load=tuple(_read_broker_load(row) for row in data.get("broker_load", ())),
         )
     except (KeyError, TypeError) as error:
         raise ValueError(f"not a valid plan: missing or malformed field {error}") from error
@@ -100,7 +107,7 @@ def _topic_change(topic_change: TopicChange) -> Json:
     entry: Json = {"topic": topic_change.topic, "action": topic_change.action.word}
     for change in topic_change.changes:
         entry.update(_change_fields(change))
-    entry["hazards"] = [{"code": h.code, "message": h.message} for h in topic_change.hazards]
+    entry["hazards"] = [_hazard(h) for h in topic_change.hazards]
     entry["depends_on"] = list(topic_change.depends_on)
     return entry
 
@@ -139,6 +146,25 @@ def _change_fields(change: Change) -> Json:
             assert_never(change)
 
 
+def _hazard(hazard: Hazard) -> Json:
+    return {
+        "code": hazard.code,
+        "message": hazard.message,
+        "acknowledged": hazard.acknowledged,
+        "severity": hazard.severity.value,
+    }
+
+
+def _broker_load(row: BrokerLoad) -> Json:
+    return {
+        "broker": row.broker,
+        "rack": row.rack,
+        "current": row.current,
+        "desired": row.desired,
+        "limit": row.limit,
+    }
+
+
 def _diagnostic(d: Diagnostic) -> Json:
     out: Json = {
         "severity": d.severity.value,
@@ -147,6 +173,8 @@ def _diagnostic(d: Diagnostic) -> Json:
         "topic": d.topic,
         "message": d.message,
     }
+    if d.broker is not None:
+        out["broker"] = d.broker
     if d.location is not None:
         out |= {"file": d.location.file, "line": d.location.line, "column": d.location.column}
     return out
@@ -163,7 +191,7 @@ def _read_topic_change(entry: Json) -> TopicChange:
     topic = entry["topic"]
     action = Action[entry["action"].upper()]
     depends_on = tuple(entry.get("depends_on", ()))
-    hazards = tuple(Hazard(h["code"], h["message"]) for h in entry.get("hazards", ()))
+    hazards = tuple(_read_hazard(h) for h in entry.get("hazards", ()))
     changes: list[Change] = []
     match action:
         case Action.CREATE:
@@ -219,6 +247,21 @@ def _read_topic_change(entry: Json) -> TopicChange:
     return TopicChange(topic, action, tuple(changes), hazards, depends_on)
 
 
+def _read_hazard(entry: Json) -> Hazard:
+    return Hazard(
+        entry["code"],
+        entry["message"],
+        acknowledged=bool(entry.get("acknowledged", False)),
+        severity=Severity(entry.get("severity", Severity.ERROR.value)),
+    )
+
+
+def _read_broker_load(entry: Json) -> BrokerLoad:
+    return BrokerLoad(
+        entry["broker"], entry["rack"], entry["current"], entry["desired"], entry["limit"]
+    )
+
+
 def _read_diagnostic(entry: Json) -> Diagnostic:
     location = None
     if "file" in entry:
@@ -230,4 +273,5 @@ def _read_diagnostic(entry: Json) -> Diagnostic:
         message=entry["message"],
         location=location,
         topic=entry.get("topic"),
+        broker=entry.get("broker"),
     )

@@ -1,8 +1,18 @@
 """The plan: one value holding everything `reconciler plan` shows and `apply` executes.
 
-`make_plan` runs the pure steps in order: diff (changes, diagnostics, unmanaged topics), then
-order (phase, dependency DAG, name). Renderers and the JSON form read a `Plan`; nothing else
-computes from the specs or the cluster state after this point.
+`make_plan` runs the pure steps in order:
+
+1. diff: changes, diagnostics, unmanaged topics (diff.py);
+2. hazards: acknowledged or not, at their configured severity (hazards.review);
+3. order: phase, dependency DAG, name (order.py);
+4. limits: KIP-578 per-broker and cluster-wide counts over the whole plan (limits.py);
+5. policies: min replication factor, partitions per topic, names, min.insync.replicas
+   headroom, deletes per plan (policies.py).
+
+Renderers and the JSON form read a `Plan`; nothing else computes from the specs or the cluster
+state after this point. A plan with an error diagnostic is not applyable; a hazard that is not
+acknowledged leaves the plan applyable as a plan, and apply refuses it
+(`Plan.unacknowledged_hazards`).
 """
 
 from __future__ import annotations
@@ -11,9 +21,12 @@ from dataclasses import dataclass
 
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Severity, sort_key
-from reconciler.planning.changes import Action, TopicChange
+from reconciler.planning import hazards
+from reconciler.planning.changes import Action, Hazard, TopicChange
 from reconciler.planning.diff import diff
+from reconciler.planning.limits import BrokerLoad, check_limits
 from reconciler.planning.order import order
+from reconciler.planning.policies import check_policies
 from reconciler.spec.model import ClusterConfig, DesiredState
 
 
@@ -33,11 +46,26 @@ class Plan:
     changes: tuple[TopicChange, ...]  # in execution order
     diagnostics: tuple[Diagnostic, ...] = ()  # sorted: place, then code
     unmanaged: tuple[str, ...] = ()  # sorted: topics no spec mentions (internal/ignored left out)
+    # Replicas per broker now and after the plan, by broker id; only when the cluster sets
+    # limits.max_broker_partitions
+    broker_load: tuple[BrokerLoad, ...] = ()
 
     @property
     def applyable(self) -> bool:
         """No error diagnostics. An empty plan is applyable: applying it does nothing."""
         return not any(d.is_error for d in self.diagnostics)
+
+    @property
+    def unacknowledged_hazards(self) -> tuple[tuple[str, Hazard], ...]:
+        """(topic, hazard) for each error-severity hazard the specs do not acknowledge, in
+        execution order: apply refuses the plan while any is left."""
+        return tuple((c.topic, h) for c in self.changes for h in c.hazards if h.blocks_apply)
+
+    @property
+    def load_near_limit(self) -> bool:
+        """Some broker ends at or above 80% of limits.max_broker_partitions: the text and
+        Markdown plans then show the load table."""
+        return any(row.near_limit for row in self.broker_load)
 
     @property
     def summary(self) -> Summary:
@@ -65,11 +93,16 @@ def make_plan(
     prune: bool = False,
 ) -> Plan:
     """The plan for `cluster`; `based_on` is the state's fingerprint, computed by the caller."""
-    changes, diagnostics, unmanaged = diff(desired, state, cluster.policy, prune=prune)
+    policy = cluster.policy
+    changes, diagnostics, unmanaged = diff(desired, state, policy, prune=prune)
+    ordered = order(hazards.review(changes, desired, policy))
+    broker_load, over_limits = check_limits(ordered, state, desired, cluster.limits, policy)
+    found = (*diagnostics, *over_limits, *check_policies(ordered, desired, state, policy))
     return Plan(
         cluster=cluster.name,
         based_on=based_on,
-        changes=order(changes),
-        diagnostics=tuple(sorted(diagnostics, key=diagnostic_order)),
+        changes=ordered,
+        diagnostics=tuple(sorted(found, key=diagnostic_order)),
         unmanaged=unmanaged,
+        broker_load=broker_load,
     )

@@ -1,27 +1,43 @@
-"""The plan's diagnostic rules: a stable code and snake_case name for each problem diff finds.
+"""The plan's diagnostic rules: a stable code and snake_case name for each problem planning finds.
 
-Codes P1xx belong to the planner (docs/plan.md lists them with what to do). A rule builds its
-`Diagnostic`; the message is the caller's, because only the caller knows the topic and numbers
-that make it actionable.
+Codes P1xx belong to the planner (docs/rules.md explains each with an example). A rule builds
+its `Diagnostic`; the message is the caller's, because only the caller knows the topic and
+numbers that make it actionable.
+
+Some rules are configurable: `policy.severity` in reconciler.yaml sets each to `error`,
+`warning` or `off` by name (CONFIGURABLE lists the names and their defaults: the KIP-578 limits,
+the policies and the hazards). `level()` resolves what one cluster's policy says.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from reconciler.diagnostics import Diagnostic, Location, Severity
+from reconciler.spec.model import Policy
+
+Level = Literal["error", "warning", "off"]
 
 
 @dataclass(frozen=True, slots=True)
 class Rule:
     code: str
     name: str
-    severity: Severity
+    severity: Severity  # the default; a configurable rule's call may override it
 
     def __call__(
-        self, message: str, *, topic: str | None = None, location: Location | None = None
+        self,
+        message: str,
+        *,
+        topic: str | None = None,
+        location: Location | None = None,
+        broker: int | None = None,
+        severity: Severity | None = None,
     ) -> Diagnostic:
-        return Diagnostic(self.severity, self.code, self.name, message, location, topic)
+        return Diagnostic(
+            severity or self.severity, self.code, self.name, message, location, topic, broker
+        )
 
 
 _ERROR, _WARNING = Severity.ERROR, Severity.WARNING
@@ -36,6 +52,14 @@ DELETE_NOT_ALLOWED = Rule("P107", "delete_not_allowed", _ERROR)
 MAX_DELETES = Rule("P108", "max_deletes", _ERROR)
 IGNORED_TOPIC = Rule("P109", "ignored_topic", _WARNING)
 INVALID_IGNORE_PATTERN = Rule("P110", "invalid_ignore_pattern", _ERROR)
+# KIP-578 limits (limits.py)
+MAX_BROKER_PARTITIONS = Rule("P111", "max_broker_partitions", _ERROR)
+MAX_PARTITIONS = Rule("P112", "max_partitions", _ERROR)
+# Policies (policies.py)
+MIN_REPLICATION_FACTOR = Rule("P113", "min_replication_factor", _ERROR)
+MAX_PARTITIONS_PER_TOPIC = Rule("P114", "max_partitions_per_topic", _ERROR)
+NAME_PATTERN = Rule("P115", "name_pattern", _ERROR)
+MIN_INSYNC_REPLICAS_HEADROOM = Rule("P116", "min_insync_replicas_headroom", _WARNING)
 
 RULES: tuple[Rule, ...] = (
     PARTITION_DECREASE,
@@ -48,4 +72,55 @@ RULES: tuple[Rule, ...] = (
     MAX_DELETES,
     IGNORED_TOPIC,
     INVALID_IGNORE_PATTERN,
+    MAX_BROKER_PARTITIONS,
+    MAX_PARTITIONS,
+    MIN_REPLICATION_FACTOR,
+    MAX_PARTITIONS_PER_TOPIC,
+    NAME_PATTERN,
+    MIN_INSYNC_REPLICAS_HEADROOM,
 )
+
+# Hazard codes (hazards.py): error = apply refuses the change unless the topic's spec
+# acknowledges it; warning = shown, never blocks; off = not shown.
+HAZARD_LEVELS: dict[str, Level] = {
+    "key_reorder": "error",
+    "retention_decrease": "error",
+    "cleanup_policy_change": "error",
+    "delete": "error",
+}
+
+# Every name `policy.severity` accepts, with its default level.
+CONFIGURABLE: dict[str, Level] = {
+    MAX_BROKER_PARTITIONS.name: "error",
+    MAX_PARTITIONS.name: "error",
+    MIN_REPLICATION_FACTOR.name: "error",
+    MAX_PARTITIONS_PER_TOPIC.name: "error",
+    NAME_PATTERN.name: "error",
+    MIN_INSYNC_REPLICAS_HEADROOM.name: "warning",
+    MAX_DELETES.name: "error",
+    **HAZARD_LEVELS,
+}
+
+
+def level(policy: Policy, name: str) -> Level:
+    """The level `name` has on a cluster: its `policy.severity` entry, else the default."""
+    match dict(policy.severity).get(name):
+        case "error":
+            return "error"
+        case "warning":
+            return "warning"
+        case "off":
+            return "off"
+        case _:
+            return CONFIGURABLE[name]
+
+
+def severity(policy: Policy, name: str) -> Severity | None:
+    """The severity a configurable rule's diagnostics get; None when it is off."""
+    match level(policy, name):
+        case "error":
+            return Severity.ERROR
+        case "warning":
+            return Severity.WARNING
+        case _:
+            return None

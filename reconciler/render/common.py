@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from reconciler.planning.changes import Assignments, ReassignReplicas
+from reconciler.planning.changes import Assignments, Hazard, ReassignReplicas
+from reconciler.planning.limits import BrokerLoad
 from reconciler.planning.plan import Plan
 
 # Per-partition lines shown for one reassignment or partition increase; the rest are counted.
@@ -50,4 +51,47 @@ def summary_line(plan: Plan) -> str:
     return (
         f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete. "
         f"{_plural(s.errors, 'error')}, {_plural(s.warnings, 'warning')}."
+    )
+
+
+def hazard_status(hazard: Hazard) -> str:
+    """ "acknowledged", "needs acknowledgment" (apply refuses it) or "warning"."""
+    if hazard.acknowledged:
+        return "acknowledged"
+    return "needs acknowledgment" if hazard.blocks_apply else "warning"
+
+
+def unacknowledged_line(plan: Plan) -> str | None:
+    """The sentence under the summary when apply would refuse the plan's hazards."""
+    pending = plan.unacknowledged_hazards
+    if not pending:
+        return None
+    topics = sorted({topic for topic, _ in pending})
+    verb = "needs" if len(pending) == 1 else "need"
+    return (
+        f"{_plural(len(pending), 'hazard')} {verb} acknowledgment ({', '.join(topics)}): "
+        "apply refuses the plan until each topic's spec lists the hazard under `acknowledge:`."
+    )
+
+
+LOAD_HEADER = ("broker", "rack", "current", "desired", "limit", "%")
+
+
+def load_title(plan: Plan) -> str:
+    limit = plan.broker_load[0].limit
+    return (
+        f"Broker load (partition replicas; limits.max_broker_partitions {limit}; new partitions "
+        "counted on the least-loaded brokers)"
+    )
+
+
+def load_cells(row: BrokerLoad) -> tuple[str, str, str, str, str, str]:
+    over = " over" if row.desired > row.limit else ""
+    return (
+        str(row.broker),
+        row.rack or "-",
+        str(row.current),
+        str(row.desired),
+        str(row.limit),
+        f"{row.percent}%{over}",
     )

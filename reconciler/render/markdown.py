@@ -48,6 +48,14 @@ def render_markdown(plan: Plan) -> str:
         lines.append("| --- | --- | --- | --- | --- | --- |")
         lines.extend(_diagnostic(d) for d in plan.diagnostics)
         lines.append("")
+    if plan.load_near_limit:
+        lines += [f"### {common.load_title(plan)}", ""]
+        lines += [
+            "| " + " | ".join(common.LOAD_HEADER) + " |",
+            "| ---: | --- | ---: | ---: | ---: | ---: |",
+        ]
+        lines.extend("| " + " | ".join(common.load_cells(r)) + " |" for r in plan.broker_load)
+        lines.append("")
     if plan.changes:
         lines += ["### Changes, in execution order", ""]
         collapse = len(plan.changes) > COLLAPSE_ABOVE
@@ -61,6 +69,9 @@ def render_markdown(plan: Plan) -> str:
         lines.append(common.NO_CHANGES)
     else:
         lines.append(f"**{common.summary_line(plan)}**")
+    pending = common.unacknowledged_line(plan)
+    if pending is not None:
+        lines += ["", f"**{_cell(pending)}**"]
     return "\n".join(lines)
 
 
@@ -97,7 +108,8 @@ def _topic(topic_change: TopicChange, collapse: bool) -> list[str]:
     if topic_change.depends_on:
         body += [f"Depends on: {', '.join(_code(t) for t in topic_change.depends_on)}", ""]
     for hazard in topic_change.hazards:
-        body += [f"> **Hazard** `{hazard.code}`: {_cell(hazard.message)}", ""]
+        status = common.hazard_status(hazard)
+        body += [f"> **Hazard** `{hazard.code}` ({status}): {_cell(hazard.message)}", ""]
     if collapse:
         summary = f"{action.value} {action.word} <code>{topic_change.topic}</code>"
         return ["<details>", f"<summary>{summary}</summary>", "", *body, "</details>", ""]

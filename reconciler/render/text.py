@@ -36,6 +36,9 @@ def render_text(plan: Plan, *, color: bool = False) -> str:
         lines.append(paint.bold("Diagnostics:"))
         lines.extend("  " + _diagnostic(d, paint) for d in plan.diagnostics)
         lines.append("")
+    if plan.load_near_limit:
+        lines.extend(_load_table(plan, paint))
+        lines.append("")
     if plan.changes:
         lines.append(paint.bold("Changes, in execution order:"))
         lines.append("")
@@ -50,6 +53,9 @@ def render_text(plan: Plan, *, color: bool = False) -> str:
         lines.append(paint.style(common.NO_CHANGES, fg="green"))
     else:
         lines.append(paint.bold(common.summary_line(plan)))
+    pending = common.unacknowledged_line(plan)
+    if pending is not None:
+        lines.append(paint.style(pending, fg="magenta", bold=True))
     return "\n".join(lines)
 
 
@@ -89,7 +95,22 @@ def _topic(topic_change: TopicChange, paint: _Painter) -> list[str]:
         lines.append(f"{_INDENT}depends_on: {', '.join(topic_change.depends_on)}")
     for hazard in topic_change.hazards:
         marker = paint.style(f"! hazard {hazard.code}", fg="magenta", bold=True)
-        lines.append(f"{_INDENT}{marker}: {hazard.message}")
+        lines.append(f"{_INDENT}{marker} ({common.hazard_status(hazard)}): {hazard.message}")
+    return lines
+
+
+def _load_table(plan: Plan, paint: _Painter) -> list[str]:
+    rows = [common.LOAD_HEADER, *(common.load_cells(r) for r in plan.broker_load)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(common.LOAD_HEADER))]
+    lines = [paint.bold(common.load_title(plan) + ":")]
+    for index, row in enumerate(rows):
+        cells = [
+            cell.ljust(width) if column == 1 else cell.rjust(width)
+            for column, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ]
+        line = "  " + "  ".join(cells).rstrip()
+        over = index > 0 and plan.broker_load[index - 1].desired > plan.broker_load[index - 1].limit
+        lines.append(paint.style(line, fg="red") if over else line)
     return lines
 
 

@@ -260,7 +260,21 @@ def _policy(doc: YamlDocument, path: JsonPath, raw: object, found: list[Diagnost
         max_partitions_per_topic=_count(raw.get("max_partitions_per_topic"), 1),
         name_pattern=pattern if isinstance(pattern, str) else None,
         ignore=ignore,
+        severity=_severity(raw.get("severity")),
     )
+
+
+def _severity(raw: object) -> tuple[tuple[str, str], ...]:
+    """`policy.severity` as sorted (name, level) pairs; unknown names and levels are left to the
+    schema's error. An unquoted `off` is YAML 1.1's false, so false means off too."""
+    if not isinstance(raw, dict):
+        return ()
+    levels = []
+    for name, value in raw.items():
+        level = "off" if value is False else value
+        if isinstance(name, str) and level in ("error", "warning", "off"):
+            levels.append((name, level))
+    return tuple(sorted(levels))
 
 
 def _compiles(pattern: str, at: Location, found: list[Diagnostic]) -> bool:

@@ -48,6 +48,6 @@ def test_reading_10_or_2000_topics_costs_the_same_round_trips(
 
     print(f"round trips reading 10 topics: {small}; 2,000 topics: {large}")
     assert small == large
-    assert small["DESCRIBE_CONFIGS"] == 1  # every topic and the broker defaults in one request
+    assert small["DESCRIBE_CONFIGS"] == 2  # all topics in one request, broker defaults in one
     assert small["LIST_PARTITION_REASSIGNMENTS"] == 1
     assert sum(small.values()) <= 16  # measured: 13 (7 of them METADATA, 4 API_VERSIONS)

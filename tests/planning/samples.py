@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from reconciler.cluster.state import Reassignment
 from reconciler.planning.plan import Plan, make_plan
-from reconciler.spec.model import ClusterConfig, Policy
+from reconciler.spec.model import ClusterConfig, Limits, Policy
 from reconciler.spec.model import TopicState as SpecState
 from tests.planning.factories import cluster, desired, spec, spread, topic
 
@@ -73,7 +73,7 @@ def kitchen_sink() -> Plan:
         spec("payments.cache.v1", line=38, config={"cleanup.policy": "compact"}),
         spec("payments.moving.v1", line=42, replication_factor=3),
         spec("payments.shrinking", line=46, partitions=1),
-        spec("payments.legacy", line=50, state=SpecState.ABSENT),
+        spec("payments.legacy", line=50, state=SpecState.ABSENT, acknowledge=["delete"]),
         spec("payments.protected", line=53, state=SpecState.ABSENT, protect=True),
         spec("orders.archive", line=57, partitions=1),
         spec("payments.misplaced.v1", line=60, assignments=[[1, 7]]),
@@ -110,3 +110,20 @@ def no_changes() -> Plan:
 def many_creates(count: int) -> Plan:
     specs = desired(*(spec(f"bulk.topic-{i:02d}", partitions=1) for i in range(count)))
     return make_plan(specs, cluster(), ClusterConfig("local", "127.0.0.1:9092"), FINGERPRINT)
+
+
+def over_limits() -> Plan:
+    """Brokers 1..3 host 8, 6 and 4 replicas against max_broker_partitions 10: a manual
+    assignment pushes broker 1 over, a create at replication factor 3 cannot fit, and the new
+    partitions take the cluster past max_partitions."""
+    state = cluster(
+        topic("team.a", [[1, 2], [1, 2], [1, 3], [1, 3], [1], [1], [2], [2]]),
+        topic("__consumer_offsets", [[2], [2], [3], [3]], internal=True),
+    )
+    specs = desired(
+        spec("team.placed", line=3, assignments=[[1, 2], [1, 3], [1, 2], [1, 3], [1, 2]]),
+        spec("team.wide", line=8, partitions=4, replication_factor=3),
+    )
+    limits = Limits(max_broker_partitions=10, max_partitions=18)
+    config = ClusterConfig("prod", "kafka-1:9092", limits=limits)
+    return make_plan(specs, state, config, FINGERPRINT)

@@ -314,14 +314,6 @@ CASES: dict[str, Case] = {
         policy=Policy(allow_delete=False),
         prune=True,
     ),
-    "more deletes than max_deletes": Case(
-        cluster(t3("a.gone"), t3("b.gone"), t3("c.gone")),
-        tuple(spec(n, state=SpecState.ABSENT) for n in ("a.gone", "b.gone", "c.gone")),
-        tuple(DeleteTopic(n, 3, "tombstone") for n in ("a.gone", "b.gone", "c.gone")),
-        diagnostics=(("max_deletes", None),),
-        hazards=(("a.gone", "delete"), ("b.gone", "delete"), ("c.gone", "delete")),
-        policy=Policy(allow_delete=True, max_deletes=2),
-    ),
     # --- out of reach -------------------------------------------------------------------------
     "a spec for an ignored topic has no effect and says so": Case(
         cluster(t3("_schemas")),
@@ -405,6 +397,8 @@ def test_rule_codes_and_names_are_unique_and_stable() -> None:
         "reassignment_in_progress",
         "delete_protected",
         "max_deletes",
+        "max_broker_partitions",
+        "max_partitions",
         "unknown_broker",
         "topic_collision",
         "delete_not_allowed",

@@ -29,7 +29,7 @@ def test_kitchen_sink_round_trips_and_validates() -> None:
     data = checked_json(samples.kitchen_sink())
     assert data["format_version"] == 1
     assert data["applyable"] is False
-    assert data["summary"] == {"create": 3, "update": 4, "delete": 3, "errors": 7, "warnings": 1}
+    assert data["summary"] == {"create": 3, "update": 4, "delete": 3, "errors": 7, "warnings": 2}
     assert data["unmanaged"] == ["legacy.stray", "orders_archive"]
     rules = {d["rule"] for d in data["diagnostics"]}
     assert {"partition_decrease", "reassignment_in_progress", "delete_protected"} <= rules
@@ -67,7 +67,14 @@ def test_entry_shapes() -> None:
             "topic": "c.d",
             "action": "update",
             "partitions": {"current": 3, "desired": 6},
-            "hazards": [{"code": "key_reorder", "message": "keys move"}],
+            "hazards": [
+                {
+                    "code": "key_reorder",
+                    "message": "keys move",
+                    "acknowledged": False,
+                    "severity": "error",
+                }
+            ],
             "depends_on": [],
         },
         {

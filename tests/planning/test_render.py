@@ -31,6 +31,7 @@ PLANS: dict[str, Callable[[], Plan]] = {
     "kitchen_sink": samples.kitchen_sink,
     "refused": samples.refused,
     "no_changes": samples.no_changes,
+    "over_limits": samples.over_limits,
 }
 RENDERERS: dict[str, Callable[[Plan], str]] = {
     "txt": render_text,
@@ -78,7 +79,8 @@ def test_colour_is_the_only_difference(plan_name: str) -> None:
 def test_text_shape() -> None:
     text = render_text(samples.kitchen_sink())
     lines = text.splitlines()
-    assert lines[-1] == "Plan: 3 to create, 4 to update, 3 to delete. 7 errors, 1 warning."
+    assert lines[-2] == "Plan: 3 to create, 4 to update, 3 to delete. 7 errors, 2 warnings."
+    assert lines[-1].startswith("3 hazards need acknowledgment (payments.cache.v1, ")
     # Diagnostics come before the changes.
     assert text.index("Diagnostics:") < text.index("Changes, in execution order:")
     assert "      - segment.bytes: 536870912 (falls back to 1073741824)" in lines
@@ -86,7 +88,10 @@ def test_text_shape() -> None:
     assert "  + create payments.orders.v1" in lines
     assert "  ~ update payments.ledger.v1" in lines
     assert "  - delete payments.legacy" in lines
-    assert any(line.startswith("      ! hazard key_reorder: ") for line in lines)
+    assert any(
+        line.startswith("      ! hazard key_reorder (needs acknowledgment): ") for line in lines
+    )
+    assert any(line.startswith("      ! hazard delete (acknowledged): ") for line in lines)
 
 
 def test_no_changes_text() -> None:

@@ -3,9 +3,9 @@
     1. DescribeCluster                  brokers, racks, controller, cluster id
     2. Metadata (all topics)            the topic names
     3. Metadata (those names)           partitions, replicas, ISR, leaders, topic ids, internal flag
-    4. DescribeConfigs                  every topic's configs with their sources, and one broker's
-                                        configs (the defaults topics inherit, KIP-464 defaults)
-    5. ListPartitionReassignments       in-progress KIP-455 reassignments (kafka-python)
+    4. DescribeConfigs (all topics)     every topic's configs with their sources
+    5. DescribeConfigs (one broker)     the values topics inherit, KIP-464 defaults
+    6. ListPartitionReassignments       in-progress KIP-455 reassignments (kafka-python)
 
 plus each client's connection set-up (ApiVersions, a bootstrap Metadata). Peer tools send one
 or more requests per topic; tests/cluster/test_round_trips.py counts ours on a real broker.
@@ -33,6 +33,10 @@ from reconciler.cluster.state import (
     Reassignment,
     TopicState,
 )
+
+# ConfigSource by number: one dict lookup instead of an Enum call per config entry (440,000
+# entries for 11,000 topics).
+_SOURCES = {int(source.value): source.name for source in ConfigSource}
 
 
 def read_state(connection: Connection) -> ClusterState:
@@ -87,35 +91,47 @@ def _describe_topics(
 def _describe_configs(
     connection: Connection, admin: AdminClient, names: list[str], broker_id: int | None
 ) -> tuple[dict[str, tuple[tuple[str, ConfigEntry], ...]], dict[str, str]]:
-    """All topics' configs and one broker's, in one DescribeConfigs request.
+    """All topics' configs in one DescribeConfigs request, and one broker's in another.
 
-    librdkafka sends a request holding a BROKER resource to that broker, topics included.
+    Kept apart on purpose: librdkafka sends a request holding a BROKER resource to that very
+    broker, topics included; measured on 11,000 topics, pinning the big request to one broker
+    (here the KRaft controller) made it up to 15 times slower than letting librdkafka choose.
     """
-    resources = [ConfigResource(ResourceType.TOPIC, name) for name in names]
-    if broker_id is not None:
-        resources.append(ConfigResource(ResourceType.BROKER, str(broker_id)))
-    if not resources:
-        return {}, {}
+    topics = {
+        name: tuple(
+            (key, ConfigEntry(e.value, _SOURCES.get(e.source, "UNKNOWN_CONFIG"), e.is_sensitive))
+            for key, e in sorted(entries.items())
+        )
+        for name, entries in _configs(connection, admin, ResourceType.TOPIC, names).items()
+    }
+    if broker_id is None:
+        return topics, {}
+    broker = _configs(connection, admin, ResourceType.BROKER, [str(broker_id)])
+    defaults = {
+        key: e.value
+        for key, e in sorted(broker.get(str(broker_id), {}).items())
+        if e.value is not None
+    }
+    return topics, defaults
+
+
+def _configs(
+    connection: Connection, admin: AdminClient, kind: ResourceType, names: list[str]
+) -> dict[str, dict[str, Any]]:
+    """One DescribeConfigs request for these resources: name -> {key: librdkafka ConfigEntry}."""
+    if not names:
+        return {}
+    resources = [ConfigResource(kind, name) for name in names]
     futures = admin.describe_configs(resources, request_timeout=connection.seconds)
-    topics: dict[str, tuple[tuple[str, ConfigEntry], ...]] = {}
-    broker_defaults: dict[str, str] = {}
+    found: dict[str, dict[str, Any]] = {}
     for resource, future in futures.items():
         try:
-            entries = future.result()
+            found[resource.name] = future.result()
         except KafkaException as exc:
             if _code(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
-                continue
+                continue  # deleted since it was listed: it is not part of the state
             raise connection.error(f"describe the configs of {resource.name} on", exc) from exc
-        if resource.restype == ResourceType.BROKER:
-            broker_defaults = {
-                key: e.value for key, e in sorted(entries.items()) if e.value is not None
-            }
-        else:
-            topics[resource.name] = tuple(
-                (key, ConfigEntry(e.value, ConfigSource(e.source).name, bool(e.is_sensitive)))
-                for key, e in sorted(entries.items())
-            )
-    return topics, broker_defaults
+    return found
 
 
 def _topic_state(

@@ -1,0 +1,275 @@
+"""Policies and hazards: each at error, warning and off, and the JSON plan's rule names."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reconciler.cluster.state import ClusterState
+from reconciler.diagnostics import Severity
+from reconciler.planning import rules
+from reconciler.planning.plan import Plan, make_plan
+from reconciler.spec.model import ClusterConfig, Policy, TopicSpec
+from reconciler.spec.model import TopicState as SpecState
+from reconciler.spec.repo_config import load_repo_config
+from tests.planning.factories import checked_json, cluster, desired, spec, spread, topic
+
+ROOT = Path(__file__).resolve().parents[2]
+LEVELS = ("error", "warning", "off")
+
+
+@dataclass(frozen=True)
+class PolicyCase:
+    state: ClusterState
+    specs: tuple[TopicSpec, ...]
+    policy: Policy
+    topic: str | None  # the topic the diagnostic names
+    default: str = "error"
+    passing: tuple[TopicSpec, ...] = field(default=())  # the same plan made compliant
+
+
+POLICY_CASES: dict[str, PolicyCase] = {
+    "min_replication_factor": PolicyCase(
+        cluster(),
+        (spec("t.thin", partitions=3, replication_factor=1),),
+        Policy(min_replication_factor=2),
+        "t.thin",
+        passing=(spec("t.thin", partitions=3, replication_factor=2),),
+    ),
+    "max_partitions_per_topic": PolicyCase(
+        cluster(),
+        (spec("t.wide", partitions=64),),
+        Policy(max_partitions_per_topic=32),
+        "t.wide",
+        passing=(spec("t.wide", partitions=32),),
+    ),
+    "name_pattern": PolicyCase(
+        cluster(),
+        (spec("Team_Orders"),),
+        Policy(name_pattern=r"^[a-z0-9]+(\.[a-z0-9-]+)+$"),
+        "Team_Orders",
+        passing=(spec("team.orders"),),
+    ),
+    "min_insync_replicas_headroom": PolicyCase(
+        cluster(),
+        (spec("t.strict", replication_factor=2, config={"min.insync.replicas": "2"}),),
+        Policy(),
+        "t.strict",
+        default="warning",
+        passing=(spec("t.strict", replication_factor=3, config={"min.insync.replicas": "2"}),),
+    ),
+    "max_deletes": PolicyCase(
+        cluster(*(topic(f"t.old{i}", spread(1, 2)) for i in range(3))),
+        tuple(spec(f"t.old{i}", state=SpecState.ABSENT) for i in range(3)),
+        Policy(allow_delete=True, max_deletes=2),
+        None,
+        passing=tuple(spec(f"t.old{i}", state=SpecState.ABSENT) for i in range(2)),
+    ),
+}
+
+
+def _plan(state: ClusterState, specs: tuple[TopicSpec, ...], policy: Policy) -> Plan:
+    return make_plan(desired(*specs), state, ClusterConfig("c", "b:9092", policy=policy), "x")
+
+
+def _with_level(policy: Policy, name: str, level: str | None) -> Policy:
+    return Policy(
+        allow_delete=policy.allow_delete,
+        max_deletes=policy.max_deletes,
+        min_replication_factor=policy.min_replication_factor,
+        max_partitions_per_topic=policy.max_partitions_per_topic,
+        name_pattern=policy.name_pattern,
+        severity=((name, level),) if level else (),
+    )
+
+
+@pytest.mark.parametrize("level", [*LEVELS, None])
+@pytest.mark.parametrize("name", POLICY_CASES)
+def test_each_policy_at_each_level(name: str, level: str | None) -> None:
+    case = POLICY_CASES[name]
+    plan = _plan(case.state, case.specs, _with_level(case.policy, name, level))
+    found = [d for d in plan.diagnostics if d.rule == name]
+    effective = level or case.default
+    if effective == "off":
+        assert found == []
+    else:
+        [d] = found
+        rule = next(r for r in rules.RULES if r.name == name)
+        assert (d.code, d.severity.value, d.topic) == (rule.code, effective, case.topic)
+        assert (d.location is not None) == (case.topic is not None)
+        data = checked_json(plan)
+        assert name in {entry["rule"] for entry in data["diagnostics"]}
+    assert plan.applyable is (effective != "error")
+    compliant = _plan(case.state, case.passing, _with_level(case.policy, name, level))
+    assert [d for d in compliant.diagnostics if d.rule == name] == []
+
+
+def test_policies_judge_what_the_plan_changes() -> None:
+    """A topic already below the minimum blocks nothing until the plan touches that part."""
+    state = cluster(topic("t.legacy", spread(3, 1)), topic("Legacy_Name", spread(3, 2)))
+    policy = Policy(min_replication_factor=2, name_pattern=r"^[a-z.]+$", max_partitions_per_topic=2)
+    untouched = _plan(
+        state, (spec("t.legacy", config={"retention.ms": "1000"}), spec("Legacy_Name")), policy
+    )
+    assert untouched.changes and not untouched.diagnostics
+    lowered = _plan(state, (spec("t.legacy", partitions=4),), policy)
+    assert [d.rule for d in lowered.diagnostics] == ["max_partitions_per_topic"]
+
+
+def test_omitted_counts_are_judged_at_the_broker_default() -> None:
+    plan = _plan(cluster(), (spec("t.defaults"),), Policy(min_replication_factor=3))
+    [d] = plan.diagnostics
+    assert "replication factor 2 (the broker's default.replication.factor)" in d.message
+    assert "set replication_factor: 3 or more" in d.message
+
+
+def test_min_insync_replicas_inherited_from_the_broker() -> None:
+    state = cluster(defaults={"min.insync.replicas": "2", "default.replication.factor": "2"})
+    [d] = _plan(state, (spec("t.new", partitions=1),), Policy()).diagnostics
+    assert d.severity is Severity.WARNING
+    assert "min.insync.replicas 2 (inherited from the broker) is not below" in d.message
+    assert "with one broker down, producers using acks=all cannot write" in d.message
+    # A replication-factor change is judged too; RF 1 is min_replication_factor's business.
+    moved = cluster(topic("t.x", spread(2, 3), inherited={"min.insync.replicas": "2"}))
+    [d] = _plan(moved, (spec("t.x", replication_factor=2),), Policy()).diagnostics
+    assert d.rule == "min_insync_replicas_headroom"
+    assert not _plan(cluster(), (spec("t.one", replication_factor=1),), Policy()).diagnostics
+
+
+# --- hazards ----------------------------------------------------------------------------------
+
+HAZARD_CASES: dict[str, tuple[ClusterState, dict[str, Any]]] = {
+    "key_reorder": (cluster(topic("t.h", spread(3, 2))), {"partitions": 6, "keyed": True}),
+    "retention_decrease": (
+        cluster(topic("t.h", spread(3, 2), overrides={"retention.ms": "604800000"})),
+        {"config": {"retention.ms": "86400000"}},
+    ),
+    "cleanup_policy_change": (
+        cluster(topic("t.h", spread(3, 2), inherited={"cleanup.policy": "delete"})),
+        {"config": {"cleanup.policy": "compact"}},
+    ),
+    "delete": (cluster(topic("t.h", spread(3, 2))), {"state": SpecState.ABSENT}),
+}
+
+
+@pytest.mark.parametrize("acknowledged", [False, True])
+@pytest.mark.parametrize("level", [*LEVELS, None])
+@pytest.mark.parametrize("code", HAZARD_CASES)
+def test_each_hazard_at_each_level(code: str, level: str | None, acknowledged: bool) -> None:
+    state, fields = HAZARD_CASES[code]
+    ack: dict[str, Any] = {"acknowledge": [code]} if acknowledged else {}
+    policy = Policy(allow_delete=True, severity=((code, level),) if level else ())
+    plan = _plan(state, (spec("t.h", **fields, **ack),), policy)
+    hazards = [h for c in plan.changes for h in c.hazards]
+    effective = level or "error"
+    assert plan.changes
+    assert plan.applyable  # a hazard never makes the plan itself unapplyable
+    if effective == "off":
+        assert hazards == []
+        assert plan.unacknowledged_hazards == ()
+        return
+    [hazard] = hazards
+    assert (hazard.code, hazard.acknowledged, hazard.severity.value) == (
+        code,
+        acknowledged,
+        effective,
+    )
+    blocks = effective == "error" and not acknowledged
+    assert hazard.blocks_apply is blocks
+    assert plan.unacknowledged_hazards == ((("t.h", hazard),) if blocks else ())
+    if acknowledged:
+        assert f"acknowledged by `acknowledge: [{code}]` in the topic's spec" in hazard.message
+    elif blocks:
+        assert (
+            f"apply refuses it until the topic's spec acknowledges it with `acknowledge: [{code}]`"
+            in (hazard.message)
+        )
+    data = checked_json(plan)
+    [entry] = [h for c in data["changes"] for h in c["hazards"]]
+    assert (entry["code"], entry["acknowledged"], entry["severity"]) == (
+        code,
+        acknowledged,
+        effective,
+    )
+
+
+def test_a_pruned_delete_is_acknowledged_by_the_flag() -> None:
+    state = cluster(topic("t.stray", spread(1, 2)))
+    plan = make_plan(
+        desired(), state, ClusterConfig("c", "b", policy=Policy(allow_delete=True)), "x", prune=True
+    )
+    [hazard] = plan.changes[0].hazards
+    assert hazard.acknowledged and not plan.unacknowledged_hazards
+    assert "acknowledged by --prune" in hazard.message
+
+
+def test_delete_protected_stays_an_error_whatever_is_acknowledged() -> None:
+    state = cluster(topic("t.kept", spread(1, 2)))
+    kept = spec("t.kept", state=SpecState.ABSENT, protect=True, acknowledge=["delete"])
+    policy = Policy(allow_delete=True, severity=(("delete", "off"),))
+    plan = _plan(state, (kept,), policy)
+    assert [d.rule for d in plan.diagnostics] == ["delete_protected"]
+    assert not plan.applyable and "delete_protected" in json.dumps(checked_json(plan))
+
+
+# --- configuration ----------------------------------------------------------------------------
+
+
+def test_severity_is_read_from_reconciler_yaml(tmp_path: Path) -> None:
+    (tmp_path / "topics").mkdir()
+    (tmp_path / "reconciler.yaml").write_text(
+        "clusters:\n"
+        "  prod:\n"
+        "    bootstrap: k:9092\n"
+        "    policy:\n"
+        "      min_replication_factor: 3\n"
+        "      severity: {min_replication_factor: warning, name_pattern: off,\n"
+        "                 key_reorder: 'off', max_broker_partitions: error}\n"
+    )
+    config, found = load_repo_config(tmp_path, {})
+    assert found == [] and config is not None
+    policy = config.clusters["prod"].policy
+    assert policy.severity == (
+        ("key_reorder", "off"),
+        ("max_broker_partitions", "error"),
+        ("min_replication_factor", "warning"),
+        ("name_pattern", "off"),
+    )
+    assert rules.level(policy, "min_insync_replicas_headroom") == "warning"
+    assert rules.level(policy, "name_pattern") == "off"
+
+
+def test_unknown_severity_names_and_levels_are_schema_errors(tmp_path: Path) -> None:
+    (tmp_path / "topics").mkdir()
+    (tmp_path / "reconciler.yaml").write_text(
+        "clusters:\n  prod:\n    bootstrap: k:9092\n"
+        "    policy: {severity: {partition_decrease: warning, key_reorder: maybe}}\n"
+    )
+    _, found = load_repo_config(tmp_path, {})
+    assert len([d for d in found if d.is_error]) == 2, found
+
+
+def test_the_schema_lists_exactly_the_configurable_rules() -> None:
+    schema = json.loads((ROOT / "schemas" / "reconciler.schema.json").read_text())
+    policy = schema["$defs"]["cluster"]["properties"]["policy"]["properties"]
+    assert set(policy["severity"]["properties"]) == set(rules.CONFIGURABLE)
+    assert set(rules.HAZARD_LEVELS) == {
+        "key_reorder",
+        "retention_decrease",
+        "cleanup_policy_change",
+        "delete",
+    }
+
+
+def test_every_plan_rule_is_documented() -> None:
+    text = (ROOT / "docs" / "rules.md").read_text()
+    for rule in rules.RULES:
+        assert f"| {rule.code} | `{rule.name}` | {rule.severity.value} |" in text, rule
+        if rule.name in rules.CONFIGURABLE:
+            assert f"{rule.severity.value}[{rule.code}]" in text, rule  # an example excerpt
+    for code in rules.HAZARD_LEVELS:
+        assert f"hazard {code} (" in text, code
