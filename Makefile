@@ -16,6 +16,11 @@ demo: kafka
 	$(BIN)/reconciler validate
 	$(BIN)/reconciler local up --brokers 3
 	$(BIN)/reconciler local status
+	@# The local cluster listens on free ports: take its bootstrap from `local status`.
+	export KAFKA_BOOTSTRAP="$$($(BIN)/reconciler local status | sed -n 's/^bootstrap: //p')"; \
+	$(BIN)/reconciler plan --cluster local && \
+	$(BIN)/reconciler apply --cluster local --auto-approve && \
+	$(BIN)/reconciler plan --cluster local --detailed-exitcode
 
 test: kafka lint
 	$(BIN)/pytest

@@ -264,6 +264,12 @@ def plan(
 @click.option("--fail-fast", is_flag=True, help="Stop at the first failed operation.")
 @click.option("--prune", is_flag=True, help="Also delete unmanaged topics (policy permitting).")
 @click.option("--force-unlock", is_flag=True, help="Break the lock of a crashed apply.")
+@click.option(
+    "--audit-json",
+    metavar="FILE",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="Also write the audit record as JSON to FILE ('-': standard output).",
+)
 @pass_ctx
 def apply(
     ctx: Ctx,
@@ -273,14 +279,71 @@ def apply(
     fail_fast: bool,
     prune: bool,
     force_unlock: bool,
+    audit_json: Path | None,
 ) -> None:
     """Apply a saved plan (or plan and confirm), in a dependency-safe order.
 
     Pre-flight checks the plan is not stale, takes a per-cluster lock and lets Kafka validate
     creates and partition increases before anything changes. A re-run after an interruption
-    converges.
+    converges. Without PLAN.json, plans, shows the plan and asks for confirmation (on a
+    terminal; elsewhere --auto-approve is required). Exit 0 when everything was applied, 1 when
+    anything failed or was refused. docs/apply.md has the details.
     """
-    _not_built("apply", "`reconciler apply`")
+    from reconciler import workflow
+    from reconciler.render.text import render_text
+
+    def progress(message: str) -> None:
+        click.echo(message, err=True)
+
+    if plan_file is not None:
+        reviewed = workflow.load_plan(plan_file)
+    else:
+        try:
+            reviewed = workflow.plan(ctx.repo, cluster, prune=prune)
+        except workflow.InvalidSpecs as exc:
+            for diagnostic in exc.diagnostics:
+                click.echo(str(diagnostic), err=True)
+            raise
+        click.echo(render_text(reviewed, color=_color()).rstrip("\n"))
+        # An empty or unapplyable plan needs no confirmation: apply says so or refuses it.
+        if reviewed.changes and reviewed.applyable and not auto_approve:
+            if not sys.stdin.isatty():
+                raise ConfigError(
+                    "apply without a saved plan asks for confirmation, but there is no terminal "
+                    "here; review the plan and pass --auto-approve, or apply a saved plan "
+                    "(`reconciler plan -o PLAN.json`)"
+                )
+            if not click.confirm(f"Apply these changes to cluster '{cluster}'?", default=False):
+                click.echo("Apply cancelled; nothing was changed.", err=True)
+                click.get_current_context().exit(1)
+    result = workflow.apply(
+        ctx.repo,
+        cluster,
+        reviewed,
+        fail_fast=fail_fast,
+        force_unlock=force_unlock,
+        progress=progress,
+    )
+    if not result.results:
+        click.echo(f"No changes: cluster '{cluster}' already matches the plan.")
+    for done in result.results:
+        note = f": {done.message}" if done.message else ""
+        click.echo(f"{done.status.value:>12}  {done.operation.summary}{note}")
+    if result.results:
+        click.echo(
+            f"Apply {'complete' if result.ok else 'incomplete'}: {len(result.applied)} applied, "
+            f"{len(result.unchanged)} already done, {len(result.failed)} failed, "
+            f"{len(result.skipped)} skipped."
+        )
+    if result.audit_error:
+        click.echo(f"warning: the audit record was not written: {result.audit_error}", err=True)
+    if audit_json is not None and result.audit:
+        if str(audit_json) == "-":
+            click.echo(json.dumps(result.audit, indent=1))
+        else:
+            _write_json(audit_json, result.audit)
+    if not result.ok:
+        click.get_current_context().exit(1)
 
 
 @cli.command(context_settings=CONTEXT)

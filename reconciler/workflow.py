@@ -8,18 +8,22 @@ fingerprint of the state of the topics it touches.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import git
 
+from reconciler.apply import ApplyResult, Options, apply_plan
 from reconciler.cluster import adapter
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.snapshot import load_snapshot
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic
 from reconciler.errors import ConfigError, ReconcilerError
+from reconciler.planning.json_plan import from_json
 from reconciler.planning.plan import Plan, diagnostic_order, make_plan
 from reconciler.spec.loader import load_repo
 from reconciler.spec.model import ClusterConfig, DesiredState
@@ -157,3 +161,46 @@ def changed_files(repo: Path, ref: str) -> frozenset[str]:
         if path.is_relative_to(here):
             found.add(path.relative_to(here).as_posix())
     return frozenset(found)
+
+
+# ---------------------------------------------------------------------------- apply
+
+
+def load_plan(path: Path) -> Plan:
+    """A saved plan (`plan -o PLAN.json`); ConfigError when the file is not one."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(document, dict):
+            raise ValueError("not a JSON object")
+        return from_json(document)
+    except (OSError, ValueError) as exc:
+        raise ConfigError(
+            f"{path} is not a saved plan this reconciler can read ({exc}); save one with "
+            "`reconciler plan --cluster NAME -o PLAN.json`"
+        ) from exc
+
+
+def apply(
+    repo: Path,
+    cluster: str,
+    saved: Plan,
+    *,
+    fail_fast: bool = False,
+    force_unlock: bool = False,
+    progress: Callable[[str], None] = lambda _: None,
+) -> ApplyResult:
+    """Apply `saved` (a reviewed plan, or one just made and confirmed) to `cluster`.
+
+    The specs are loaded again for the cluster's connection and the hazards they acknowledge;
+    reconciler.apply.run lists the steps.
+    """
+    specs = load_specs(repo, cluster)
+    return apply_plan(
+        saved,
+        connection(specs.cluster),
+        specs.desired,
+        repo,
+        force_unlock=force_unlock,
+        options=Options(fail_fast=fail_fast),
+        progress=progress,
+    )

@@ -34,7 +34,6 @@ def test_help_lists_every_planned_command() -> None:
 @pytest.mark.parametrize(
     "args",
     [
-        ["apply", "--cluster", "local"],
         ["drift", "--cluster", "local"],
         ["import", "--cluster", "local"],
         ["fleet", "drift"],

@@ -78,8 +78,13 @@ def diff(
     return tuple(run.changes), tuple(run.diagnostics), unmanaged
 
 
+# reconciler's own topics (apply's lock and audit record): never planned, whatever the ignore
+# patterns say, so no --prune can delete the lock another apply holds.
+RESERVED_PREFIX = "_reconciler_"
+
+
 def _ignored(name: str, patterns: Sequence[re.Pattern[str]]) -> bool:
-    return any(p.search(name) for p in patterns)
+    return name.startswith(RESERVED_PREFIX) or any(p.search(name) for p in patterns)
 
 
 def _collision_key(name: str) -> str:

@@ -47,7 +47,12 @@ def test_reading_10_or_2000_topics_costs_the_same_round_trips(
     large = _read(kafka1, 2000, ns)
 
     print(f"round trips reading 10 topics: {small}; 2,000 topics: {large}")
-    assert small == large
+    # What the reader asks for is identical; librdkafka may add one Metadata refresh of its own
+    # when a connection comes up, depending on timing (measured: 6 or 7), whatever the topics.
+    assert {k: v for k, v in small.items() if k != "METADATA"} == {
+        k: v for k, v in large.items() if k != "METADATA"
+    }
+    assert abs(small["METADATA"] - large["METADATA"]) <= 1
     assert small["DESCRIBE_CONFIGS"] == 2  # all topics in one request, broker defaults in one
     assert small["LIST_PARTITION_REASSIGNMENTS"] == 1
-    assert sum(small.values()) <= 16  # measured: 13 (7 of them METADATA, 4 API_VERSIONS)
+    assert sum(large.values()) <= 16  # measured: 13 or 14

@@ -428,3 +428,13 @@ def test_diff_is_deterministic_and_sorted_by_name() -> None:
     assert first == second
     assert [tc.topic for tc in first[0]] == ["a.x", "b.x", "c.x"]
     assert all(tc.action is Action.CREATE for tc in first[0])
+
+
+def test_reconcilers_own_topics_are_never_planned_even_with_prune_and_no_ignore() -> None:
+    state = cluster(topic("_reconciler_lock"), topic("_reconciler_audit"), topic("stray"))
+    policy = Policy(allow_delete=True, max_deletes=5, ignore=())
+
+    changes, _, unmanaged = diff(desired(), state, policy, prune=True)
+
+    assert unmanaged == ("stray",)
+    assert [c.topic for c in changes] == ["stray"]

@@ -13,3 +13,48 @@ from reconciler.cluster.adapter.describe import Broker, ClusterDescription, desc
 from reconciler.cluster.adapter.read import read_state
 
 __all__ = ["Broker", "ClusterDescription", "Connection", "describe_cluster", "read_state"]
+
+# Apply: mutations (one request per call), the cluster-wide lock and the audit topic.
+from reconciler.cluster.adapter.audit import AUDIT_TOPIC, read_audit, write_audit
+from reconciler.cluster.adapter.lock import (
+    LOCK_TOPIC,
+    lock_holder,
+    release_lock,
+    try_lock,
+)
+from reconciler.cluster.adapter.write import (
+    ConfigUpdate,
+    Failure,
+    NewTopicRequest,
+    Observed,
+    PartitionsRequest,
+    alter_reassignments,
+    alter_topic_configs,
+    create_partitions,
+    create_topics,
+    delete_topics,
+    observe,
+    reassigning,
+)
+
+__all__ += [
+    "AUDIT_TOPIC",
+    "LOCK_TOPIC",
+    "ConfigUpdate",
+    "Failure",
+    "NewTopicRequest",
+    "Observed",
+    "PartitionsRequest",
+    "alter_reassignments",
+    "alter_topic_configs",
+    "create_partitions",
+    "create_topics",
+    "delete_topics",
+    "lock_holder",
+    "observe",
+    "read_audit",
+    "reassigning",
+    "release_lock",
+    "try_lock",
+    "write_audit",
+]

@@ -1,0 +1,217 @@
+"""The plan as a DAG of operations, cut into levels that each run as one request per kind.
+
+Steps, in the order they run (DESIGN.md "Apply"):
+
+    CREATE       new topics, in `depends_on` order (one level per dependency depth)
+    CONFIG       config changes; a min.insync.replicas lowered for a replication-factor
+                 decrease is here, so it drops before replicas go
+    PARTITIONS   partition increases (absolute counts, KIP-195)
+    REASSIGN     replication-factor changes (KIP-455 reassignments)
+    RAISE_ISR    min.insync.replicas raised for a replication-factor increase, once the new
+                 replicas are in sync (raising it first could make producers with acks=all fail)
+    DELETE       deletes, dependents first (one level per dependency depth)
+
+An operation runs only if every operation in `after` succeeded: the earlier steps of its own
+topic and the operations on the topics it depends on (for deletes: its dependents' deletes).
+Levels are pure values; nothing here talks to Kafka.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import assert_never
+
+from reconciler.planning.changes import (
+    AlterTopicConfig,
+    Change,
+    CreateTopic,
+    DeleteTopic,
+    IncreasePartitions,
+    ReassignReplicas,
+    TopicChange,
+)
+
+MIN_ISR = "min.insync.replicas"
+
+
+class Step(IntEnum):
+    CREATE = 0
+    CONFIG = 1
+    PARTITIONS = 2
+    REASSIGN = 3
+    RAISE_ISR = 4
+    DELETE = 5
+
+    @property
+    def word(self) -> str:
+        return _STEP_WORDS[self]
+
+
+_STEP_WORDS = {
+    Step.CREATE: "create topics",
+    Step.CONFIG: "change configs",
+    Step.PARTITIONS: "add partitions",
+    Step.REASSIGN: "reassign replicas",
+    Step.RAISE_ISR: "raise min.insync.replicas",
+    Step.DELETE: "delete topics",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    id: int
+    topic: str
+    step: Step
+    change: Change
+    after: tuple[int, ...] = ()  # operations that must succeed first
+
+    @property
+    def summary(self) -> str:
+        """What the operation does, in a few words: `create a.b (6 partitions, RF 3)`."""
+        return describe(self.change)
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    step: Step
+    depth: int  # dependency depth within the step (creates and deletes)
+    operations: tuple[Operation, ...]  # sorted by topic
+
+    @property
+    def name(self) -> str:
+        return self.step.word + (f" (depth {self.depth + 1})" if self.depth else "")
+
+
+def describe(change: Change) -> str:
+    match change:
+        case CreateTopic():
+            parts = []
+            if change.assignments:
+                parts.append(f"{len(change.assignments)} partitions, manual assignment")
+            else:
+                parts.append(
+                    f"{change.partitions} partitions"
+                    if change.partitions is not None
+                    else "default partitions"
+                )
+                if change.replication_factor is not None:
+                    parts.append(f"RF {change.replication_factor}")
+            if change.config:
+                parts.append(f"{len(change.config)} config override(s)")
+            return f"create {change.topic} ({', '.join(parts)})"
+        case AlterTopicConfig():
+            keys = ", ".join(
+                f"{e.key}={e.desired}" if e.desired is not None else f"-{e.key}"
+                for e in change.entries
+            )
+            return f"configure {change.topic}: {keys}"
+        case IncreasePartitions():
+            return f"partitions of {change.topic}: {change.current} -> {change.desired}"
+        case ReassignReplicas():
+            return (
+                f"replication factor of {change.topic}: {change.current_rf} -> {change.desired_rf}"
+            )
+        case DeleteTopic():
+            return f"delete {change.topic}"
+        case _:
+            assert_never(change)
+
+
+def step_of(change: Change) -> Step:
+    match change:
+        case CreateTopic():
+            return Step.CREATE
+        case AlterTopicConfig():
+            return Step.CONFIG
+        case IncreasePartitions():
+            return Step.PARTITIONS
+        case ReassignReplicas():
+            return Step.REASSIGN
+        case DeleteTopic():
+            return Step.DELETE
+        case _:
+            assert_never(change)
+
+
+def _split_min_isr(changes: tuple[Change, ...]) -> list[tuple[Step, Change]]:
+    """The topic's changes with their steps; min.insync.replicas moves after an RF increase."""
+    increase = any(isinstance(c, ReassignReplicas) and c.desired_rf > c.current_rf for c in changes)
+    steps: list[tuple[Step, Change]] = []
+    for change in changes:
+        if increase and isinstance(change, AlterTopicConfig):
+            later = tuple(e for e in change.entries if e.key == MIN_ISR)
+            now = tuple(e for e in change.entries if e.key != MIN_ISR)
+            if now:
+                steps.append((Step.CONFIG, dataclasses.replace(change, entries=now)))
+            if later:
+                steps.append((Step.RAISE_ISR, dataclasses.replace(change, entries=later)))
+            continue
+        steps.append((step_of(change), change))
+    return sorted(steps, key=lambda s: s[0])
+
+
+def operations(plan_changes: tuple[TopicChange, ...]) -> tuple[Operation, ...]:
+    """Every change of the plan as an operation with the operations it waits for."""
+    drafted: list[tuple[str, Step, Change]] = []
+    for topic_change in plan_changes:
+        for step, change in _split_min_isr(topic_change.changes):
+            drafted.append((topic_change.topic, step, change))
+    depends = {c.topic: set(c.depends_on) - {c.topic} for c in plan_changes}
+    by_topic: dict[str, list[int]] = {}
+    for index, (topic, _, _) in enumerate(drafted):
+        by_topic.setdefault(topic, []).append(index)
+
+    after: dict[int, set[int]] = {i: set() for i in range(len(drafted))}
+    for index, (topic, step, _) in enumerate(drafted):
+        # Earlier steps of the same topic.
+        after[index] |= {i for i in by_topic[topic] if drafted[i][1] < step}
+        if step is Step.DELETE:
+            # Dependents go first: the delete of each topic that depends on this one.
+            for other, needs in depends.items():
+                if topic in needs:
+                    after[index] |= {i for i in by_topic.get(other, []) if drafted[i][1] is step}
+        else:
+            # What this topic depends on must have been made first (same or earlier step).
+            for needed in depends[topic]:
+                after[index] |= {
+                    i for i in by_topic.get(needed, []) if drafted[i][1] <= step and i != index
+                }
+    return tuple(
+        Operation(i, topic, step, change, tuple(sorted(after[i])))
+        for i, (topic, step, change) in enumerate(drafted)
+    )
+
+
+def levels(ops: tuple[Operation, ...]) -> tuple[Level, ...]:
+    """Operations grouped by (step, dependency depth within the step), in execution order.
+
+    A dependency cycle cannot come from validated specs; if one shows up anyway, its operations
+    are placed one level deeper than the rest rather than dropped.
+    """
+    by_id = {op.id: op for op in ops}
+    depth: dict[int, int] = {}
+
+    def depth_of(op: Operation, seen: frozenset[int]) -> int:
+        if op.id in depth:
+            return depth[op.id]
+        same_step = [
+            by_id[i] for i in op.after if i in by_id and by_id[i].step is op.step and i not in seen
+        ]
+        found = 1 + max((depth_of(o, seen | {op.id}) for o in same_step), default=-1)
+        depth[op.id] = found
+        return found
+
+    grouped: dict[tuple[Step, int], list[Operation]] = {}
+    for op in ops:
+        grouped.setdefault((op.step, depth_of(op, frozenset())), []).append(op)
+    return tuple(
+        Level(step, d, tuple(sorted(grouped[(step, d)], key=lambda o: o.topic)))
+        for step, d in sorted(grouped)
+    )
+
+
+def blocked_by(op: Operation, failed: set[int]) -> tuple[int, ...]:
+    """The operations `op` waits for that did not succeed."""
+    return tuple(i for i in op.after if i in failed)

@@ -1,0 +1,53 @@
+"""Shared helpers of the apply tests: spec repos with a unique client.id, independent reads."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+
+import yaml
+from confluent_kafka.admin import AdminClient
+from confluent_kafka.admin._config import ConfigResource
+from confluent_kafka.admin._resource import ResourceType
+
+from reconciler.local.cluster import LocalCluster
+from tests.spec_repo import SpecRepo
+
+
+def repo_with_client_id(
+    root: Path, cl: LocalCluster, ns: str, policy: dict[str, Any] | None = None
+) -> tuple[SpecRepo, str]:
+    """A SpecRepo whose cluster `test` sends a client.id of its own (for request counting)."""
+    repo = SpecRepo(root, cl.bootstrap, ns, policy)
+    client_id = f"apply-{uuid.uuid4().hex[:8]}"
+    config = yaml.safe_load((root / "reconciler.yaml").read_text())
+    config["clusters"]["test"]["client"] = {"client.id": client_id}
+    repo.write("reconciler.yaml", config)
+    return repo, client_id
+
+
+def independent_read(bootstrap: str, prefix: str) -> dict[str, dict[str, Any]]:
+    """Partitions, replicas, ISR and overrides of the topics under `prefix`, read by librdkafka
+    directly (not through reconciler's adapter)."""
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    md = admin.list_topics(timeout=10)
+    names = sorted(t for t in md.topics if t.startswith(prefix))
+    found: dict[str, dict[str, Any]] = {}
+    for name in names:
+        parts = md.topics[name].partitions
+        found[name] = {
+            "partitions": len(parts),
+            "replicas": [list(parts[p].replicas) for p in sorted(parts)],
+            "isr": [sorted(parts[p].isrs) for p in sorted(parts)],
+            "overrides": {},
+        }
+    if names:
+        futures = admin.describe_configs([ConfigResource(ResourceType.TOPIC, n) for n in names])
+        for resource, future in futures.items():
+            found[resource.name]["overrides"] = {
+                k: e.value
+                for k, e in future.result().items()
+                if e.source == 1  # DYNAMIC_TOPIC_CONFIG
+            }
+    return found

@@ -1,0 +1,203 @@
+"""Apply's safety nets against the real three-broker cluster: stale plans, the lock, failures
+that skip their dependents, and an apply killed mid-run converging on re-run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from confluent_kafka.admin import AdminClient
+from confluent_kafka.cimpl import NewPartitions
+
+from reconciler import workflow
+from reconciler.apply import Status, apply_plan
+from reconciler.cluster import adapter
+from reconciler.cluster.fingerprint import fingerprint
+from reconciler.local.cluster import LocalCluster
+from reconciler.planning.changes import (
+    Action,
+    AlterTopicConfig,
+    ConfigChange,
+    IncreasePartitions,
+    TopicChange,
+)
+from reconciler.planning.plan import Plan
+from tests.apply.helpers import independent_read
+from tests.spec_repo import RECONCILER, SpecRepo
+
+
+def _chain(ns: str, length: int) -> list[dict[str, object]]:
+    """Topics t00 <- t01 <- ...: each depends on the previous, so each is its own level."""
+    return [
+        {"name": f"{ns}.t{i:02d}", "partitions": 1, "replication_factor": 1,
+         **({"depends_on": [f"{ns}.t{i - 1:02d}"]} if i else {})}
+        for i in range(length)
+    ]  # fmt: skip
+
+
+def _spawn(repo: SpecRepo, *args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "KAFKA_BOOTSTRAP": repo.bootstrap, "NO_COLOR": "1"}
+    return subprocess.Popen(
+        [*RECONCILER, "--repo", str(repo.root), *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+
+
+def _wait_until(check: object, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.05)
+
+
+def test_stale_plan_is_refused_with_what_changed(
+    kafka3: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
+    repo.topics({"name": f"{ns}.a", "partitions": 2})
+    assert repo.run("apply", "--cluster", "test", "--auto-approve").code == 0
+    repo.topics({"name": f"{ns}.a", "partitions": 4})
+    saved = tmp_path / "plan.json"
+    assert repo.run("plan", "--cluster", "test", "-o", str(saved)).code == 0
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    for future in admin.create_partitions([NewPartitions(f"{ns}.a", 3)]).values():
+        future.result()  # someone else grows the topic behind the plan's back
+    refused = repo.run("apply", "--cluster", "test", str(saved))
+    assert refused.code == 1
+    assert "the plan is stale" in refused.stderr
+    assert f"{ns}.a now has 3 partitions (the plan saw 2)" in refused.stderr
+    assert independent_read(kafka3.bootstrap, ns)[f"{ns}.a"]["partitions"] == 3
+
+
+def test_lock_held_by_someone_else_refuses_naming_the_holder(
+    kafka3: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
+    repo.topics({"name": f"{ns}.a", "partitions": 1})
+    holder = (
+        b'{"host": "ci-runner-7", "pid": 4242, "plan": "sha256:abc", '
+        b'"since": "2026-01-02T03:04:05+00:00", "user": "deploy"}'
+    )
+    connection = adapter.Connection("test", kafka3.bootstrap)
+    assert adapter.try_lock(connection, holder)
+    try:
+        refused = repo.run("apply", "--cluster", "test", "--auto-approve")
+        assert refused.code == 1
+        assert "another apply is running" in refused.stderr
+        assert "deploy on ci-runner-7 (pid 4242) since 2026-01-02T03:04:05+00:00" in refused.stderr
+        assert "--force-unlock" in refused.stderr
+        forced = repo.run("apply", "--cluster", "test", "--auto-approve", "--force-unlock")
+        assert forced.code == 0, forced.stderr
+        assert "breaking the lock of deploy on ci-runner-7" in forced.stderr
+    finally:
+        adapter.release_lock(connection)
+
+
+def test_two_applies_started_together_one_is_refused(
+    kafka3: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
+    repo.topics(*_chain(ns, 12))
+    connection = adapter.Connection("test", kafka3.bootstrap)
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    first = _spawn(repo, "apply", "--cluster", "test", "--auto-approve")
+    try:
+        # Freeze the first apply once it holds the lock and has recorded itself, then start
+        # the second one.
+        _wait_until(lambda: adapter.LOCK_TOPIC in admin.list_topics(timeout=10).topics)
+        os.kill(first.pid, signal.SIGSTOP)
+        while adapter.lock_holder(connection, wait=2.0) is None:
+            os.kill(first.pid, signal.SIGCONT)
+            time.sleep(0.1)
+            os.kill(first.pid, signal.SIGSTOP)
+        second = repo.run("apply", "--cluster", "test", "--auto-approve")
+    finally:
+        os.kill(first.pid, signal.SIGCONT)
+    _out, err = first.communicate(timeout=120)
+    assert first.returncode == 0, err
+    assert second.code == 1
+    assert "another apply is running on cluster 'test'" in second.stderr
+    assert f"(pid {first.pid}) since " in second.stderr
+    assert repo.run("plan", "--cluster", "test", "--detailed-exitcode").code == 0
+
+
+def test_a_failure_skips_its_dependents_but_not_independent_topics(
+    kafka3: LocalCluster, ns: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
+    a, b, c = f"{ns}.a", f"{ns}.b", f"{ns}.c"
+    repo.topics(
+        {"name": a, "partitions": 1},
+        {"name": b, "partitions": 1, "depends_on": [a]},
+        {"name": c, "partitions": 1},
+    )
+    assert repo.run("apply", "--cluster", "test", "--auto-approve").code == 0
+    monkeypatch.setenv("KAFKA_BOOTSTRAP", kafka3.bootstrap)
+    specs = workflow.load_specs(repo.root, "test")
+    connection = workflow.connection(specs.cluster)
+    state = adapter.read_state(connection)
+
+    def retention(topic: str, value: str) -> AlterTopicConfig:
+        return AlterTopicConfig(topic, (ConfigChange("retention.ms", None, value),))
+
+    # A value Kafka refuses (the spec validator would never let it through): a runtime failure.
+    plan = Plan(
+        cluster="test",
+        based_on=fingerprint(state, [a, b, c]),
+        changes=(
+            TopicChange(a, Action.UPDATE, (retention(a, "soon"), IncreasePartitions(a, 1, 2))),
+            TopicChange(c, Action.UPDATE, (retention(c, "3600000"),)),
+            TopicChange(b, Action.UPDATE, (retention(b, "3600000"),), depends_on=(a,)),
+        ),
+    )
+    result = apply_plan(plan, connection, specs.desired, repo.root)
+    by = {(r.operation.topic, r.operation.step.name): r for r in result.results}
+    assert by[(a, "CONFIG")].status is Status.FAILED
+    assert "rejected a config value" in by[(a, "CONFIG")].message
+    assert by[(a, "PARTITIONS")].status is Status.SKIPPED
+    assert by[(b, "CONFIG")].status is Status.SKIPPED
+    assert f"configure {a}" in by[(b, "CONFIG")].message
+    assert by[(c, "CONFIG")].status is Status.APPLIED
+    assert result.audit["outcome"] == "failed"
+    seen = independent_read(kafka3.bootstrap, ns)
+    assert seen[c]["overrides"] == {"retention.ms": "3600000"}
+    assert seen[b]["overrides"] == {}
+    assert seen[a]["partitions"] == 1
+
+
+def test_interrupted_apply_converges_on_rerun(
+    kafka3: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
+    topics = _chain(ns, 8)
+    repo.topics(*topics)
+    saved = tmp_path / "plan.json"
+    assert repo.run("plan", "--cluster", "test", "-o", str(saved)).code == 0
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+
+    def made() -> set[str]:
+        return {t for t in admin.list_topics(timeout=10).topics if t.startswith(ns)}
+
+    run = _spawn(repo, "apply", "--cluster", "test", str(saved))
+    _wait_until(lambda: f"{ns}.t01" in made())
+    run.kill()  # SIGKILL mid-run: no cleanup, the lock stays behind
+    run.wait(timeout=30)
+    done_before = made()
+    assert len(done_before) < len(topics)
+    assert adapter.LOCK_TOPIC in admin.list_topics(timeout=10).topics
+
+    again = repo.run("apply", "--cluster", "test", str(saved), "--audit-json", "-")
+    assert again.code == 0, again.stderr
+    assert "its process is gone" in again.stderr  # the dead holder's lock was broken
+    assert "resuming" in again.stderr
+    audit = again.stdout[again.stdout.index("{") :]
+    record = json.loads(audit)
+    redone = {c["topic"] for c in record["changes"] if c["result"] == "applied"}
+    assert redone.isdisjoint(done_before)  # finished work is not repeated
+    assert made() == {t["name"] for t in topics}
+    assert repo.run("plan", "--cluster", "test", "--detailed-exitcode").code == 0

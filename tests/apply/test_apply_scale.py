@@ -1,0 +1,138 @@
+"""Replication-factor changes, request counts at scale, and a property test of convergence,
+against the real three-broker cluster."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from reconciler import workflow
+from reconciler.local.cluster import LocalCluster
+from tests.apply.helpers import independent_read, repo_with_client_id
+from tests.request_log import requests_by
+from tests.spec_repo import SpecRepo
+
+
+def test_replication_factor_1_to_3_ends_with_three_in_sync_replicas_across_racks(
+    kafka3: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
+    name = f"{ns}.grow-rf"
+    repo.topics({"name": name, "partitions": 3, "replication_factor": 1,
+                 "config": {"min.insync.replicas": 1}})  # fmt: skip
+    assert repo.run("apply", "--cluster", "test", "--auto-approve").code == 0
+    repo.topics({"name": name, "partitions": 3, "replication_factor": 3,
+                 "config": {"min.insync.replicas": 2}})  # fmt: skip
+    result = repo.run("apply", "--cluster", "test", "--auto-approve", "--audit-json", "-")
+    assert result.code == 0, result.stderr
+    assert "reassignment: 3/3 partition(s) done" in result.stderr
+    steps = [
+        line.split()[1] for line in result.stdout.splitlines() if line.strip().startswith("applied")
+    ]
+    # min.insync.replicas is raised only after the new replicas are in sync.
+    assert steps == ["replication", "configure"]
+    seen = independent_read(kafka3.bootstrap, ns)[name]
+    racks = {n.id: n.rack for n in kafka3.nodes}
+    for replicas, isr in zip(seen["replicas"], seen["isr"], strict=True):
+        assert len(replicas) == 3 and sorted(isr) == sorted(replicas)
+        assert len({racks[b] for b in replicas}) == 3
+    assert seen["overrides"] == {"min.insync.replicas": "2"}
+    assert repo.run("plan", "--cluster", "test", "--detailed-exitcode").code == 0
+
+
+def test_creating_1000_topics_takes_a_constant_number_of_create_requests(
+    kafka3: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    repo, client_id = repo_with_client_id(tmp_path, kafka3, ns)
+    repo.topics(
+        *({"name": f"{ns}.n{i:04d}", "partitions": 1, "replication_factor": 1} for i in range(1000))
+    )
+    result = repo.run("apply", "--cluster", "test", "--auto-approve", timeout=300)
+    assert result.code == 0, result.stderr
+    assert "1000 applied" in result.stdout
+    counts = requests_by(kafka3, client_id)
+    # validate_only + the create itself, plus the lock and the audit topic: not one per topic.
+    assert counts["CREATE_TOPICS"] == 4
+    assert counts["METADATA"] < 40
+    assert len(independent_read(kafka3.bootstrap, ns)) == 1000
+
+
+# --- property: any sequence of spec edits converges ------------------------------------------
+
+TOPICS = ("p", "q")
+Edit = tuple[str, str, int]  # (kind, topic, number)
+
+edits = st.lists(
+    st.tuples(
+        st.sampled_from(["create", "grow", "config", "rf", "tombstone"]),
+        st.sampled_from(TOPICS),
+        st.integers(min_value=1, max_value=3),
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+def _apply_edit(specs: dict[str, dict[str, Any]], edit: Edit) -> None:
+    kind, topic, n = edit
+    spec = specs.get(topic)
+    if spec is None or spec.get("state") == "absent":
+        # Any edit of a topic that does not exist creates it.
+        specs[topic] = {"partitions": n, "replication_factor": n, "config": {}}
+    elif kind == "create":
+        return  # it exists: declaring it again with other counts would be a different edit
+    elif kind == "grow":
+        spec["partitions"] += n
+    elif kind == "config":
+        spec["config"] = {} if n == 3 else {"retention.ms": str(3_600_000 * n)}
+    elif kind == "rf":
+        spec["replication_factor"] = n
+    else:
+        specs[topic] = {"state": "absent"}
+
+
+@settings(
+    max_examples=4,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(sequence=edits)
+def test_any_sequence_of_edits_converges(
+    kafka3: LocalCluster,
+    ns: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    sequence: list[Edit],
+) -> None:
+    monkeypatch.setenv("KAFKA_BOOTSTRAP", kafka3.bootstrap)
+    prefix = f"{ns}.{uuid.uuid4().hex[:6]}"
+    root = tmp_path / prefix
+    repo = SpecRepo(root, kafka3.bootstrap, prefix, policy={"allow_delete": True})
+    specs: dict[str, dict[str, Any]] = {}
+    for edit in sequence:
+        _apply_edit(specs, edit)
+        repo.topics(
+            *(
+                {"name": f"{prefix}.{t}", "acknowledge": ["delete", "retention_decrease"], **s}
+                for t, s in sorted(specs.items())
+            )
+        )
+        plan = workflow.plan(root, "test")
+        assert plan.applyable, plan.diagnostics
+        result = workflow.apply(root, "test", plan)
+        assert result.ok, [(r.operation.summary, r.message) for r in result.results]
+        assert workflow.plan(root, "test").changes == ()
+        seen = independent_read(kafka3.bootstrap, prefix)
+        for topic, spec in specs.items():
+            name = f"{prefix}.{topic}"
+            if spec.get("state") == "absent":
+                assert name not in seen
+                continue
+            assert seen[name]["partitions"] == spec["partitions"]
+            assert {len(r) for r in seen[name]["replicas"]} == {spec["replication_factor"]}
+            assert seen[name]["overrides"] == spec["config"]
