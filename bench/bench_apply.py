@@ -23,35 +23,13 @@ import sys
 import tempfile
 import time
 import uuid
-from collections import Counter
 from pathlib import Path
 
 from reconciler import workflow
 from reconciler.local import cluster as local_cluster
 from reconciler.local.commands import default_overrides
 from reconciler.local.distribution import ensure_distribution
-
-_LINE = re.compile(r"Completed request:(\{.*)$")
-
-
-def requests_by(cl: local_cluster.LocalCluster, client_id: str) -> Counter[str]:
-    time.sleep(1.0)  # brokers append to the request log asynchronously
-    counts: Counter[str] = Counter()
-    for node in cl.nodes:
-        path = cl.node_dir(node) / "requests.log"
-        if not path.exists():
-            continue
-        with path.open(encoding="utf-8", errors="replace") as log:
-            for line in log:
-                if f'"clientId":"{client_id}"' not in line:
-                    continue
-                match = _LINE.search(line)
-                if match is None:
-                    continue
-                entry = json.loads(match.group(1))
-                if not entry.get("isForwarded"):
-                    counts[entry["requestHeader"]["requestApiKeyName"]] += 1
-    return counts
+from reconciler.local.request_log import requests_by
 
 
 def write_repo(
