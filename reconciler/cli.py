@@ -265,6 +265,12 @@ def plan(
 @click.option("--prune", is_flag=True, help="Also delete unmanaged topics (policy permitting).")
 @click.option("--force-unlock", is_flag=True, help="Break the lock of a crashed apply.")
 @click.option(
+    "--throttle",
+    metavar="RATE",
+    help="Limit the replication traffic of replication-factor changes to RATE bytes/s per "
+    "broker (e.g. 50MiB); removed when they finish.",
+)
+@click.option(
     "--audit-json",
     metavar="FILE",
     type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
@@ -279,6 +285,7 @@ def apply(
     fail_fast: bool,
     prune: bool,
     force_unlock: bool,
+    throttle: str | None,
     audit_json: Path | None,
 ) -> None:
     """Apply a saved plan (or plan and confirm), in a dependency-safe order.
@@ -291,6 +298,18 @@ def apply(
     """
     from reconciler import workflow
     from reconciler.render.text import render_text
+    from reconciler.spec.units import parse_size_bytes
+
+    rate = None
+    if throttle is not None:
+        try:
+            rate = parse_size_bytes(throttle)
+        except ValueError as exc:
+            raise ConfigError(
+                f"--throttle {throttle!r}: {exc}; give bytes per second, e.g. 50MiB"
+            ) from exc
+        if rate <= 0:
+            raise ConfigError(f"--throttle {throttle!r}: the rate must be above 0, e.g. 50MiB")
 
     def progress(message: str) -> None:
         click.echo(message, err=True)
@@ -322,6 +341,7 @@ def apply(
         reviewed,
         fail_fast=fail_fast,
         force_unlock=force_unlock,
+        throttle=rate,
         progress=progress,
     )
     if not result.results:

@@ -187,6 +187,7 @@ def apply(
     *,
     fail_fast: bool = False,
     force_unlock: bool = False,
+    throttle: int | None = None,
     progress: Callable[[str], None] = lambda _: None,
 ) -> ApplyResult:
     """Apply `saved` (a reviewed plan, or one just made and confirmed) to `cluster`.
@@ -201,6 +202,6 @@ def apply(
         specs.desired,
         repo,
         force_unlock=force_unlock,
-        options=Options(fail_fast=fail_fast),
+        options=Options(fail_fast=fail_fast, throttle=throttle),
         progress=progress,
     )

@@ -33,6 +33,7 @@ from reconciler.cluster.adapter import (
     PartitionsRequest,
 )
 from reconciler.cluster.state import ClusterState
+from reconciler.errors import ClusterError
 from reconciler.planning.changes import (
     AlterTopicConfig,
     CreateTopic,
@@ -40,6 +41,7 @@ from reconciler.planning.changes import (
     IncreasePartitions,
     ReassignReplicas,
 )
+from reconciler.spec.units import format_size_bytes
 
 MAX_PARTITIONS_PER_REQUEST = 10_000  # Kafka's MAX_PARTITIONS_PER_BATCH (POLICY_VIOLATION above)
 # The KRaft controller also refuses one operation writing more than 10,000 metadata records
@@ -65,6 +67,7 @@ class Options:
     fail_fast: bool = False
     wait_timeout: float = 120.0  # seconds for metadata to show a level's changes
     reassignment_timeout: float = 3600.0  # seconds for reassignments to complete
+    throttle: int | None = None  # bytes/s per broker for reassignment traffic; None: unthrottled
     poll_interval: float = 0.25
 
 
@@ -366,14 +369,68 @@ class Executor:
                 if tuple(current) != tuple(target) or in_flight is not None:
                     targets[key] = tuple(target)
         self.progress(f"  reassigning {len(targets)} partition(s) of {len(changes)} topic(s)")
-        answers = adapter.alter_reassignments(self.connection, targets)
-        outcome: dict[int, Failure | str | None] = {}
-        for op_id, change in changes.items():
-            failures = [f for (t, _), f in answers.items() if t == change.topic and f is not None]
-            outcome[op_id] = failures[0] if failures else None
-        started = [c for op_id, c in changes.items() if outcome[op_id] is None]
-        self._follow_reassignments(started)
+        throttle = None
+        if self.options.throttle is not None and targets:
+            try:
+                throttle = self._throttle(targets, seen)
+            except ClusterError as exc:
+                refused = Failure("THROTTLE_FAILED", str(exc))
+                return dict.fromkeys(changes, refused)
+        try:
+            answers = adapter.alter_reassignments(self.connection, targets)
+            outcome: dict[int, Failure | str | None] = {}
+            for op_id, change in changes.items():
+                failures = [
+                    f for (t, _), f in answers.items() if t == change.topic and f is not None
+                ]
+                outcome[op_id] = failures[0] if failures else None
+            started = [c for op_id, c in changes.items() if outcome[op_id] is None]
+            self._follow_reassignments(started)
+        finally:
+            if throttle is not None:
+                self._unthrottle(throttle)
         return outcome
+
+    def _throttle(
+        self, targets: dict[tuple[str, int], tuple[int, ...]], seen: dict[str, Observed | None]
+    ) -> adapter.Throttle:
+        """Throttle the copies these moves make (replicas holding the data -> new replicas)."""
+        assert self.options.throttle is not None
+        sources: dict[str, list[str]] = {}
+        destinations: dict[str, list[str]] = {}
+        brokers: set[int] = set()
+        for (topic, partition), target in sorted(targets.items()):
+            found = seen.get(topic)
+            now = found.replicas[partition] if found and partition < len(found.replicas) else ()
+            sources.setdefault(topic, []).extend(f"{partition}:{b}" for b in now)
+            destinations.setdefault(topic, []).extend(
+                f"{partition}:{b}" for b in target if b not in now
+            )
+            brokers.update(now, target)
+        moves = {
+            t: adapter.Moves(tuple(sources[t]), tuple(destinations.get(t, ()))) for t in sources
+        }
+        throttle = adapter.set_throttle(
+            self.connection, self.admin, self.options.throttle, moves, brokers
+        )
+        self.progress(
+            f"  throttling replication to {format_size_bytes(throttle.rate)}/s on broker(s) "
+            f"{', '.join(map(str, throttle.brokers)) or 'none'}"
+        )
+        for broker, rate in throttle.kept:
+            self.progress(f"  broker {broker} keeps its own throttle of {rate} bytes/s")
+        return throttle
+
+    def _unthrottle(self, throttle: adapter.Throttle) -> None:
+        try:
+            adapter.clear_throttle(self.connection, self.admin, throttle)
+        except ClusterError as exc:
+            self.progress(
+                f"  warning: the replication throttle could not be removed ({exc}); remove "
+                "leader/follower.replication.throttled.* with kafka-configs.sh"
+            )
+        else:
+            self.progress("  replication throttle removed")
 
     def _follow_reassignments(self, changes: list[ReassignReplicas]) -> None:
         if not changes:

@@ -78,6 +78,13 @@ def diff(
     return tuple(run.changes), tuple(run.diagnostics), unmanaged
 
 
+# Replication throttles that a reassignment (apply --throttle, kafka-reassign-partitions) sets
+# on a topic while replicas move and removes afterwards: operational state, not a spec's concern,
+# so an override of these keys is left alone unless the spec names the key.
+OPERATIONAL_KEYS = frozenset(
+    {"leader.replication.throttled.replicas", "follower.replication.throttled.replicas"}
+)
+
 # reconciler's own topics (apply's lock and audit record): never planned, whatever the ignore
 # patterns say, so no --prune can delete the lock another apply holds.
 RESERVED_PREFIX = "_reconciler_"
@@ -279,8 +286,12 @@ class _Diff:
             )
 
     def _config_changes(self, spec: TopicSpec, current: TopicState) -> tuple[ConfigChange, ...]:
-        overrides = {k: _canonical(k, v) for k, v in current.overrides.items()}
         desired = spec.config_map  # already canonical (validated specs)
+        overrides = {
+            k: _canonical(k, v)
+            for k, v in current.overrides.items()
+            if k in desired or k not in OPERATIONAL_KEYS
+        }
         entries = []
         for key in sorted(overrides.keys() | desired.keys()):
             now, wanted = overrides.get(key), desired.get(key)

@@ -438,3 +438,21 @@ def test_reconcilers_own_topics_are_never_planned_even_with_prune_and_no_ignore(
 
     assert unmanaged == ("stray",)
     assert [c.topic for c in changes] == ["stray"]
+
+
+def test_replication_throttles_of_a_running_reassignment_are_left_alone() -> None:
+    throttled = {"leader.replication.throttled.replicas": "0:1", "retention.ms": "1000"}
+    state = cluster(topic("a", overrides=throttled), topic("b", overrides=throttled))
+    wanted = desired(
+        spec("a", config={"retention.ms": "1000"}),
+        spec("b", config={"retention.ms": "1000", "leader.replication.throttled.replicas": "*"}),
+    )
+
+    changes, _, _ = diff(wanted, state, Policy())
+
+    assert [c.topic for c in changes] == ["b"]  # a: only the throttle differs, and is not named
+    (alter,) = changes[0].changes
+    assert isinstance(alter, AlterTopicConfig)
+    assert [(e.key, e.current, e.desired) for e in alter.entries] == [
+        ("leader.replication.throttled.replicas", "0:1", "*")
+    ]

@@ -6,6 +6,10 @@ KIP-455 partition reassignments (list and alter), which librdkafka does not impl
     connect.py    clients built from a cluster's bootstrap and `client:` properties; errors
     describe.py   DescribeCluster: brokers, racks, controller (also behind `local status`)
     read.py       the whole ClusterState in a fixed number of round trips
+    write.py      mutations for apply, one request per call; what the brokers show now
+    throttle.py   replication throttles around a reassignment (apply --throttle)
+    lock.py       the per-cluster apply lock, a topic on the cluster itself
+    audit.py      the audit record, written to a topic on the cluster
 """
 
 from reconciler.cluster.adapter.connect import Connection
@@ -22,6 +26,7 @@ from reconciler.cluster.adapter.lock import (
     release_lock,
     try_lock,
 )
+from reconciler.cluster.adapter.throttle import Moves, Throttle, clear_throttle, set_throttle
 from reconciler.cluster.adapter.write import (
     ConfigUpdate,
     Failure,
@@ -42,11 +47,14 @@ __all__ += [
     "LOCK_TOPIC",
     "ConfigUpdate",
     "Failure",
+    "Moves",
     "NewTopicRequest",
     "Observed",
     "PartitionsRequest",
+    "Throttle",
     "alter_reassignments",
     "alter_topic_configs",
+    "clear_throttle",
     "create_partitions",
     "create_topics",
     "delete_topics",
@@ -55,6 +63,7 @@ __all__ += [
     "read_audit",
     "reassigning",
     "release_lock",
+    "set_throttle",
     "try_lock",
     "write_audit",
 ]

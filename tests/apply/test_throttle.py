@@ -1,0 +1,90 @@
+"""apply --throttle: a replication-factor increase copying real data under a replication throttle.
+
+Watched from outside while it runs: the brokers' throttle rate and the topic's throttled
+replicas appear during the copy, and nothing of them is left once apply has finished.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient
+from confluent_kafka.admin._config import ConfigResource, ConfigSource
+from confluent_kafka.admin._resource import ResourceType
+from confluent_kafka.cimpl import NewTopic
+
+from reconciler.local.cluster import LocalCluster
+from tests.apply.helpers import independent_read
+from tests.kafka_helpers import wait_for_topic
+from tests.spec_repo import RECONCILER, SpecRepo
+
+RATE = 256 * 1024
+THROTTLE_KEYS = {"leader.replication.throttled.replicas", "follower.replication.throttled.replicas"}
+
+
+def _dynamic(admin: AdminClient, kind: ResourceType, name: str) -> dict[str, str]:
+    resource = ConfigResource(kind, name)
+    entries = admin.describe_configs([resource])[resource].result()
+    own = {ConfigSource.DYNAMIC_TOPIC_CONFIG.value, ConfigSource.DYNAMIC_BROKER_CONFIG.value}
+    return {k: e.value for k, e in entries.items() if e.source in own}
+
+
+def test_throttled_replication_factor_increase_cleans_up_after_itself(
+    kafka3: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    topic = f"{ns}.big"
+    for future in admin.create_topics(
+        [NewTopic(topic, 3, replica_assignment=[[1], [2], [3]])]
+    ).values():
+        future.result()
+    wait_for_topic(admin, topic, 3)
+    producer = Producer({"bootstrap.servers": kafka3.bootstrap, "linger.ms": 20})
+    payload = os.urandom(1024)  # incompressible
+    for i in range(2048):  # 2 MiB over three partitions
+        producer.produce(topic, payload, partition=i % 3)
+    assert producer.flush(30) == 0
+
+    repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
+    repo.topics({"name": topic, "partitions": 3, "replication_factor": 3})
+    env = {**os.environ, "KAFKA_BOOTSTRAP": kafka3.bootstrap, "NO_COLOR": "1"}
+    command = [*RECONCILER, "--repo", str(tmp_path), "apply", "--cluster", "test",
+               "--auto-approve", "--throttle", "256KiB"]  # fmt: skip
+    apply = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    rates_seen: set[str] = set()
+    throttled_replicas_seen: dict[str, str] = {}
+    while apply.poll() is None:
+        for broker in ("1", "2", "3"):
+            rate = _dynamic(admin, ResourceType.BROKER, broker).get(
+                "follower.replication.throttled.rate"
+            )
+            if rate is not None:
+                rates_seen.add(rate)
+        throttled_replicas_seen |= {
+            k: v
+            for k, v in _dynamic(admin, ResourceType.TOPIC, topic).items()
+            if k in THROTTLE_KEYS
+        }
+        time.sleep(0.2)
+    stdout, stderr = (s.decode() for s in apply.communicate())
+
+    assert apply.returncode == 0, stdout + stderr
+    assert "throttling replication to 256KiB/s" in stderr
+    assert rates_seen == {str(RATE)}
+    assert set(throttled_replicas_seen) == THROTTLE_KEYS
+    assert sorted(throttled_replicas_seen["leader.replication.throttled.replicas"].split(",")) == [
+        "0:1", "1:2", "2:3",
+    ]  # fmt: skip
+    # Nothing left behind: no broker rate, no throttled replicas on the topic.
+    for broker in ("1", "2", "3"):
+        assert not {k for k in _dynamic(admin, ResourceType.BROKER, broker) if "throttled" in k}
+    assert not THROTTLE_KEYS & set(_dynamic(admin, ResourceType.TOPIC, topic))
+    seen = independent_read(kafka3.bootstrap, topic)[topic]
+    assert [sorted(r) for r in seen["replicas"]] == [[1, 2, 3]] * 3
+    assert seen["isr"] == [[1, 2, 3]] * 3
+    again = repo.run("plan", "--cluster", "test", "--detailed-exitcode")
+    assert again.code == 0, again.stdout
