@@ -439,14 +439,15 @@ class Executor:
         total = sum(len(c.target) for c in changes)
         deadline = time.monotonic() + self.options.reassignment_timeout
         last = -1
-        while time.monotonic() < deadline:
-            left = len(adapter.reassigning(self.connection, topics))
-            if left != last:
-                self.progress(f"  reassignment: {total - left}/{total} partition(s) done")
-                last = left
-            if left == 0:
-                return
-            time.sleep(max(self.options.poll_interval, 1.0))
+        with self.connection.reassignments_admin() as watcher:  # one client for every poll
+            while time.monotonic() < deadline:
+                left = len(adapter.reassigning(self.connection, topics, watcher))
+                if left != last:
+                    self.progress(f"  reassignment: {total - left}/{total} partition(s) done")
+                    last = left
+                if left == 0:
+                    return
+                time.sleep(max(self.options.poll_interval, 1.0))
 
     # --- waiting for metadata -------------------------------------------------------------------
 

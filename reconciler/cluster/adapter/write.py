@@ -40,6 +40,7 @@ from confluent_kafka.admin._config import ConfigEntry as KafkaConfigEntry
 from confluent_kafka.admin._resource import ResourceType
 from confluent_kafka.cimpl import NewPartitions, NewTopic
 from kafka import TopicPartition
+from kafka.admin import KafkaAdminClient
 from kafka.errors import KafkaError as KafkaPythonError
 
 from reconciler.cluster.adapter.connect import Connection, reason
@@ -211,12 +212,22 @@ def alter_reassignments(
     return results
 
 
-def reassigning(connection: Connection, topics: Iterable[str]) -> dict[tuple[str, int], Any]:
-    """Reassignments in progress on these topics: (topic, partition) -> adding/removing lists."""
+def reassigning(
+    connection: Connection, topics: Iterable[str], admin: KafkaAdminClient | None = None
+) -> dict[tuple[str, int], Any]:
+    """Reassignments in progress on these topics: (topic, partition) -> adding/removing lists.
+
+    Pass `admin` (from `connection.reassignments_admin()`) when polling, so each poll costs one
+    request rather than a new client's connection set-up.
+    """
     wanted = set(topics)
+    timeout_ms = int(connection.seconds * 1000)
     try:
-        with connection.reassignments_admin() as admin:
-            listed = admin.list_partition_reassignments(timeout_ms=int(connection.seconds * 1000))
+        if admin is not None:
+            listed = admin.list_partition_reassignments(timeout_ms=timeout_ms)
+        else:
+            with connection.reassignments_admin() as own:
+                listed = own.list_partition_reassignments(timeout_ms=timeout_ms)
     except KafkaPythonError as exc:
         raise connection.error("list the partition reassignments of", exc) from exc
     return {(tp.topic, tp.partition): moving for tp, moving in listed.items() if tp.topic in wanted}
