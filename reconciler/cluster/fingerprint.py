@@ -4,7 +4,8 @@ A hash of the canonical form of the topics a plan touches (partitions and their 
 config overrides, reassignments in progress, or the marker that the topic is absent), the
 brokers and racks, and the broker defaults a create relies on (KIP-464). Leaders and ISR are left
 out: they move on their own and change nothing a plan does. Apply recomputes it from a fresh
-read and refuses a plan whose fingerprint no longer matches (a stale plan).
+read and refuses a plan whose fingerprint no longer matches (a stale plan; apply/preflight.py
+says what changed).
 """
 
 from __future__ import annotations
@@ -51,35 +52,3 @@ def fingerprint(state: ClusterState, topics: Iterable[str]) -> str:
     """`sha256:<hex>` of `canonical(state, topics)`."""
     text = json.dumps(canonical(state, topics), sort_keys=True, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
-
-
-def differences(before: ClusterState, after: ClusterState, topics: Iterable[str]) -> list[str]:
-    """What changed between two states for these topics, in words (why a plan is stale)."""
-    old, new = canonical(before, topics), canonical(after, topics)
-    found: list[str] = []
-    if old["brokers"] != new["brokers"]:
-        found.append("the brokers or their racks changed")
-    if old["defaults"] != new["defaults"]:
-        found.append("the broker defaults changed")
-    for was, now in zip(old["topics"], new["topics"], strict=True):
-        if was == now:
-            continue
-        name = was["name"]
-        if was.get("absent"):
-            found.append(f"{name} was created")
-        elif now.get("absent"):
-            found.append(f"{name} was deleted")
-        elif was["topic_id"] != now["topic_id"]:
-            found.append(f"{name} was deleted and created again")
-        else:
-            parts = [
-                label
-                for key, label in (
-                    ("replicas", "partitions or replicas"),
-                    ("overrides", "config overrides"),
-                    ("reassignments", "reassignments"),
-                )
-                if was[key] != now[key]
-            ]
-            found.append(f"{name}: {', '.join(parts)} changed")
-    return found
