@@ -13,8 +13,15 @@ def wait_for_topic(
 ) -> Any:
     """librdkafka's TopicMetadata once the topic (and that many partitions) has leaders."""
     deadline = time.monotonic() + timeout
+    agreeing, bootstrap = 0, ""
     while True:
-        md = admin.list_topics(topic, timeout=10).topics.get(topic)
+        # Brokers learn new topics from the controller asynchronously: one broker knowing it is
+        # not enough for the next reader, so fresh clients (whose requests go to brokers of
+        # librdkafka's choosing) must agree several times in a row.
+        reader = admin if agreeing == 0 else AdminClient({"bootstrap.servers": bootstrap})
+        cluster = reader.list_topics(topic, timeout=10)
+        bootstrap = ",".join(f"{b.host}:{b.port}" for b in cluster.brokers.values())
+        md = cluster.topics.get(topic)
         if (
             md is not None
             and md.error is None
@@ -22,7 +29,11 @@ def wait_for_topic(
             and (partitions is None or len(md.partitions) == partitions)
             and all(p.leader >= 0 for p in md.partitions.values())
         ):
-            return md
+            agreeing += 1
+            if agreeing > 4:
+                return md
+            continue
+        agreeing = 0
         if time.monotonic() > deadline:
             raise AssertionError(
                 f"topic {topic} did not appear in metadata within {timeout} s: {md}"

@@ -48,6 +48,7 @@ MAX_PARTITIONS_PER_REQUEST = 10_000  # Kafka's MAX_PARTITIONS_PER_BATCH (POLICY_
 # (QuorumController MAX_RECORDS_PER_USER_OP, POLICY_VIOLATION "excessively large batch"),
 # measured here: a create writes a topic record, one per partition and one per config override.
 MAX_RECORDS_PER_REQUEST = 10_000
+CONFIRMATIONS = 3  # reads by fresh clients that must agree before a level counts as visible
 
 Progress = Callable[[str], None]
 T = TypeVar("T")
@@ -462,6 +463,8 @@ class Executor:
         while True:
             seen = adapter.observe(self.connection, self.admin, names, configs=configs)
             pending = [op for op in pending if not _visible(op, seen.get(op.topic), self.state)]
+            if not pending:
+                pending = self._lagging(ops, configs)
             if not pending or time.monotonic() > deadline:
                 break
             names = sorted({op.topic for op in pending})
@@ -474,6 +477,21 @@ class Executor:
             )
             for op in pending
         }
+
+    def _lagging(self, ops: list[Operation], configs: bool) -> list[Operation]:
+        """Ops that another broker does not show yet.
+
+        Brokers learn metadata from the KRaft controller asynchronously, so one broker showing a
+        change does not mean the next reader's broker does (a plan right after apply could see
+        the old state). Fresh clients ask brokers of librdkafka's choosing, not always the same.
+        """
+        names = sorted({op.topic for op in ops})
+        for _ in range(CONFIRMATIONS):
+            seen = adapter.observe(self.connection, self.connection.admin(), names, configs)
+            behind = [op for op in ops if not _visible(op, seen.get(op.topic), self.state)]
+            if behind:
+                return behind
+        return []
 
 
 def _visible(op: Operation, seen: Observed | None, state: ClusterState) -> bool:
