@@ -48,7 +48,7 @@ MAX_PARTITIONS_PER_REQUEST = 10_000  # Kafka's MAX_PARTITIONS_PER_BATCH (POLICY_
 # (QuorumController MAX_RECORDS_PER_USER_OP, POLICY_VIOLATION "excessively large batch"),
 # measured here: a create writes a topic record, one per partition and one per config override.
 MAX_RECORDS_PER_REQUEST = 10_000
-CONFIRMATIONS = 3  # reads by fresh clients that must agree before a level counts as visible
+CONFIRMATIONS = 3  # reads by fresh clients that must agree before apply returns
 
 Progress = Callable[[str], None]
 T = TypeVar("T")
@@ -205,7 +205,26 @@ class Executor:
                 self.results[o.id].status is Status.FAILED for o in level.operations
             ):
                 self.stopped = True
+        self._settle(ordered)
         return tuple(self.results[o.id] for o in ordered)
+
+    def _settle(self, ops: list[Operation]) -> None:
+        """Before returning, wait (bounded) until every broker reader agrees on what was applied.
+
+        Between levels the controller is what counts (it orders creates after their
+        dependencies); at the end, the next reader (a plan right after apply) may ask another
+        broker, which learns metadata from the controller asynchronously.
+        """
+        applied = [op for op in ops if self.results[op.id].status is Status.APPLIED]
+        if not applied:
+            return
+        configs = any(op.step in (Step.CONFIG, Step.RAISE_ISR) for op in applied)
+        deadline = time.monotonic() + self.options.wait_timeout
+        while self._lagging(applied, configs):
+            if time.monotonic() > deadline:
+                self.progress("  note: some brokers do not show every change yet")
+                return
+            time.sleep(self.options.poll_interval)
 
     def _unsuccessful(self) -> set[int]:
         return {i for i, r in self.results.items() if not r.status.succeeded}
@@ -463,8 +482,6 @@ class Executor:
         while True:
             seen = adapter.observe(self.connection, self.admin, names, configs=configs)
             pending = [op for op in pending if not _visible(op, seen.get(op.topic), self.state)]
-            if not pending:
-                pending = self._lagging(ops, configs)
             if not pending or time.monotonic() > deadline:
                 break
             names = sorted({op.topic for op in pending})
@@ -479,12 +496,8 @@ class Executor:
         }
 
     def _lagging(self, ops: list[Operation], configs: bool) -> list[Operation]:
-        """Ops that another broker does not show yet.
-
-        Brokers learn metadata from the KRaft controller asynchronously, so one broker showing a
-        change does not mean the next reader's broker does (a plan right after apply could see
-        the old state). Fresh clients ask brokers of librdkafka's choosing, not always the same.
-        """
+        """Ops that some reader does not see yet: fresh clients ask brokers of librdkafka's
+        choosing, not always the same one, and must all agree."""
         names = sorted({op.topic for op in ops})
         for _ in range(CONFIRMATIONS):
             seen = adapter.observe(self.connection, self.connection.admin(), names, configs)
