@@ -5,11 +5,33 @@ from __future__ import annotations
 from reconciler.planning.changes import Assignments, Hazard, ReassignReplicas
 from reconciler.planning.limits import BrokerLoad
 from reconciler.planning.plan import Plan
+from reconciler.spec import catalog
+from reconciler.spec.units import format_duration_ms, format_size_bytes
 
 # Per-partition lines shown for one reassignment or partition increase; the rest are counted.
 MAX_LISTED_PARTITIONS = 10
 
 NO_CHANGES = "No changes. The cluster matches the specs."
+
+
+def config_value(key: str, value: str) -> str:
+    """A config value as Kafka holds it, with its human reading when that says more:
+    `604800000 (7d)`, `268435456 (256MiB)`, `-1 (unlimited)`. Values stay Kafka's, so what a
+    reviewer reads is what apply sends."""
+    defn = catalog.lookup(key)
+    if defn is None or defn.unit is None:
+        return value
+    try:
+        number = int(value)
+    except ValueError:
+        return value
+    special = dict(defn.special_values).get(number)
+    if special is not None:
+        return f"{value} ({special})"
+    if number < 0:
+        return value
+    human = format_duration_ms(number) if defn.unit == "ms" else format_size_bytes(number)
+    return value if human == value else f"{value} ({human})"
 
 
 def replicas(replica_list: tuple[int, ...]) -> str:

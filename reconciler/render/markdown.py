@@ -130,7 +130,10 @@ def _change(change: Change) -> list[str]:
             lines.append("")
             if change.config:
                 lines += ["| config | desired |", "| --- | --- |"]
-                lines.extend(f"| `{k}` | `{_cell(v)}` |" for k, v in change.config)
+                lines.extend(
+                    f"| `{k}` | {_code(_cell(common.config_value(k, v)))} |"
+                    for k, v in change.config
+                )
                 lines.append("")
             return lines
         case AlterTopicConfig():
@@ -178,17 +181,20 @@ def _count(desired: int | None, default: int | None) -> str:
 
 
 def _config_row(entry: ConfigChange) -> str:
+    def shown(value: str) -> str:
+        return _code(_cell(common.config_value(entry.key, value)))
+
     if entry.desired is None:
-        fallback = _code(_cell(entry.inherited)) if entry.inherited is not None else "unknown"
+        fallback = shown(entry.inherited) if entry.inherited is not None else "unknown"
         desired = f"*removed, falls back to* {fallback}"
     else:
-        desired = _code(_cell(entry.desired))
+        desired = shown(entry.desired)
     if entry.current is None:
         current = "*not set*"
         if entry.inherited is not None:
-            current += f" (inherited {_code(_cell(entry.inherited))})"
+            current += f" (inherited {shown(entry.inherited)})"
     else:
-        current = _code(_cell(entry.current))
+        current = shown(entry.current)
     return f"| `{entry.key}` | {current} | {desired} |"
 
 

@@ -123,7 +123,7 @@ def _change(change: Change, paint: _Painter) -> list[str]:
                 f"{_count(change.replication_factor, change.default_replication_factor)}",
             ]
             lines.extend(
-                paint.style(f"{_INDENT}+ {key}: {value}", fg="green")
+                paint.style(f"{_INDENT}+ {key}: {common.config_value(key, value)}", fg="green")
                 for key, value in change.config
             )
             if change.assignments is not None:
@@ -169,14 +169,19 @@ def _count(desired: int | None, default: int | None) -> str:
 
 
 def _config_entry(entry: ConfigChange, paint: _Painter) -> str:
+    def shown(value: str) -> str:
+        return common.config_value(entry.key, value)
+
     if entry.desired is None:
-        fallback = entry.inherited if entry.inherited is not None else "unknown"
-        text = f"- {entry.key}: {entry.current} (falls back to {fallback})"
+        assert entry.current is not None
+        fallback = shown(entry.inherited) if entry.inherited is not None else "unknown"
+        text = f"- {entry.key}: {shown(entry.current)} (falls back to {fallback})"
         return paint.style(_INDENT + text, fg="red")
     if entry.current is None:
-        was = f" (inherited now: {entry.inherited})" if entry.inherited is not None else ""
-        return paint.style(f"{_INDENT}+ {entry.key}: {entry.desired}{was}", fg="green")
-    return paint.style(f"{_INDENT}~ {entry.key}: {entry.current} -> {entry.desired}", fg="yellow")
+        was = f" (inherited now: {shown(entry.inherited)})" if entry.inherited is not None else ""
+        return paint.style(f"{_INDENT}+ {entry.key}: {shown(entry.desired)}{was}", fg="green")
+    change = f"{shown(entry.current)} -> {shown(entry.desired)}"
+    return paint.style(f"{_INDENT}~ {entry.key}: {change}", fg="yellow")
 
 
 def _partition_lines(rows: list[tuple[int, tuple[int, ...]]]) -> list[str]:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from reconciler.planning.plan import Plan
-from reconciler.render import render_json, render_markdown, render_text
+from reconciler.render import common, render_json, render_markdown, render_text
 from reconciler.render.markdown import COLLAPSE_ABOVE
 from tests.planning import samples
 from tests.planning.factories import checked_json
@@ -83,7 +83,7 @@ def test_text_shape() -> None:
     assert lines[-1].startswith("3 hazards need acknowledgment (payments.cache.v1, ")
     # Diagnostics come before the changes.
     assert text.index("Diagnostics:") < text.index("Changes, in execution order:")
-    assert "      - segment.bytes: 536870912 (falls back to 1073741824)" in lines
+    assert "      - segment.bytes: 536870912 (512MiB) (falls back to 1073741824 (1GiB))" in lines
     assert "      partitions: 3 -> 6" in lines
     assert "  + create payments.orders.v1" in lines
     assert "  ~ update payments.ledger.v1" in lines
@@ -103,3 +103,18 @@ def test_no_changes_text() -> None:
 def test_json_renderer_is_the_json_plan() -> None:
     plan = samples.kitchen_sink()
     assert json.loads(render_json(plan)) == checked_json(plan)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "shown"),
+    [
+        ("retention.ms", "604800000", "604800000 (7d)"),
+        ("retention.ms", "-1", "-1 (unlimited)"),
+        ("segment.bytes", "536870912", "536870912 (512MiB)"),
+        ("max.message.bytes", "1048588", "1048588"),  # no shorter reading: shown as is
+        ("cleanup.policy", "compact,delete", "compact,delete"),  # not a duration or size
+        ("no.such.key", "12", "12"),
+    ],
+)
+def test_config_values_show_their_human_reading(key: str, value: str, shown: str) -> None:
+    assert common.config_value(key, value) == shown
