@@ -113,11 +113,11 @@ def _describe_configs(
 
     topics = {
         name: tuple((sys.intern(key), entry(e)) for key, e in sorted(entries.items()))
-        for name, entries in _configs(connection, admin, ResourceType.TOPIC, names).items()
+        for name, entries in describe_configs(connection, admin, ResourceType.TOPIC, names).items()
     }
     if broker_id is None:
         return topics, {}
-    broker = _configs(connection, admin, ResourceType.BROKER, [str(broker_id)])
+    broker = describe_configs(connection, admin, ResourceType.BROKER, [str(broker_id)])
     defaults = {
         key: e.value
         for key, e in sorted(broker.get(str(broker_id), {}).items())
@@ -126,7 +126,7 @@ def _describe_configs(
     return topics, defaults
 
 
-def _configs(
+def describe_configs(
     connection: Connection, admin: AdminClient, kind: ResourceType, names: list[str]
 ) -> dict[str, dict[str, Any]]:
     """One DescribeConfigs request for these resources: name -> {key: librdkafka ConfigEntry}."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient
@@ -20,6 +21,7 @@ from confluent_kafka.admin._config import ConfigEntry as KafkaConfigEntry
 from confluent_kafka.admin._resource import ResourceType
 
 from reconciler.cluster.adapter.connect import Connection
+from reconciler.cluster.adapter.read import describe_configs
 
 RATE_KEYS = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
 LEADER_REPLICAS = "leader.replication.throttled.replicas"
@@ -101,35 +103,24 @@ def _merged(previous: str | None, pairs: tuple[str, ...]) -> str:
 def _topic_overrides(
     connection: Connection, admin: AdminClient, topics: list[str]
 ) -> dict[str, tuple[str | None, str | None]]:
-    if not topics:
-        return {}
-    resources = [ConfigResource(ResourceType.TOPIC, t) for t in topics]
-    found: dict[str, tuple[str | None, str | None]] = {}
-    for resource, future in admin.describe_configs(
-        resources, request_timeout=connection.seconds
-    ).items():
-        try:
-            entries = future.result()
-        except KafkaException as exc:
-            raise connection.error(f"read the throttles of {resource.name} on", exc) from exc
-        own = {
-            key: e.value
-            for key, e in entries.items()
-            if e.source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value
-        }
-        found[resource.name] = (own.get(LEADER_REPLICAS), own.get(FOLLOWER_REPLICAS))
-    return found
+    """Each topic's own (leader, follower) throttled-replicas lists, None where it has none."""
+
+    def own(entries: dict[str, Any], key: str) -> str | None:
+        entry = entries.get(key)
+        topic_override = ConfigSource.DYNAMIC_TOPIC_CONFIG.value
+        return str(entry.value) if entry is not None and entry.source == topic_override else None
+
+    found = describe_configs(connection, admin, ResourceType.TOPIC, topics)
+    return {
+        topic: (own(entries, LEADER_REPLICAS), own(entries, FOLLOWER_REPLICAS))
+        for topic, entries in found.items()
+    }
 
 
 def _broker_rate(connection: Connection, admin: AdminClient, broker: int) -> str | None:
     """The broker's own dynamic throttle rate, if an operator set one."""
-    resource = ConfigResource(ResourceType.BROKER, str(broker))
-    try:
-        entries = admin.describe_configs([resource], request_timeout=connection.seconds)[
-            resource
-        ].result()
-    except KafkaException as exc:
-        raise connection.error(f"read the throttle rate of broker {broker} of", exc) from exc
+    found = describe_configs(connection, admin, ResourceType.BROKER, [str(broker)])
+    entries = found.get(str(broker), {})
     for key in RATE_KEYS:
         entry = entries.get(key)
         if entry is not None and entry.source == ConfigSource.DYNAMIC_BROKER_CONFIG.value:
