@@ -128,18 +128,15 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
     Exit 0 when valid (warnings alone do not fail), 1 otherwise.
     """
 
+    from reconciler import workflow
     from reconciler.spec.loader import load_repo
 
     def counted(count: int, noun: str) -> str:
         return f"{count} {noun}{'' if count == 1 else 's'}"
 
     result = load_repo(ctx.repo, cluster)
-    if cluster is not None and result.config is not None and cluster not in result.config.clusters:
-        known = ", ".join(sorted(result.config.clusters)) or "none"
-        raise ConfigError(
-            f"unknown cluster '{cluster}': reconciler.yaml defines {known}; pass one of them "
-            "with --cluster"
-        )
+    if cluster is not None and result.config is not None:
+        workflow.select_cluster(result.config, cluster)  # an unknown name is an error
     topics = {name: len(state.topics) for name, state in sorted(result.desired.items())}
     if fmt == "json":
         diagnostics = [
@@ -406,16 +403,15 @@ def snapshot(ctx: Ctx, cluster: str, out: Path | None) -> None:
     cluster in a fixed number of round trips, whatever the number of topics.
     """
     from reconciler import workflow
-    from reconciler.cluster.snapshot import to_json
+    from reconciler.cluster.snapshot import dumps, write_snapshot
 
     config = workflow.cluster_config(ctx.repo, cluster)
     _progress(f"reading cluster '{cluster}' at {config.bootstrap}")
     state = workflow.read_state(config)
-    document = to_json(cluster, state)
     if out is None:
-        click.echo(json.dumps(document, indent=1))
+        click.echo(dumps(cluster, state), nl=False)
         return
-    _write_json(out, document)
+    write_snapshot(out, cluster, state)
     click.echo(
         f"wrote {out}: {len(state.topics)} topics on {len(state.brokers)} brokers of cluster "
         f"'{cluster}'",

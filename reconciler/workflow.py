@@ -26,7 +26,7 @@ from reconciler.errors import ConfigError, ReconcilerError
 from reconciler.planning.json_plan import from_json
 from reconciler.planning.plan import Plan, diagnostic_order, make_plan
 from reconciler.spec.loader import load_repo
-from reconciler.spec.model import ClusterConfig, DesiredState
+from reconciler.spec.model import ClusterConfig, DesiredState, RepoConfig
 from reconciler.spec.repo_config import load_repo_config
 
 
@@ -53,13 +53,19 @@ def load_specs(repo: Path, cluster: str) -> Specs:
     result = load_repo(repo, cluster)
     if any(d.is_error for d in result.diagnostics) or result.config is None:
         raise InvalidSpecs(result.diagnostics)
-    if cluster not in result.config.clusters:
-        known = ", ".join(sorted(result.config.clusters)) or "none"
+    chosen = select_cluster(result.config, cluster)
+    return Specs(chosen, result.desired[cluster], result.diagnostics)
+
+
+def select_cluster(config: RepoConfig, cluster: str) -> ClusterConfig:
+    """The named cluster of reconciler.yaml; a ConfigError listing the known ones if absent."""
+    if cluster not in config.clusters:
+        known = ", ".join(sorted(config.clusters)) or "none"
         raise ConfigError(
             f"unknown cluster '{cluster}': reconciler.yaml defines {known}; pass one of them "
             "with --cluster"
         )
-    return Specs(result.config.clusters[cluster], result.desired[cluster], result.diagnostics)
+    return config.clusters[cluster]
 
 
 def connection(cluster: ClusterConfig) -> adapter.Connection:
@@ -84,13 +90,7 @@ def cluster_config(repo: Path, cluster: str) -> ClusterConfig:
     config, found = load_repo_config(Path(repo), os.environ)
     if config is None or any(d.is_error for d in found):
         raise InvalidSpecs(tuple(found))
-    if cluster not in config.clusters:
-        known = ", ".join(sorted(config.clusters)) or "none"
-        raise ConfigError(
-            f"unknown cluster '{cluster}': reconciler.yaml defines {known}; pass one of them "
-            "with --cluster"
-        )
-    return config.clusters[cluster]
+    return select_cluster(config, cluster)
 
 
 def plan(

@@ -54,10 +54,16 @@ class SpecRepo:
         self.write(file, {"topics": list(topics)})
 
     def run(self, *args: str, timeout: float = 120) -> Result:
-        env = {**os.environ, "KAFKA_BOOTSTRAP": self.bootstrap, "NO_COLOR": "1"}
-        proc = subprocess.run(
-            [*RECONCILER, "--repo", str(self.root), *args],
-            capture_output=True, text=True, env=env, timeout=timeout, check=False,
-        )  # fmt: skip
-        assert "Traceback" not in proc.stderr, proc.stderr
-        return Result(proc.returncode, proc.stdout, proc.stderr)
+        return run_cli(self.root, self.bootstrap, *args, timeout=timeout)
+
+
+def run_cli(repo: Path, bootstrap: str, *args: str, timeout: float = 120) -> Result:
+    """`reconciler --repo REPO ARGS` in a subprocess, with $KAFKA_BOOTSTRAP set, no colour, and
+    no traceback allowed."""
+    env = {**os.environ, "KAFKA_BOOTSTRAP": bootstrap, "NO_COLOR": "1"}
+    proc = subprocess.run(
+        [*RECONCILER, "--repo", str(repo), *args],
+        capture_output=True, text=True, env=env, timeout=timeout, check=False,
+    )  # fmt: skip
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return Result(proc.returncode, proc.stdout, proc.stderr)

@@ -131,8 +131,15 @@ def _topic(t: dict[str, Any]) -> TopicState:
     )
 
 
+def dumps(cluster: str, state: ClusterState) -> str:
+    return json.dumps(to_json(cluster, state), indent=1) + "\n"
+
+
 def write_snapshot(path: Path, cluster: str, state: ClusterState) -> None:
-    path.write_text(json.dumps(to_json(cluster, state), indent=1) + "\n", encoding="utf-8")
+    try:
+        path.write_text(dumps(cluster, state), encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot write snapshot {path}: {exc.strerror}") from exc
 
 
 def load_snapshot(path: Path) -> tuple[str, ClusterState]:

@@ -6,10 +6,7 @@ apply, a plan is empty and librdkafka, read directly, shows what the specs say.
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +17,7 @@ from reconciler.local.cluster import LocalCluster
 from reconciler.spec.loader import load_repo
 from reconciler.spec.model import TopicState as SpecState
 from tests.apply.helpers import independent_read
+from tests.spec_repo import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,21 +36,14 @@ def example(tmp_path: Path, kafka3: LocalCluster) -> Iterator[Path]:
         future.result()
 
 
-def run(repo: Path, cl: LocalCluster, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "KAFKA_BOOTSTRAP": cl.bootstrap, "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "reconciler", "--repo", str(repo), *args],
-        capture_output=True, text=True, env=env, timeout=300, check=False,
-    )  # fmt: skip
-
-
 def test_example_repository_applies_and_converges(example: Path, kafka3: LocalCluster) -> None:
-    applied = run(example, kafka3, "apply", "--cluster", "local", "--auto-approve")
-    assert applied.returncode == 0, applied.stdout + applied.stderr
-    assert "Traceback" not in applied.stderr
+    applied = run_cli(
+        example, kafka3.bootstrap, "apply", "--cluster", "local", "--auto-approve", timeout=300
+    )
+    assert applied.code == 0, applied.stdout + applied.stderr
 
-    again = run(example, kafka3, "plan", "--cluster", "local", "--detailed-exitcode")
-    assert again.returncode == 0, again.stdout + again.stderr
+    again = run_cli(example, kafka3.bootstrap, "plan", "--cluster", "local", "--detailed-exitcode")
+    assert again.code == 0, again.stdout + again.stderr
 
     specs = load_repo(example, "local").desired["local"].topics
     live = {s.name for s in specs.values() if s.state is SpecState.PRESENT}

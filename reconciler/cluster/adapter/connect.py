@@ -116,3 +116,9 @@ def reason(exc: BaseException) -> str:
     if isinstance(exc, KafkaError):
         return f"{exc.name()}: {exc.str()}"
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def error_code(exc: KafkaException) -> int | None:
+    """librdkafka's error code of a failed future (e.g. KafkaError.UNKNOWN_TOPIC_OR_PART)."""
+    error = exc.args[0] if exc.args else None
+    return error.code() if isinstance(error, KafkaError) else None

@@ -22,9 +22,10 @@ from confluent_kafka.admin import AdminClient
 from confluent_kafka.admin._config import ConfigResource, ConfigSource
 from confluent_kafka.admin._resource import ResourceType
 from confluent_kafka.admin._topic import TopicDescription
+from kafka.admin import KafkaAdminClient
 from kafka.errors import KafkaError as KafkaPythonError
 
-from reconciler.cluster.adapter.connect import Connection
+from reconciler.cluster.adapter.connect import Connection, error_code
 from reconciler.cluster.adapter.describe import describe
 from reconciler.cluster.state import (
     BrokerState,
@@ -83,7 +84,7 @@ def _describe_topics(
         try:
             described[name] = future.result()
         except KafkaException as exc:
-            if _code(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
+            if error_code(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
                 continue  # deleted since it was listed: it is not part of the state
             raise connection.error(f"describe topic '{name}' of", exc) from exc
     return described
@@ -139,7 +140,7 @@ def describe_configs(
         try:
             found[resource.name] = future.result()
         except KafkaException as exc:
-            if _code(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
+            if error_code(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
                 continue  # deleted since it was listed: it is not part of the state
             raise connection.error(f"describe the configs of {resource.name} on", exc) from exc
     return found
@@ -173,33 +174,38 @@ def _topic_state(
 
 
 def _reassignments(connection: Connection) -> tuple[Reassignment, ...]:
-    """KIP-455 reassignments in progress: kafka-python, since librdkafka lacks the API."""
+    return tuple(
+        Reassignment(
+            topic=topic,
+            partition=partition,
+            replicas=tuple(moving["replicas"]),
+            adding=tuple(moving["adding_replicas"]),
+            removing=tuple(moving["removing_replicas"]),
+        )
+        for (topic, partition), moving in sorted(list_reassignments(connection).items())
+    )
+
+
+def list_reassignments(
+    connection: Connection, admin: KafkaAdminClient | None = None
+) -> dict[tuple[str, int], Any]:
+    """KIP-455 reassignments in progress, (topic, partition) -> kafka-python's replicas,
+    adding_replicas and removing_replicas lists: kafka-python, since librdkafka lacks the API.
+
+    Pass `admin` (from `connection.reassignments_admin()`) when polling, so each poll costs one
+    request rather than a new client's connection set-up.
+    """
+    timeout_ms = int(connection.seconds * 1000)
     try:
-        with connection.reassignments_admin() as admin:
-            listed = admin.list_partition_reassignments(timeout_ms=int(connection.seconds * 1000))
+        if admin is not None:
+            listed = admin.list_partition_reassignments(timeout_ms=timeout_ms)
+        else:
+            with connection.reassignments_admin() as own:
+                listed = own.list_partition_reassignments(timeout_ms=timeout_ms)
     except KafkaPythonError as exc:
         raise connection.error("list the partition reassignments of", exc) from exc
-    return tuple(
-        sorted(
-            (
-                Reassignment(
-                    topic=tp.topic,
-                    partition=tp.partition,
-                    replicas=tuple(moving["replicas"]),
-                    adding=tuple(moving["adding_replicas"]),
-                    removing=tuple(moving["removing_replicas"]),
-                )
-                for tp, moving in listed.items()
-            ),
-            key=lambda r: (r.topic, r.partition),
-        )
-    )
+    return {(tp.topic, tp.partition): moving for tp, moving in listed.items()}
 
 
 def _ids(nodes: Iterable[Any]) -> tuple[int, ...]:
     return tuple(int(node.id) for node in nodes)  # librdkafka's Node
-
-
-def _code(exc: KafkaException) -> int | None:
-    error = exc.args[0] if exc.args else None
-    return error.code() if isinstance(error, KafkaError) else None

@@ -43,7 +43,8 @@ from kafka import TopicPartition
 from kafka.admin import KafkaAdminClient
 from kafka.errors import KafkaError as KafkaPythonError
 
-from reconciler.cluster.adapter.connect import Connection, reason
+from reconciler.cluster.adapter.connect import Connection, error_code, reason
+from reconciler.cluster.adapter.read import describe_configs, list_reassignments
 from reconciler.errors import ClusterError
 
 Replicas = tuple[int, ...]
@@ -215,22 +216,9 @@ def alter_reassignments(
 def reassigning(
     connection: Connection, topics: Iterable[str], admin: KafkaAdminClient | None = None
 ) -> dict[tuple[str, int], Any]:
-    """Reassignments in progress on these topics: (topic, partition) -> adding/removing lists.
-
-    Pass `admin` (from `connection.reassignments_admin()`) when polling, so each poll costs one
-    request rather than a new client's connection set-up.
-    """
+    """Reassignments in progress on these topics (see read.list_reassignments)."""
     wanted = set(topics)
-    timeout_ms = int(connection.seconds * 1000)
-    try:
-        if admin is not None:
-            listed = admin.list_partition_reassignments(timeout_ms=timeout_ms)
-        else:
-            with connection.reassignments_admin() as own:
-                listed = own.list_partition_reassignments(timeout_ms=timeout_ms)
-    except KafkaPythonError as exc:
-        raise connection.error("list the partition reassignments of", exc) from exc
-    return {(tp.topic, tp.partition): moving for tp, moving in listed.items() if tp.topic in wanted}
+    return {k: v for k, v in list_reassignments(connection, admin).items() if k[0] in wanted}
 
 
 def observe(
@@ -253,7 +241,7 @@ def observe(
         try:
             description = future.result()
         except KafkaException as exc:
-            if _code(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
+            if error_code(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
                 seen[name] = None
                 continue
             raise connection.error(f"describe topic '{name}' of", exc) from exc
@@ -278,24 +266,14 @@ def observe(
 def _overrides(
     connection: Connection, admin: AdminClient, names: Sequence[str]
 ) -> dict[str, dict[str, str]]:
-    if not names:
-        return {}
-    resources = [ConfigResource(ResourceType.TOPIC, name) for name in names]
-    futures = admin.describe_configs(resources, request_timeout=connection.seconds)
-    found: dict[str, dict[str, str]] = {}
-    for resource, future in futures.items():
-        try:
-            entries = future.result()
-        except KafkaException as exc:
-            if _code(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
-                continue
-            raise connection.error(f"describe the configs of {resource.name} on", exc) from exc
-        found[resource.name] = {
-            key: e.value
-            for key, e in entries.items()
-            if ConfigSource(e.source) == ConfigSource.DYNAMIC_TOPIC_CONFIG and e.value is not None
-        }
-    return found
+    """Each topic's own overrides (DYNAMIC_TOPIC_CONFIG entries), by name."""
+    own = ConfigSource.DYNAMIC_TOPIC_CONFIG.value
+    return {
+        name: {k: e.value for k, e in entries.items() if e.source == own and e.value is not None}
+        for name, entries in describe_configs(
+            connection, admin, ResourceType.TOPIC, list(names)
+        ).items()
+    }
 
 
 def _results(futures: dict[str, Future[Any]]) -> dict[str, Failure | None]:
@@ -329,11 +307,6 @@ def _python_failure(error: Any) -> Failure:
     if "TIMED_OUT" in str(name).upper() or "Timeout" in str(name):
         name = "TIMED_OUT"
     return Failure(str(name), str(detail))
-
-
-def _code(exc: KafkaException) -> int | None:
-    error = exc.args[0] if exc.args else None
-    return error.code() if isinstance(error, KafkaError) else None
 
 
 def _client_conf(connection: Connection) -> dict[str, Any]:
