@@ -92,3 +92,15 @@ def test_missing_maven_is_one_sentence(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert "error: mvn (Apache Maven) was not found on PATH: install Maven" in result.stderr
+
+
+def test_cluster_ids_never_start_with_a_dash() -> None:
+    """The storage tool's parser reads `-t -abc...` as a missing argument: ids are made as
+    Kafka's Uuid.randomUuid() makes them."""
+    import base64
+
+    from reconciler.local.cluster import random_cluster_id
+
+    ids = [random_cluster_id() for _ in range(2000)]  # ~31 would start with '-' by chance
+    assert not [i for i in ids if i.startswith("-")]
+    assert all(len(base64.urlsafe_b64decode(i + "==")) == 16 for i in ids)
