@@ -252,6 +252,14 @@ def _syntax_error(exc: yaml.MarkedYAMLError, builder: _Builder) -> Diagnostic:
     mark = exc.problem_mark or exc.context_mark
     at = builder.location((mark.line, mark.column) if mark is not None else (0, 0))
     problem = exc.problem or "not valid YAML"
+    if "nesting depth" in problem:
+        # PyYAML >= 6.0.4's scanner has its own depth limit, which can trip while it looks ahead
+        # before our MAX_DEPTH check sees the events: the same problem, so the same code.
+        return rules.NESTING_TOO_DEEP(
+            f"mappings and sequences are nested too deep here ({problem}); spec files need a "
+            "handful of levels: flatten it",
+            at,
+        )
     context = ""
     if exc.context and exc.context_mark is not None and exc.context_mark is not mark:
         started = builder.location((exc.context_mark.line, exc.context_mark.column))
