@@ -10,17 +10,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test env kafka lint
+.PHONY: demo test env kafka lint schemas
 
 demo: kafka
-	$(BIN)/reconciler validate
-	$(BIN)/reconciler local up --brokers 3
-	$(BIN)/reconciler local status
-	@# The local cluster listens on free ports: take its bootstrap from `local status`.
-	export KAFKA_BOOTSTRAP="$$($(BIN)/reconciler local status | sed -n 's/^bootstrap: //p')"; \
-	$(BIN)/reconciler plan --cluster local && \
-	$(BIN)/reconciler apply --cluster local --auto-approve && \
-	$(BIN)/reconciler plan --cluster local --detailed-exitcode
+	BIN=$(CURDIR)/$(BIN) scripts/demo.sh
 
 test: kafka lint
 	$(BIN)/pytest
@@ -41,3 +34,7 @@ lint: env
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+
+# The top-level schemas/ are the source; the package ships copies (tests/adopt/test_packaging.py).
+schemas:
+	cp schemas/*.json reconciler/schemas/

@@ -1,6 +1,6 @@
 """The command line: parses arguments, calls the library, prints, and maps errors to exit codes.
 
-Only this module prints or prompts. Exit codes (DESIGN.md): 0 success or no changes, 1 error,
+Only this module prints or prompts. Exit codes: 0 success or no changes, 1 error,
 2 changes present (plan --detailed-exitcode, drift).
 """
 
@@ -38,8 +38,8 @@ pass_ctx = click.make_pass_decorator(Ctx)
 
 def _not_built(command: str, issue: str) -> NoReturn:
     raise NotBuiltYet(
-        f"`reconciler {command}` is planned (DESIGN.md) but not built yet: see the issue "
-        f"'{issue}'. Nothing was read or changed."
+        f"`reconciler {command}` ({issue}) is planned but not built in this version "
+        f"({__version__}). Nothing was read or changed."
     )
 
 
@@ -111,6 +111,51 @@ def cli(ctx: click.Context, repo: Path, debug: bool) -> None:
         import logging
 
         logging.basicConfig(level=logging.DEBUG, format="%(asctime)s %(name)s %(message)s")
+
+
+# ---------------------------------------------------------------------------- a new repository
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument(
+    "directory", metavar="[DIR]", required=False, type=click.Path(file_okay=False, path_type=Path)
+)
+@click.option(
+    "--bootstrap",
+    metavar="HOST:PORT[,...]",
+    required=True,
+    help="The cluster's bootstrap servers (CI overrides them with $KAFKA_BOOTSTRAP).",
+)
+@click.option(
+    "--cluster",
+    "-c",
+    metavar="NAME",
+    default="default",
+    show_default=True,
+    help="The cluster's name in reconciler.yaml.",
+)
+def init(directory: Path | None, bootstrap: str, cluster: str) -> None:
+    """Start a spec repository in DIR (default: the current directory).
+
+    Writes reconciler.yaml with one cluster, an empty topics/, the JSON Schemas (so the
+    editor modeline works offline) and the GitHub workflows: plan comments on pull requests,
+    apply on merge, scheduled drift. Never overwrites a file: refuses, writing nothing, if any
+    of them exists. Next: `reconciler import --cluster NAME` to adopt the cluster's topics.
+    """
+    from reconciler.init_repo import scaffold, write_new
+
+    root = directory or Path(".")
+    written = write_new(root, scaffold(cluster, bootstrap))
+    for path in written:
+        click.echo(f"created {path}")
+    click.echo(
+        f"\nA spec repository for cluster '{cluster}' is ready in {root}. Next:\n"
+        f"  reconciler --repo {root} validate\n"
+        f"  reconciler --repo {root} import --cluster {cluster}   # specs for the existing topics\n"
+        f"  reconciler --repo {root} plan --cluster {cluster}\n"
+        "Then commit, push, and create the GitHub environments the workflows name (secrets "
+        "KAFKA_BOOTSTRAP, KAFKA_USERNAME, KAFKA_PASSWORD)."
+    )
 
 
 # ---------------------------------------------------------------------------- spec and plan
@@ -311,6 +356,19 @@ def apply(
     def progress(message: str) -> None:
         click.echo(message, err=True)
 
+    from reconciler.apply.audit import git_info
+
+    checkout = git_info(ctx.repo)
+    if checkout is not None and checkout["dirty"]:
+        from reconciler.words import listing
+
+        click.echo(
+            f"warning: the spec repository has uncommitted changes "
+            f"({listing(checkout['changed_files'])}): the audit record "
+            f"names commit {checkout['commit'][:12]}, which does not hold exactly what is "
+            "applied; commit first so the record can be traced.",
+            err=True,
+        )
     if plan_file is not None:
         reviewed = workflow.load_plan(plan_file)
     else:
@@ -366,10 +424,64 @@ def apply(
 @cli.command(context_settings=CONTEXT)
 @cluster_option()
 @format_option()
+@click.option(
+    "--snapshot-out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the cluster state that was read, as a snapshot file.",
+)
+@click.option(
+    "--max-chars",
+    type=click.IntRange(min=1000),
+    default=60_000,
+    show_default=True,
+    help="Longest Markdown output (a GitHub issue body holds 65,536 characters).",
+)
 @pass_ctx
-def drift(ctx: Ctx, cluster: str, fmt: str) -> None:
-    """Report differences between the specs and the cluster (exit 0 in sync, 2 drift, 1 error)."""
-    _not_built("drift", "drift detection")
+def drift(ctx: Ctx, cluster: str, fmt: str, snapshot_out: Path | None, max_chars: int) -> None:
+    """Report what differs between the specs and the live cluster: the scheduled job's command.
+
+    Config, partition counts, replication factors and (where a spec sets `assignments`) replica
+    placement changed outside git, spec'd topics missing from the cluster, tombstoned topics
+    still present, and unmanaged topics, each with its spec file and line. Changes nothing.
+
+    Exit 0 in sync, 2 drift, 1 error. With --format markdown, an error still prints a Markdown
+    report that says what failed.
+    """
+    from reconciler import workflow
+    from reconciler.cluster.snapshot import write_snapshot
+    from reconciler.planning.drift import to_json
+    from reconciler.render.drift import render_drift_markdown, render_drift_text
+
+    _progress(f"checking cluster '{cluster}' for drift")
+    try:
+        found = workflow.drift(ctx.repo, cluster)
+    except ReconcilerError as exc:
+        _failure_comment("drift", cluster, fmt, exc, max_chars)
+        raise
+    if snapshot_out is not None:
+        write_snapshot(snapshot_out, cluster, found.state)
+    report = found.report
+    if fmt == "json":
+        click.echo(json.dumps(to_json(report), indent=1))
+    elif fmt == "markdown":
+        click.echo(render_drift_markdown(report, max_chars))
+    else:
+        click.echo(render_drift_text(report))
+    if not report.in_sync:
+        click.get_current_context().exit(2)
+
+
+def _failure_comment(command: str, cluster: str, fmt: str, exc: Exception, max_chars: int) -> None:
+    """Invalid specs print their diagnostics on stderr; with --format markdown, stdout also gets
+    a comment that says what failed, so a pull request or an issue never shows an empty body."""
+    from reconciler import workflow
+    from reconciler.render.markdown import render_failure
+
+    diagnostics = exc.diagnostics if isinstance(exc, workflow.InvalidSpecs) else ()
+    for diagnostic in diagnostics:
+        click.echo(str(diagnostic), err=True)
+    if fmt == "markdown":
+        click.echo(render_failure(command, cluster, str(exc), diagnostics, max_chars=max_chars))
 
 
 @cli.command("import", context_settings=CONTEXT)

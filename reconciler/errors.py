@@ -38,4 +38,4 @@ class ClusterError(ReconcilerError):
 
 
 class NotBuiltYet(ReconcilerError):
-    """A command planned in DESIGN.md that this version does not implement yet."""
+    """A planned command that this version does not implement yet."""

@@ -23,6 +23,8 @@ from reconciler.cluster.snapshot import load_snapshot
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic
 from reconciler.errors import ConfigError, ReconcilerError
+from reconciler.planning.drift import DriftReport
+from reconciler.planning.drift import drift as find_drift
 from reconciler.planning.json_plan import from_json
 from reconciler.planning.plan import Plan, diagnostic_order, make_plan
 from reconciler.spec.loader import load_repo
@@ -205,3 +207,20 @@ def apply(
         options=Options(fail_fast=fail_fast, throttle=throttle),
         progress=progress,
     )
+
+
+# ---------------------------------------------------------------------------- drift
+
+
+@dataclass(frozen=True, slots=True)
+class DriftRun:
+    report: DriftReport
+    state: ClusterState  # what was read, for --snapshot-out
+
+
+def drift(repo: Path, cluster: str) -> DriftRun:
+    """What differs between the specs and the live cluster: the planner's findings, as drift."""
+    specs = load_specs(repo, cluster)
+    state = read_state(specs.cluster)
+    found = make_plan(specs.desired, state, specs.cluster, fingerprint(state, state.topics))
+    return DriftRun(find_drift(found, specs.desired, state), state)

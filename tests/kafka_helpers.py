@@ -39,3 +39,30 @@ def wait_for_topic(
                 f"topic {topic} did not appear in metadata within {timeout} s: {md}"
             )
         time.sleep(0.2)
+
+
+def wait_for_config(
+    admin: AdminClient, topic: str, key: str, value: str | None, timeout: float = 30.0
+) -> None:
+    """Until fresh readers agree that `topic`'s override of `key` is `value` (None: no
+    override): brokers apply config changes from the controller asynchronously."""
+    from confluent_kafka.admin import ConfigResource, ConfigSource
+
+    deadline = time.monotonic() + timeout
+    agreeing = 0
+    brokers = admin.list_topics(timeout=10).brokers.values()
+    bootstrap = ",".join(f"{b.host}:{b.port}" for b in brokers)
+    while agreeing <= 4:
+        reader = AdminClient({"bootstrap.servers": bootstrap})
+        resource = ConfigResource(ConfigResource.Type.TOPIC, topic)
+        entries = reader.describe_configs([resource])[resource].result(timeout=10)
+        entry = entries.get(key)
+        topic_own = ConfigSource.DYNAMIC_TOPIC_CONFIG.value
+        override = entry.value if entry is not None and entry.source == topic_own else None
+        if override == value:
+            agreeing += 1
+            continue
+        agreeing = 0
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{topic}: {key} stayed {override!r}, expected {value!r}")
+        time.sleep(0.2)

@@ -1,4 +1,4 @@
-"""Apply: pre-flight, lock, DAG execution level by level, audit (DESIGN.md "Apply").
+"""Apply: pre-flight, lock, DAG execution level by level, audit.
 
 operations.py   the plan as a DAG of operations, cut into levels (pure)
 preflight.py    plan checks, stale-plan refusal, Kafka's validate_only

@@ -40,7 +40,8 @@ def actor() -> str:
 
 
 def git_info(repo: Path) -> dict[str, Any] | None:
-    """The spec repository's commit (and its author) when it is a git work tree."""
+    """The spec repository's HEAD (commit, author, message) and whether the work tree differs
+    from it (`dirty`, with the changed paths), when it is a git work tree."""
 
     def git(*args: str) -> str | None:
         try:
@@ -55,11 +56,16 @@ def git_info(repo: Path) -> dict[str, Any] | None:
     commit = git("rev-parse", "HEAD")
     if not commit:
         return None
-    status = git("status", "--porcelain", "--untracked-files=no", "--", ".")
+    # Paths relative to the spec repository; untracked files count, since a new topic file not
+    # yet committed is applied all the same.
+    changed = (git("diff", "--name-only", "--relative", "HEAD", "--", ".") or "").splitlines()
+    changed += (git("ls-files", "--others", "--exclude-standard", "--", ".") or "").splitlines()
     return {
         "commit": commit,
         "author": git("log", "-1", "--format=%an <%ae>"),
-        "dirty": bool(status),
+        "message": git("log", "-1", "--format=%B"),
+        "dirty": bool(changed),
+        "changed_files": sorted(set(changed)),
     }
 
 

@@ -1,6 +1,6 @@
 """The plan as a DAG of operations, cut into levels that each run as one request per kind.
 
-Steps, in the order they run (DESIGN.md "Apply"):
+Steps, in the order they run:
 
     CREATE       new topics, in `depends_on` order (one level per dependency depth)
     CONFIG       config changes; a min.insync.replicas lowered for a replication-factor

@@ -21,17 +21,20 @@ from pathlib import Path
 
 from reconciler.errors import LocalClusterError
 from reconciler.local.toolchain import find_mvn
+from reconciler.resources import package_file
 
-POM = Path(__file__).with_name("pom.xml")
+# The Maven project listing the broker's jars; shipped in the package, read as a resource.
+POM = package_file("local", "pom.xml")
 DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.6.1"
 _MAVEN_NS = {"m": "http://maven.apache.org/POM/4.0.0"}
 
 
 def kafka_version() -> str:
     """The pinned Kafka version, read from the pom so there is a single source of truth."""
-    node = ET.parse(POM).getroot().find("m:properties/m:kafka.version", _MAVEN_NS)
+    root = ET.fromstring(POM.read_text(encoding="utf-8"))
+    node = root.find("m:properties/m:kafka.version", _MAVEN_NS)
     if node is None or not node.text:
-        raise LocalClusterError(f"{POM} has no <kafka.version> property")
+        raise LocalClusterError("the packaged local/pom.xml has no <kafka.version> property")
     return node.text.strip()
 
 
@@ -90,8 +93,12 @@ def _fetch(version: str, libs: Path, m2: Path) -> None:
     mvn = find_mvn()
     staging = libs.with_name("libs.partial")
     shutil.rmtree(staging, ignore_errors=True)
+    # Maven needs a file on disk; the packaged pom may sit inside a zip, so copy it next to libs.
+    pom = libs.with_name("pom.xml")
+    pom.parent.mkdir(parents=True, exist_ok=True)
+    pom.write_text(POM.read_text(encoding="utf-8"), encoding="utf-8")
     cmd = [
-        mvn, "-B", "-q", "-f", str(POM), f"-Dmaven.repo.local={m2}",
+        mvn, "-B", "-q", "-f", str(pom), f"-Dmaven.repo.local={m2}",
         f"{DEPENDENCY_PLUGIN}:copy-dependencies",
         "-DincludeScope=runtime", f"-DoutputDirectory={staging}",
     ]  # fmt: skip

@@ -1,7 +1,9 @@
 """JSON Schema (2020-12) validation of parsed spec files, every error with its file:line:col.
 
-The schemas in the top-level schemas/ directory are the contract editors use (the example
-files name them in a `yaml-language-server` comment), so the same files check here: all errors
+The schemas (the repository's top-level schemas/, shipped inside the package and read through
+reconciler.resources) are the contract editors use (the example files name them in a
+`yaml-language-server` comment, and `reconciler init` copies them into a new spec repository),
+so the same files check here: all errors
 are collected (`iter_errors`), not the first, and each JSON path is mapped back to the place in
 the YAML source. The schemas check structure (fields, types, closed sets); Kafka's rules, which
 need sentences and codes of their own, are in rules.py.
@@ -13,17 +15,16 @@ import difflib
 import json
 from collections.abc import Iterable, Mapping
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from reconciler.diagnostics import Diagnostic
+from reconciler.resources import schema_text
 from reconciler.spec import rules
 from reconciler.spec.yaml_loader import JsonPath, YamlDocument
 
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
 TOPICS_SCHEMA = "topics.schema.json"
 REPO_SCHEMA = "reconciler.schema.json"
 
@@ -40,8 +41,8 @@ _JSON_TYPES = {
 
 @cache
 def load_schema(name: str) -> dict[str, Any]:
-    """A schema of schemas/ by file name, parsed once."""
-    schema: dict[str, Any] = json.loads((SCHEMA_DIR / name).read_text(encoding="utf-8"))
+    """A packaged schema by file name, parsed once."""
+    schema: dict[str, Any] = json.loads(schema_text(name))
     return schema
 
 

@@ -1,0 +1,138 @@
+"""`reconciler init`: the files of a new spec repository, and writing them without overwriting.
+
+    reconciler.yaml                 one cluster, its bootstrap from --bootstrap (CI overrides it
+                                    with $KAFKA_BOOTSTRAP), commented limits and policies
+    topics/.gitkeep                 the empty topics directory (git keeps no empty directory)
+    schemas/*.json                  the JSON Schemas, so the editor modeline works offline
+    .github/workflows/reconciler-*.yml   the reusable workflows (copies of the package's)
+    .github/workflows/{plan,apply,drift}.yml   their callers for this repository's cluster
+    .gitignore                      the local cluster's state and saved plans
+
+`scaffold()` computes the files (pure); `write_new()` writes them only when none exists yet, so
+init never overwrites anything and never leaves half a repository behind because of a clash.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from reconciler import __version__
+from reconciler.errors import ConfigError
+from reconciler.resources import SCHEMA_NAMES, scaffold_text, schema_text
+from reconciler.words import listing
+
+DISTRIBUTION = "kafka-topic-reconciler"  # the name on the package index (pyproject.toml)
+REUSABLE = ("reconciler-plan.yml", "reconciler-apply.yml", "reconciler-drift.yml")
+CALLERS = ("plan.yml", "apply.yml", "drift.yml")
+CLUSTER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")  # schemas/reconciler.schema.json
+BOOTSTRAP = re.compile(r"^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$")
+
+_CONFIG = """\
+# yaml-language-server: $schema=schemas/reconciler.schema.json
+# The spec repository's root: where topic files live and the clusters they apply to.
+# Made by `reconciler init` (reconciler {version}); every field: `reconciler --help` and the
+# project's docs/spec.md. `reconciler validate` checks this file and every topic file.
+topics: topics/
+
+clusters:
+  {cluster}:
+    # CI sets KAFKA_BOOTSTRAP (and KAFKA_USERNAME / KAFKA_PASSWORD) from the GitHub
+    # environment's secrets; the default is what you gave `reconciler init --bootstrap`.
+    bootstrap: "${{KAFKA_BOOTSTRAP:-{bootstrap}}}"
+    # Extra librdkafka properties; ${{ENV}} is expanded and secrets are redacted in all output.
+    client: {{}}
+    # client:
+    #   security.protocol: SASL_SSL
+    #   sasl.mechanism: SCRAM-SHA-512
+    #   sasl.username: "${{KAFKA_USERNAME}}"
+    #   sasl.password: "${{KAFKA_PASSWORD}}"
+    vars: {{}}                          # Jinja2 variables for topics/**/*.yaml.j2
+    limits:
+      max_broker_partitions: 4000     # partition replicas hosted per broker (KIP-578)
+      max_partitions: 200000          # partitions in the whole cluster (KIP-578)
+    policy:
+      allow_delete: false             # deletes need this AND a tombstone (state: absent) or --prune
+      max_deletes: 5                  # a plan deleting more is refused
+      min_replication_factor: 1
+      max_partitions_per_topic: 1000
+      ignore: ['^_', '^connect-']     # never touched, never reported as unmanaged
+"""
+
+_GITIGNORE = """\
+# reconciler: the local cluster's state (`reconciler local up`) and saved plans
+.reconciler/
+plan-*.json
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class NewFile:
+    path: str  # relative to the new repository, with '/'
+    text: str
+
+
+def scaffold(cluster: str, bootstrap: str) -> tuple[NewFile, ...]:
+    """The files of a new spec repository whose one cluster is `cluster` at `bootstrap`."""
+    if not CLUSTER_NAME.match(cluster):
+        raise ConfigError(
+            f"--cluster {cluster!r}: a cluster name is letters, digits, '.', '_' and '-', "
+            "starting with a letter or digit (e.g. prod)"
+        )
+    if not BOOTSTRAP.match(bootstrap):
+        raise ConfigError(
+            f"--bootstrap {bootstrap!r}: give HOST:PORT[,HOST:PORT...], e.g. "
+            "kafka-1.example.com:9092"
+        )
+    package = f"{DISTRIBUTION}=={__version__}"
+    files = [
+        NewFile(
+            "reconciler.yaml",
+            _CONFIG.format(version=__version__, cluster=cluster, bootstrap=bootstrap),
+        ),
+        NewFile("topics/.gitkeep", ""),
+        NewFile(".gitignore", _GITIGNORE),
+    ]
+    files += [NewFile(f"schemas/{name}", schema_text(name)) for name in SCHEMA_NAMES]
+    files += [
+        NewFile(f".github/workflows/{name}", scaffold_text("workflows", name)) for name in REUSABLE
+    ]
+    for name in CALLERS:
+        template = scaffold_text("workflows", name)
+        text = template.replace("{{ cluster }}", cluster).replace("{{ package }}", package)
+        files.append(NewFile(f".github/workflows/{name}", text))
+    return tuple(files)
+
+
+def write_new(root: Path, files: tuple[NewFile, ...]) -> tuple[Path, ...]:
+    """Write `files` under `root`, creating directories; refuse, writing nothing, if any exists.
+
+    .gitignore is the exception: an existing one is left as it is (it is not ours to change).
+    """
+    targets = [(root / f.path, f) for f in files]
+    clashes = [
+        f.path
+        for path, f in targets
+        if (path.exists() or path.is_symlink()) and f.path != ".gitignore"
+    ]
+    if clashes:
+        raise ConfigError(
+            f"{root} already has {listing(clashes)}; init never overwrites files: run it in an "
+            "empty directory (or move those files away), or edit the existing ones by hand"
+        )
+    written: list[Path] = []
+    try:
+        for path, new in targets:
+            if path.exists():
+                continue  # an existing .gitignore
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("x", encoding="utf-8") as handle:  # "x": never replace a file
+                handle.write(new.text)
+            written.append(path)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot write {exc.filename}: {exc.strerror}; {len(written)} file(s) were written "
+            "before it (none was overwritten)"
+        ) from exc
+    return tuple(written)

@@ -1,0 +1,105 @@
+"""A drift report for a terminal (text) and a GitHub issue (Markdown); formats, computes nothing.
+
+Both list one line per difference with the spec's file:line, values in Kafka's form with their
+human reading (`86400000 (1d)`), and end with what to do next.
+"""
+
+from __future__ import annotations
+
+from reconciler.planning.drift import DriftItem, DriftReport
+from reconciler.render import common
+
+DEFAULT_MAX_CHARS = 60_000  # a GitHub issue or comment body holds 65,536 characters
+
+_WHAT = {
+    "missing": "missing from the cluster",
+    "config": "config differs",
+    "partitions": "partition count differs",
+    "replication_factor": "replication factor differs",
+    "placement": "replicas are not where `assignments` puts them",
+    "present": "still on the cluster, though its spec tombstones it (`state: absent`)",
+    "unmanaged": "on the cluster, in no spec",
+}
+
+
+def _value(item: DriftItem, value: str | None) -> str:
+    if value is None:
+        return "not set" if item.kind == "config" else "absent"
+    if item.kind == "config":
+        return common.config_value(item.field.removeprefix("config."), value)
+    return value
+
+
+def _detail(item: DriftItem) -> str:
+    if item.kind in ("missing", "present", "unmanaged"):
+        return _WHAT[item.kind]
+    label = item.field.removeprefix("config.") if item.kind == "config" else item.field
+    return f"{label}: spec {_value(item, item.desired)}, cluster {_value(item, item.current)}"
+
+
+def headline(report: DriftReport) -> str:
+    if report.in_sync:
+        return f"In sync: cluster '{report.cluster}' matches the specs."
+    unmanaged = report.count("unmanaged")
+    managed = len(report.topics) - unmanaged
+    return (
+        f"Drift on cluster '{report.cluster}': {len(report.items)} difference(s) on {managed} "
+        f"managed topic(s), {unmanaged} unmanaged topic(s)."
+    )
+
+
+def _next_step(report: DriftReport) -> str:
+    return (
+        f"`reconciler plan --cluster {report.cluster}` shows how apply would bring the cluster "
+        "back to the specs; to keep a change made on the cluster, put it in the spec instead."
+    )
+
+
+def render_drift_text(report: DriftReport) -> str:
+    lines = [headline(report)]
+    if report.in_sync:
+        return lines[0]
+    lines.append("")
+    for item in report.items:
+        where = str(item.location) if item.location else "(no spec)"
+        lines.append(f"  {where}  {item.topic}  {_detail(item)}")
+    lines += ["", _next_step(report).replace("`", "")]
+    return "\n".join(lines)
+
+
+def render_drift_markdown(report: DriftReport, max_chars: int = DEFAULT_MAX_CHARS) -> str:
+    """Markdown for an issue body, never longer than `max_chars`: rows that do not fit are
+    counted in a last line instead."""
+    head = [f"## reconciler drift for `{report.cluster}`", "", f"**{headline(report)}**", ""]
+    if report.in_sync:
+        return "\n".join(head)
+    head += [f"Read from cluster state `{report.based_on}`.", ""]
+    head += ["| topic | what | spec | cluster | where |", "| --- | --- | --- | --- | --- |"]
+    tail = ["", _next_step(report)]
+    rows = [_row(item) for item in report.items]
+    used = sum(len(line) + 1 for line in (*head, *tail))
+    shown: list[str] = []
+    for index, row in enumerate(rows):
+        more = len(rows) - index
+        reserve = len(f"| … | {more} more difference(s): see `reconciler drift` | | | |") + 1
+        if used + len(row) + 1 + (reserve if more > 1 else 0) > max_chars:
+            shown.append(f"| … | {more} more difference(s): see `reconciler drift` | | | |")
+            break
+        shown.append(row)
+        used += len(row) + 1
+    return "\n".join([*head, *shown, *tail])
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _row(item: DriftItem) -> str:
+    what = _WHAT[item.kind]
+    if item.kind in ("config", "partitions", "replication_factor", "placement"):
+        label = item.field.removeprefix("config.") if item.kind == "config" else item.field
+        what = f"`{label}`"
+    spec = "" if item.kind in ("missing", "present", "unmanaged") else _value(item, item.desired)
+    cluster = "" if item.kind in ("missing", "present", "unmanaged") else _value(item, item.current)
+    where = f"`{item.location}`" if item.location else ""
+    return f"| `{item.topic}` | {_cell(what)} | {_cell(spec)} | {_cell(cluster)} | {where} |"

@@ -1,0 +1,155 @@
+"""`reconciler drift` against the real three-broker cluster: changes made outside git show."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from confluent_kafka.admin import (
+    AdminClient,
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+    NewPartitions,
+    NewTopic,
+)
+
+from reconciler.local.cluster import LocalCluster
+from tests.kafka_helpers import wait_for_config, wait_for_topic
+from tests.spec_repo import SpecRepo
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.kafka
+
+
+def schema(name: str) -> dict[str, object]:
+    loaded: dict[str, object] = json.loads((ROOT / "schemas" / name).read_text())
+    return loaded
+
+
+@pytest.fixture
+def repo(tmp_path: Path, kafka3: LocalCluster, ns: str) -> SpecRepo:
+    return SpecRepo(tmp_path, kafka3.bootstrap, ns)
+
+
+def test_in_sync_then_out_of_band_changes_are_reported(
+    repo: SpecRepo, kafka3: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    orders, events, placed = f"{ns}.orders", f"{ns}.events", f"{ns}.placed"
+    repo.topics(
+        {
+            "name": orders,
+            "partitions": 3,
+            "replication_factor": 2,
+            "config": {"retention.ms": "7d"},
+        },
+        {"name": events, "partitions": 2, "replication_factor": 1},
+        {"name": placed, "assignments": [[1, 2], [2, 3]]},
+    )
+    applied = repo.run("apply", "--cluster", "test", "--auto-approve", timeout=300)
+    assert applied.code == 0, applied.stdout + applied.stderr
+
+    in_sync = repo.run("drift", "--cluster", "test")
+    assert in_sync.code == 0, in_sync.stdout + in_sync.stderr
+    assert "In sync: cluster 'test' matches the specs." in in_sync.stdout
+
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    resource = ConfigResource(
+        ConfigResource.Type.TOPIC,
+        orders,
+        incremental_configs=[
+            ConfigEntry("retention.ms", "3600000", incremental_operation=AlterConfigOpType.SET)
+        ],
+    )
+    for future in admin.incremental_alter_configs([resource]).values():
+        future.result()
+    for future in admin.create_partitions([NewPartitions(events, 4)]).values():
+        future.result()
+    stray = f"{ns}.stray"
+    for future in admin.create_topics([NewTopic(stray, 1, 1)]).values():
+        future.result()
+    wait_for_config(admin, orders, "retention.ms", "3600000")
+    wait_for_topic(admin, events, partitions=4)
+    wait_for_topic(admin, stray)
+
+    snapshot = tmp_path / "snapshot.json"
+    drifted = repo.run(
+        "drift", "--cluster", "test", "--format", "json", "--snapshot-out", str(snapshot)
+    )
+    assert drifted.code == 2, drifted.stdout + drifted.stderr
+    report = drifted.json()
+    jsonschema.validate(report, schema("drift.schema.json"))
+    found = {(d["topic"], d["field"]): d for d in report["drift"]}
+    assert set(found) == {
+        (orders, "config.retention.ms"),
+        (events, "partitions"),
+        (stray, "topic"),
+    }
+    retention = found[(orders, "config.retention.ms")]
+    assert (retention["desired"], retention["current"]) == ("604800000", "3600000")
+    assert (retention["file"], retention["line"]) == ("topics/main.yaml", 2)
+    assert found[(events, "partitions")]["current"] == "4"
+    assert found[(stray, "topic")]["kind"] == "unmanaged"
+    # --snapshot-out holds what was read: a plan against it sees the same cluster
+    jsonschema.validate(json.loads(snapshot.read_text()), schema("snapshot.schema.json"))
+    offline = repo.run("plan", "--cluster", "test", "--state", str(snapshot), "--format", "json")
+    assert offline.json()["unmanaged"] == [stray]
+
+    text = repo.run("drift", "--cluster", "test")
+    assert text.code == 2
+    where = f"topics/main.yaml:2:{retention['column']}"
+    assert f"{where}  {orders}  retention.ms: spec 604800000 (7d), cluster 3600000 (1h)" in (
+        text.stdout
+    )
+    markdown = repo.run("drift", "--cluster", "test", "--format", "markdown")
+    assert markdown.code == 2
+    assert markdown.stdout.startswith("## reconciler drift for `test`")
+    assert f"| `{orders}` | `retention.ms` |" in markdown.stdout
+
+
+def test_placement_drift_when_a_spec_sets_assignments(
+    repo: SpecRepo, kafka3: LocalCluster, ns: str
+) -> None:
+    name = f"{ns}.placed"
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    # Created outside the tool with the leaders swapped against the spec's assignments.
+    created = admin.create_topics([NewTopic(name, 2, replica_assignment=[[2, 1], [3, 2]])])
+    for future in created.values():
+        future.result()
+    wait_for_topic(admin, name, partitions=2)
+    repo.topics({"name": name, "assignments": [[1, 2], [2, 3]]})
+
+    plan = repo.run("plan", "--cluster", "test", "--detailed-exitcode")
+    assert plan.code == 0, plan.stdout + plan.stderr  # apply does not move replicas of an equal RF
+    drifted = repo.run("drift", "--cluster", "test", "--format", "json")
+    assert drifted.code == 2, drifted.stdout + drifted.stderr
+    (item,) = drifted.json()["drift"]
+    assert (item["kind"], item["desired"], item["current"]) == (
+        "placement",
+        "[[1, 2], [2, 3]]",
+        "[[2, 1], [3, 2]]",
+    )
+
+
+def test_errors_exit_1_and_markdown_says_what_failed(repo: SpecRepo, ns: str) -> None:
+    repo.topics({"name": f"{ns}.bad", "partitions": 0})
+    invalid = repo.run("drift", "--cluster", "test", "--format", "markdown")
+    assert invalid.code == 1
+    assert "topics/main.yaml:2:" in invalid.stdout and "R301" in invalid.stdout
+    assert "topics/main.yaml:2:" in invalid.stderr
+
+    repo.topics({"name": f"{ns}.good", "partitions": 1})
+    repo.write(
+        "reconciler.yaml",
+        {
+            "clusters": {
+                "test": {"bootstrap": "127.0.0.1:1", "client": {"request.timeout.ms": 3000}}
+            }
+        },
+    )
+    unreachable = repo.run("drift", "--cluster", "test", "--format", "markdown")
+    assert unreachable.code == 1, unreachable.stdout + unreachable.stderr
+    assert "127.0.0.1:1" in unreachable.stdout
+    assert unreachable.stdout.startswith("## reconciler drift for `test`")
