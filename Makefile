@@ -15,7 +15,7 @@ STAMP := $(VENV)/.installed
 demo: kafka
 	BIN=$(CURDIR)/$(BIN) scripts/demo.sh
 
-test: kafka lint
+test: kafka lint actionlint
 	$(BIN)/pytest
 
 env: $(STAMP)
@@ -38,3 +38,24 @@ lint: env
 # The top-level schemas/ are the source; the package ships copies (tests/adopt/test_packaging.py).
 schemas:
 	cp schemas/*.json reconciler/schemas/
+
+# topics.schema.json is generated from the config catalog (tests/spec/test_schema_gen.py checks it).
+.PHONY: topics-schema
+topics-schema: env
+	$(BIN)/python -m reconciler.spec.schema_gen > schemas/topics.schema.json
+	cp schemas/topics.schema.json reconciler/schemas/
+
+# actionlint, the GitHub workflow linter tests/adopt/test_workflows.py runs on the workflows (with
+# ShellCheck from the dev dependencies on their scripts): built from source at the pinned version
+# with Go 1.25+ into the cache, once; the exported path tells the tests where it is.
+ACTIONLINT_VERSION := v1.7.12
+export ACTIONLINT := $(CACHE)/go/actionlint-$(ACTIONLINT_VERSION)/actionlint
+GO ?= $(or $(shell command -v go 2>/dev/null),/usr/local/go/bin/go)
+
+.PHONY: actionlint
+actionlint: $(ACTIONLINT)
+
+$(ACTIONLINT):
+	@test -x "$(GO)" || { echo "make actionlint needs Go 1.25 or newer: put go on PATH or set GO=/path/to/go" >&2; exit 1; }
+	GOPATH=$(CACHE)/go GOMODCACHE=$(CACHE)/go/mod GOCACHE=$(CACHE)/go/build GOFLAGS=-modcacherw \
+	  GOBIN=$(dir $(ACTIONLINT)) $(GO) install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from reconciler import workflow
 from reconciler.local import cluster as local_cluster
+from reconciler.local import state as local_state
 from reconciler.local.commands import default_overrides
 from reconciler.local.distribution import ensure_distribution
 from reconciler.local.request_log import requests_by
@@ -54,7 +55,7 @@ def write_repo(
     (root / "topics" / "bench.yaml").write_text("\n".join(lines) + "\n")
 
 
-def run(cl: local_cluster.LocalCluster, root: Path, client_id: str) -> dict[str, object]:
+def run(cl: local_state.LocalCluster, root: Path, client_id: str) -> dict[str, object]:
     began = time.monotonic()
     plan = workflow.plan(root, "bench")
     planned = time.monotonic() - began

@@ -34,11 +34,11 @@ from collections import Counter
 from pathlib import Path
 
 import yaml
-from confluent_kafka.admin import AdminClient
-from confluent_kafka.cimpl import NewTopic
+from confluent_kafka.admin import AdminClient, NewTopic
 
 from reconciler import workflow
 from reconciler.local import cluster as local_cluster
+from reconciler.local import state as local_state
 from reconciler.local.cluster import JVM_OPTS_ENV
 from reconciler.local.commands import default_overrides
 from reconciler.local.distribution import ensure_distribution
@@ -128,7 +128,7 @@ def run_cli(root: Path) -> tuple[float, dict[str, int]]:
     return wall, dict(json.loads(proc.stdout)["summary"])
 
 
-def measure(cl: local_cluster.LocalCluster, size: int, runs: int, work: Path) -> dict[str, object]:
+def measure(cl: local_state.LocalCluster, size: int, runs: int, work: Path) -> dict[str, object]:
     prefix = f"b{size}"
     created = create_topics(cl.bootstrap, size, prefix)
     root = work / f"repo{size}"

@@ -173,7 +173,7 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
     Exit 0 when valid (warnings alone do not fail), 1 otherwise.
     """
 
-    from reconciler import workflow
+    from reconciler import diagnostics, workflow
     from reconciler.spec.loader import load_repo
 
     def counted(count: int, noun: str) -> str:
@@ -184,24 +184,12 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
         workflow.select_cluster(result.config, cluster)  # an unknown name is an error
     topics = {name: len(state.topics) for name, state in sorted(result.desired.items())}
     if fmt == "json":
-        diagnostics = [
-            {
-                "severity": d.severity.value,
-                "code": d.code,
-                "rule": d.rule,
-                "message": d.message,
-                "file": d.location.file if d.location else None,
-                "line": d.location.line if d.location else None,
-                "column": d.location.column if d.location else None,
-                "topic": d.topic,
-            }
-            for d in result.diagnostics
-        ]
+        # schemas/validate.schema.json; each diagnostic in the plan's shape (diagnostics.to_json)
         document = {
             "valid": result.valid,
             "files": result.files,
             "topics": topics,
-            "diagnostics": diagnostics,
+            "diagnostics": [diagnostics.to_json(d) for d in result.diagnostics],
         }
         click.echo(json.dumps(document, indent=2))
     else:
@@ -239,10 +227,21 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
     help="Plan offline against a snapshot file instead of the live cluster.",
 )
 @click.option(
-    "--changed-since", metavar="GIT_REF", help="Only topics whose spec files changed since GIT_REF."
+    "--changed-since",
+    metavar="GIT_REF",
+    help="Mark each change as this change's own (its spec file changed since GIT_REF) or as "
+    "pre-existing drift; the whole plan is still shown.",
 )
 @click.option(
     "--prune", is_flag=True, help="Also plan deletes of unmanaged topics (policy permitting)."
+)
+@click.option(
+    "--max-chars",
+    type=click.IntRange(min=2000),
+    default=60_000,
+    show_default=True,
+    help="Longest Markdown output (a GitHub comment holds 65,536 characters); what does not "
+    "fit is counted.",
 )
 @pass_ctx
 def plan(
@@ -254,6 +253,7 @@ def plan(
     state: Path | None,
     changed_since: str | None,
     prune: bool,
+    max_chars: int,
 ) -> None:
     """Show what apply would change on a cluster, like `terraform plan`.
 
@@ -261,8 +261,10 @@ def plan(
     the limit and policy violations they would cause. Reads the cluster in a fixed number of
     round trips, whatever the number of topics.
 
-    Exit 1 when the plan has errors (it is then not applyable); with --detailed-exitcode,
-    exit 2 when there are changes and 0 when there are none.
+    Exit 1 when the plan is not applyable (an error, or a hazard the specs do not acknowledge:
+    apply would refuse it) or when planning failed; with --detailed-exitcode, exit 2 when there
+    are changes and 0 when there are none. With --format markdown, a failure still prints a
+    Markdown comment that says what failed.
     """
     from reconciler import workflow
     from reconciler.planning.json_plan import to_json
@@ -273,21 +275,22 @@ def plan(
     _progress(f"planning cluster '{cluster}'" + (f" against {state}" if state else ""))
     try:
         result = workflow.plan(ctx.repo, cluster, state, prune, changed_since)
-    except workflow.InvalidSpecs as exc:
-        for diagnostic in exc.diagnostics:
-            click.echo(str(diagnostic), err=True)
+    except ReconcilerError as exc:
+        _failure_comment("plan", cluster, fmt, exc, max_chars)
         raise
     if out is not None:
         _write_json(out, to_json(result))
     if fmt == "json":
         click.echo(render_json(result))
     elif fmt == "markdown":
-        click.echo(render_markdown(result).rstrip("\n"))
+        click.echo(render_markdown(result, max_chars).rstrip("\n"))
     else:
         click.echo(render_text(result, color=_color()).rstrip("\n"))
     if out is not None:
         click.echo(f"Saved the plan to {out}; apply it with `reconciler apply --cluster "
                    f"{cluster} {out}`.", err=True)  # fmt: skip
+    # Not applyable (errors or unacknowledged hazards): the apply on merge would refuse it, so
+    # the pull-request check fails now
     if not result.applyable:
         click.get_current_context().exit(1)
     if detailed_exitcode and result.changes:
@@ -379,7 +382,8 @@ def apply(
                 click.echo(str(diagnostic), err=True)
             raise
         click.echo(render_text(reviewed, color=_color()).rstrip("\n"))
-        # An empty or unapplyable plan needs no confirmation: apply says so or refuses it.
+        # An empty or unapplyable plan (errors, unacknowledged hazards) needs no confirmation:
+        # apply says so, or pre-flight refuses it with the reason.
         if reviewed.changes and reviewed.applyable and not auto_approve:
             if not sys.stdin.isatty():
                 raise ConfigError(
@@ -489,14 +493,72 @@ def _failure_comment(command: str, cluster: str, fmt: str, exc: Exception, max_c
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
-    default=Path("topics/imported"),
-    show_default=True,
-    help="Directory for the generated spec files.",
+    help="Directory for the new spec files (default: the repository's topics directory).",
 )
+@click.option(
+    "--include", metavar="REGEX", help="Only topics whose name matches (Python re.search)."
+)
+@click.option("--exclude", metavar="REGEX", help="Leave out topics whose name matches.")
 @pass_ctx
-def import_(ctx: Ctx, cluster: str, out: Path) -> None:
-    """Write spec files for the topics of a live cluster (to adopt an existing cluster)."""
-    _not_built("import", "import of live clusters")
+def import_(
+    ctx: Ctx, cluster: str, out: Path | None, include: str | None, exclude: str | None
+) -> None:
+    """Write spec files for the topics a live cluster has, to adopt an existing cluster.
+
+    One file per name prefix (payments.yaml for payments.*), topics sorted by name; each spec
+    says the topic's partitions, replication factor and its own config overrides (never a
+    broker or Kafka default; human units where exact, like 7d), and manual assignments only
+    where the placement is not one Kafka would choose. Topics a spec already names, internal
+    and ignored topics are left out, and no existing file is overwritten. Afterwards the new
+    specs are planned against the state just read: `plan` shows no changes for them.
+    Changes nothing on the cluster. Exit 0 when the new specs are exact, 1 otherwise.
+    """
+    from reconciler import workflow
+    from reconciler.words import listing
+
+    _progress(f"reading cluster '{cluster}'")
+    try:
+        run = workflow.import_topics(ctx.repo, cluster, out, include, exclude)
+    except workflow.InvalidSpecs as exc:
+        for diagnostic in exc.diagnostics:
+            click.echo(str(diagnostic), err=True)
+        raise
+    for done in run.files:
+        click.echo(f"created {done.path} ({len(done.topics)} topic(s))")
+    if run.skipped:
+        click.echo(
+            f"skipped {len(run.skipped)} topic(s) a spec already names: {listing(run.skipped)}"
+        )
+    for topic in run.topics:
+        for note in topic.notes:
+            click.echo(f"note: {topic.name}: {note}", err=True)
+    count = len(run.topics)
+    if not count:
+        click.echo(f"Nothing to import: every topic of cluster '{cluster}' that reconciler "
+                   "manages is already in a spec.")  # fmt: skip
+        return
+    click.echo(f"Imported {count} topic(s) of cluster '{cluster}' into {len(run.files)} file(s).")
+    if not run.checked:
+        click.echo(
+            f"note: {out} is outside the topics directory, so validate and plan do not read "
+            "these files; move them under it to manage the topics",
+            err=True,
+        )
+    for diagnostic in run.problems:
+        click.echo(str(diagnostic), err=True)
+    if run.inexact:
+        click.echo(
+            f"warning: a plan would still change {len(run.inexact)} imported topic(s) "
+            f"({listing(list(run.inexact))}); the notes above say why",
+            err=True,
+        )
+    if run.problems or run.inexact:
+        raise ConfigError(
+            "the imported specs do not describe the cluster exactly (see above); edit them, "
+            "or fix the topics on the cluster, then run `reconciler validate` and `plan`"
+        )
+    if run.checked:
+        click.echo(f"Next: `reconciler plan --cluster {cluster}` shows no changes for them.")
 
 
 @cli.command(context_settings=CONTEXT)
@@ -507,23 +569,35 @@ def import_(ctx: Ctx, cluster: str, out: Path) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Snapshot file (default: standard output).",
 )
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("json", "jsonl")),
+    help="json (what `plan --state` reads) or jsonl (one topic a line, what `fleet drift` "
+    "reads).  [default: jsonl for a FILE ending in .jsonl, else json]",
+)
 @pass_ctx
-def snapshot(ctx: Ctx, cluster: str, out: Path | None) -> None:
-    """Write the cluster's state (brokers, topics, configs, reassignments) to a JSON file.
+def snapshot(ctx: Ctx, cluster: str, out: Path | None, fmt: str | None) -> None:
+    """Write the cluster's state (brokers, topics, configs, reassignments) to a file.
 
-    `plan --state FILE` plans against it offline (schemas/snapshot.schema.json). Reads the
-    cluster in a fixed number of round trips, whatever the number of topics.
+    JSON (schemas/snapshot.schema.json): `plan --state FILE` plans against it offline. JSON
+    Lines (schemas/snapshot-line.schema.json): one topic a line with its own config overrides
+    in canonical form, the input of `reconciler fleet drift`, stored as
+    SNAPSHOTS/cluster=NAME/date=YYYY-MM-DD/*.jsonl. Reads the cluster in a fixed number of
+    round trips, whatever the number of topics.
     """
     from reconciler import workflow
+    from reconciler.cluster import jsonl
     from reconciler.cluster.snapshot import dumps, write_snapshot
 
     config = workflow.cluster_config(ctx.repo, cluster)
     _progress(f"reading cluster '{cluster}' at {config.bootstrap}")
     state = workflow.read_state(config)
     if out is None:
-        click.echo(dumps(cluster, state), nl=False)
+        text = jsonl.dumps(cluster, state) if fmt == "jsonl" else dumps(cluster, state)
+        click.echo(text, nl=False)
         return
-    write_snapshot(out, cluster, state)
+    write_snapshot(out, cluster, state, fmt)
     click.echo(
         f"wrote {out}: {len(state.topics)} topics on {len(state.brokers)} brokers of cluster "
         f"'{cluster}'",
@@ -531,16 +605,144 @@ def snapshot(ctx: Ctx, cluster: str, out: Path | None) -> None:
     )
 
 
+@cli.command("compile", context_settings=CONTEXT)
+@cluster_option(required=False)
+@click.option(
+    "--all-clusters", is_flag=True, help="Every cluster reconciler.yaml defines, one file each."
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory for NAME.jsonl (created if missing; existing files are replaced).",
+)
+@pass_ctx
+def compile_(ctx: Ctx, cluster: str | None, all_clusters: bool, out: Path) -> None:
+    """Write each cluster's desired state, after templates and defaults, as OUT/NAME.jsonl.
+
+    One topic a line (tombstones included) with canonical config values, after a first line
+    holding the cluster's limits and policy.ignore patterns (schemas/desired-line.schema.json):
+    the desired side of `reconciler fleet drift`. Reads no cluster. The specs must be valid;
+    otherwise their diagnostics are printed and nothing is written (exit 1).
+    """
+    from reconciler import workflow
+
+    if (cluster is None) == (not all_clusters):
+        raise ConfigError("compile needs exactly one of --cluster NAME and --all-clusters")
+    try:
+        written, diagnostics = workflow.compile_desired(ctx.repo, cluster, out)
+    except workflow.InvalidSpecs as exc:
+        for diagnostic in exc.diagnostics:
+            click.echo(str(diagnostic), err=True)
+        raise
+    for diagnostic in diagnostics:
+        click.echo(str(diagnostic), err=True)
+    for done in written:
+        click.echo(f"wrote {done.path}: {done.topics} topic(s) of cluster '{done.cluster}'")
+
+
 @cli.group(context_settings=CONTEXT)
 def fleet() -> None:
     """Fleet-wide analysis on Spark (PySpark), over many clusters' snapshots."""
 
 
+def _since(_: click.Context, __: click.Parameter, value: str | None) -> str | None:
+    import datetime
+
+    if value is None:
+        return None
+    try:
+        return datetime.date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a date YYYY-MM-DD") from None
+
+
+def _conf(
+    _: click.Context, __: click.Parameter, values: tuple[str, ...]
+) -> tuple[tuple[str, str], ...]:
+    pairs = []
+    for value in values:
+        key, sep, setting = value.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{value!r} is not KEY=VALUE, e.g. spark.driver.memory=4g")
+        pairs.append((key, setting))
+    return tuple(pairs)
+
+
 @fleet.command("drift", context_settings=CONTEXT)
+@click.option(
+    "--desired",
+    required=True,
+    metavar="DIR",
+    help="Compiled desired state: NAME.jsonl per cluster (`reconciler compile`).",
+)
+@click.option(
+    "--snapshots",
+    required=True,
+    metavar="DIR",
+    help="Snapshot lines stored as DIR/cluster=NAME/date=YYYY-MM-DD/*.jsonl.",
+)
+@click.option("--out", required=True, metavar="DIR", help="Where the tables and summary.md go.")
+@click.option(
+    "--master",
+    metavar="URL",
+    help="Spark master, e.g. spark://host:7077.  [default: local[*], or spark-submit's]",
+)
+@click.option(
+    "--since", metavar="YYYY-MM-DD", callback=_since, help="Only snapshots of this date or later."
+)
+@click.option(
+    "--conf",
+    "conf",
+    metavar="KEY=VALUE",
+    multiple=True,
+    callback=_conf,
+    help="A Spark setting, e.g. spark.driver.memory=4g (repeatable).",
+)
 @pass_ctx
-def fleet_drift(ctx: Ctx) -> None:
-    """Drift, unmanaged topics, broker load and cross-cluster consistency, as a Spark job."""
-    _not_built("fleet drift", "fleet drift on Spark")
+def fleet_drift(
+    ctx: Ctx,
+    desired: str,
+    snapshots: str,
+    out: str,
+    master: str | None,
+    since: str | None,
+    conf: tuple[tuple[str, str], ...],
+) -> None:
+    """Drift, unmanaged topics, broker load and cross-cluster consistency, as a Spark job.
+
+    Reads every cluster's compiled desired state and its nightly snapshots, and writes Parquet
+    tables OUT/drift (with first_seen: since when each difference holds), OUT/unmanaged,
+    OUT/broker_load (replicas per broker against KIP-578 limits, with the trend) and
+    OUT/consistency (topics that differ between clusters where the specs do not make them
+    differ), plus OUT/summary.md. Drift is the planner's, row for row. Bad input lines are
+    counted in the summary, not fatal. Needs the `fleet` extra (PySpark) and Java 17+.
+    Exit 0 when the tables were written, 1 on error. docs/fleet.md has the details.
+    """
+    import tempfile
+
+    from reconciler import workflow
+
+    log: Path | None = None
+    if not ctx.debug:  # with --debug the JVM's own output stays on the terminal
+        handle, name = tempfile.mkstemp(prefix="reconciler-fleet-", suffix=".log")
+        os.close(handle)
+        log = Path(name)
+    _progress(f"running the fleet drift job on {master or 'local[*]'}")
+    result = workflow.fleet_drift(
+        desired, snapshots, out, master=master, since=since, conf=conf, log=log
+    )
+    if log is not None:
+        log.unlink(missing_ok=True)  # kept, and named in the error, only when the job failed
+    done = result.summary
+    click.echo(
+        f"{len(done.clusters)} cluster(s), {done.snapshots_read} snapshot(s): "
+        f"{result.drift_rows:,} drift row(s) on {len(done.drifted)} drifted cluster(s), "
+        f"{result.consistency_rows:,} consistency row(s), {done.bad_lines:,} bad input line(s)."
+    )
+    for table in result.tables:
+        click.echo(f"wrote {table}")
+    click.echo(f"wrote {result.out.rstrip('/')}/summary.md")
 
 
 cli.add_command(local)

@@ -1,11 +1,16 @@
-"""The few exceptions of reconciler, all under one root.
+"""The exceptions of reconciler a user can see, all under one root, each with its exit code.
 
-    ReconcilerError (exit 1)    anything the user can act on; never shown with a traceback
-    ├── ConfigError             reconciler.yaml or a CLI argument is wrong
-    ├── EnvironmentProblem      a tool the command needs (java, mvn) is missing or too old
-    ├── LocalClusterError       the local KRaft cluster could not be fetched, started or stopped
-    ├── ClusterError            talking to a Kafka cluster failed (unreachable, timeout, refused)
-    └── NotBuiltYet             a planned command that does not exist yet
+    ReconcilerError             exit 1  anything the user can act on; never shown with a traceback
+    ├── ConfigError             exit 1  reconciler.yaml or a CLI argument is wrong
+    ├── EnvironmentProblem      exit 1  a tool the command needs (java, mvn) is missing or too old
+    ├── LocalClusterError       exit 1  the local KRaft cluster could not be fetched, started or
+    │                                   stopped
+    ├── ClusterError            exit 1  talking to a Kafka cluster failed (unreachable, timeout,
+    │                                   refused)
+    ├── ApplyRefused            exit 1  apply's pre-flight refused the plan; nothing was changed
+    │   └── StalePlan           exit 1  the cluster changed since the saved plan was made
+    ├── LockHeld                exit 1  another apply holds the cluster's lock
+    └── NotBuiltYet             exit 1  a planned command that does not exist yet
 
 Validation problems in spec files are not exceptions: they are collected as `Diagnostic`
 values (reconciler.diagnostics) so that every problem is reported in one run. Only the CLI's
@@ -35,6 +40,19 @@ class LocalClusterError(ReconcilerError):
 
 class ClusterError(ReconcilerError):
     """A Kafka cluster could not be reached or refused a request."""
+
+
+class ApplyRefused(ReconcilerError):
+    """Apply's pre-flight refused the plan (another cluster's, errors, unacknowledged hazards,
+    Kafka's validate_only); nothing was changed on the cluster."""
+
+
+class StalePlan(ApplyRefused):
+    """The cluster changed since the saved plan was made, beyond the plan's own work."""
+
+
+class LockHeld(ReconcilerError):
+    """Another apply holds the cluster's lock (or took it again each time it was broken)."""
 
 
 class NotBuiltYet(ReconcilerError):

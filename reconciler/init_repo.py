@@ -67,6 +67,11 @@ plan-*.json
 """
 
 
+_INIT_ADVICE = (
+    "run init in an empty directory (or move those files away), or edit the existing ones by hand"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class NewFile:
     path: str  # relative to the new repository, with '/'
@@ -105,8 +110,11 @@ def scaffold(cluster: str, bootstrap: str) -> tuple[NewFile, ...]:
     return tuple(files)
 
 
-def write_new(root: Path, files: tuple[NewFile, ...]) -> tuple[Path, ...]:
-    """Write `files` under `root`, creating directories; refuse, writing nothing, if any exists.
+def write_new(
+    root: Path, files: tuple[NewFile, ...], advice: str = _INIT_ADVICE
+) -> tuple[Path, ...]:
+    """Write `files` under `root`, creating directories; refuse, writing nothing, if any exists
+    (`advice` then says what to do).
 
     .gitignore is the exception: an existing one is left as it is (it is not ours to change).
     """
@@ -118,8 +126,7 @@ def write_new(root: Path, files: tuple[NewFile, ...]) -> tuple[Path, ...]:
     ]
     if clashes:
         raise ConfigError(
-            f"{root} already has {listing(clashes)}; init never overwrites files: run it in an "
-            "empty directory (or move those files away), or edit the existing ones by hand"
+            f"{root} already has {listing(clashes)}; reconciler never overwrites files: {advice}"
         )
     written: list[Path] = []
     try:

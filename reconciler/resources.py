@@ -20,6 +20,9 @@ SCHEMA_NAMES = (
     "plan.schema.json",
     "snapshot.schema.json",
     "drift.schema.json",
+    "desired-line.schema.json",
+    "snapshot-line.schema.json",
+    "validate.schema.json",
 )
 
 

@@ -2,7 +2,8 @@
 
 plan(): load and validate the specs for one cluster -> read the cluster's state (live, batched;
 or a snapshot file) -> diff, policies and order (pure) -> a Plan whose `based_on` is the
-fingerprint of the state of the topics it touches.
+fingerprint of the state of the topics it touches; with --changed-since, each change marked as
+the spec repository's own since a git ref or as pre-existing drift.
 """
 
 from __future__ import annotations
@@ -10,12 +11,15 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import git
 
+from reconciler import import_cluster
 from reconciler.apply import ApplyResult, Options, apply_plan
 from reconciler.cluster import adapter
 from reconciler.cluster.fingerprint import fingerprint
@@ -23,13 +27,14 @@ from reconciler.cluster.snapshot import load_snapshot
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic
 from reconciler.errors import ConfigError, ReconcilerError
+from reconciler.init_repo import NewFile, write_new
 from reconciler.planning.drift import DriftReport
 from reconciler.planning.drift import drift as find_drift
 from reconciler.planning.json_plan import from_json
-from reconciler.planning.plan import Plan, diagnostic_order, make_plan
-from reconciler.spec.loader import load_repo
+from reconciler.planning.plan import Plan, diagnostic_order, make_plan, mark_causes
+from reconciler.spec.loader import TEMPLATE_SUFFIX, TOPIC_SUFFIXES, load_repo
 from reconciler.spec.model import ClusterConfig, DesiredState, RepoConfig
-from reconciler.spec.repo_config import load_repo_config
+from reconciler.spec.repo_config import REPO_CONFIG, load_repo_config
 
 
 class InvalidSpecs(ReconcilerError):
@@ -102,13 +107,17 @@ def plan(
     prune: bool = False,
     changed_since: str | None = None,
 ) -> Plan:
-    """The plan for one cluster; `changed_since` keeps the topics of files changed since a ref."""
+    """The plan for one cluster. With `changed_since` (a git ref) the plan is still whole, and
+    each change is marked as the spec repository's own since that ref or as pre-existing drift
+    (`caused_by_change`, `mark_causes`)."""
     specs = load_specs(repo, cluster)
-    only = changed_topics(repo, specs.desired, changed_since) if changed_since else None
+    # Git is asked before the cluster, so a ref git does not know fails without a round trip
+    changed = changed_files(repo, changed_since) if changed_since is not None else None
     state = read_state(specs.cluster, snapshot)
     draft = make_plan(specs.desired, state, specs.cluster, based_on="", prune=prune)
-    if only is not None:
-        draft = restrict(draft, only)
+    if changed_since is not None and changed is not None:
+        ours = caused_by_change(repo, cluster, specs.desired, draft, changed_since, changed)
+        draft = mark_causes(draft, changed_since, ours)
     touched = [c.topic for c in draft.changes]
     with_warnings = tuple(sorted({*draft.diagnostics, *specs.warnings}, key=diagnostic_order))
     return dataclasses.replace(
@@ -116,30 +125,88 @@ def plan(
     )
 
 
-def restrict(plan: Plan, topics: frozenset[str]) -> Plan:
-    """The part of a plan about `topics`: their changes and diagnostics, and those of no topic.
+def caused_by_change(
+    repo: Path,
+    cluster: str,
+    desired: DesiredState,
+    draft: Plan,
+    ref: str,
+    changed: frozenset[str],
+) -> frozenset[str]:
+    """The topics of `draft` whose change the spec repository made since `ref`:
 
-    Unmanaged topics stay listed: they do not depend on which spec files changed.
+    - a topic declared in a spec file changed since `ref` (`changed`), and a topic of a
+      template (`*.yaml.j2`) when reconciler.yaml, which holds its `vars`, changed;
+    - a topic deleted with no spec naming it now (`--prune`) whose declaration `ref` had: it was
+      removed since. When the specs at `ref` cannot be read (invalid there, or the cluster not
+      defined yet), every such delete counts as the change's own: a delete is called drift only
+      when the topic was unmanaged at `ref` too.
+
+    Every other change is drift: the cluster already differed from specs `ref` holds unchanged.
     """
-    return dataclasses.replace(
-        plan,
-        changes=tuple(c for c in plan.changes if c.topic in topics),
-        diagnostics=tuple(d for d in plan.diagnostics if d.topic is None or d.topic in topics),
-    )
+    config_changed = REPO_CONFIG in changed
+    ours = {
+        name
+        for name, spec in desired.topics.items()
+        if spec.location.file in changed
+        or (config_changed and spec.location.file.endswith(TEMPLATE_SUFFIX))
+    }
+    orphans = [c.topic for c in draft.changes if c.topic not in desired.topics]
+    if orphans:
+        before = declared_at(repo, cluster, ref)
+        ours.update(t for t in orphans if before is None or t in before)
+    return frozenset(ours)
 
 
-def changed_topics(repo: Path, desired: DesiredState, ref: str) -> frozenset[str]:
-    """Topics declared in spec files that differ from git `ref` (committed, staged, or not).
+def declared_at(repo: Path, cluster: str, ref: str) -> frozenset[str] | None:
+    """The topics the spec repository declared for `cluster` at git `ref`, or None when they
+    cannot be told (the specs there have errors, or do not define the cluster).
 
-    A topic whose declaration was removed from a changed file is no longer in `desired`; it
-    shows as unmanaged, as in a full plan.
+    The spec files of `ref` (reconciler.yaml and every `*.yaml` / `*.yaml.j2`) are copied out
+    of git into a temporary directory and loaded as usual; the work tree and the index are
+    never touched.
     """
-    changed = changed_files(repo, ref)
-    return frozenset(name for name, spec in desired.topics.items() if spec.location.file in changed)
+    git_repo = _git_repo(repo, ref)
+    here = Path(repo).absolute().resolve()
+    prefix = here.relative_to(Path(git_repo.working_dir).resolve()).as_posix()
+    tree = git_repo.commit(ref).tree
+    try:
+        root = tree if prefix == "." else tree / prefix
+    except KeyError:
+        return None  # the spec repository did not exist at `ref`
+    with tempfile.TemporaryDirectory(prefix="reconciler-ref-") as scratch:
+        for item in root.traverse():
+            if not isinstance(item, git.Blob) or item.mode == git.Blob.link_mode:
+                continue  # directories, submodules; symlinks (the loader refuses escapes)
+            rel = Path(item.path).relative_to(root.path) if root.path else Path(item.path)
+            if rel.as_posix() != REPO_CONFIG and not rel.name.endswith(TOPIC_SUFFIXES):
+                continue
+            target = Path(scratch, rel)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(item.data_stream.read())
+        loaded = load_repo(Path(scratch), cluster)
+    if not loaded.valid or cluster not in loaded.desired:
+        return None
+    return frozenset(loaded.desired[cluster].topics)
 
 
 def changed_files(repo: Path, ref: str) -> frozenset[str]:
     """Paths relative to `repo` (with `/`) changed since `ref`, plus untracked files."""
+    git_repo = _git_repo(repo, ref)
+    top = Path(git_repo.working_dir)
+    names = git_repo.git.diff("--name-only", "--no-renames", ref, "--").splitlines()
+    names += git_repo.untracked_files
+    here = Path(repo).absolute().resolve()
+    found: set[str] = set()
+    for name in names:
+        path = (top / name).resolve()
+        if path.is_relative_to(here):
+            found.add(path.relative_to(here).as_posix())
+    return frozenset(found)
+
+
+def _git_repo(repo: Path, ref: str) -> git.Repo:
+    """The git repository holding `repo`, once `ref` is known to name a commit in it."""
     try:
         git_repo = git.Repo(repo, search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
@@ -153,16 +220,7 @@ def changed_files(repo: Path, ref: str) -> frozenset[str]:
             f"--changed-since: '{ref}' is not a commit, branch or tag of {git_repo.working_dir}; "
             "fetch it first (CI checkouts are often shallow: fetch-depth 0)"
         ) from exc
-    top = Path(git_repo.working_dir)
-    names = git_repo.git.diff("--name-only", "--no-renames", ref, "--").splitlines()
-    names += git_repo.untracked_files
-    here = Path(repo).absolute().resolve()
-    found: set[str] = set()
-    for name in names:
-        path = (top / name).resolve()
-        if path.is_relative_to(here):
-            found.add(path.relative_to(here).as_posix())
-    return frozenset(found)
+    return git_repo
 
 
 # ---------------------------------------------------------------------------- apply
@@ -194,19 +252,19 @@ def apply(
 ) -> ApplyResult:
     """Apply `saved` (a reviewed plan, or one just made and confirmed) to `cluster`.
 
-    The specs are loaded again for the cluster's connection and the hazards they acknowledge;
-    reconciler.apply.run lists the steps.
+    The specs are loaded again for the cluster's connection (the plan carries the hazards they
+    acknowledge); reconciler.apply.run lists the steps.
     """
     specs = load_specs(repo, cluster)
-    return apply_plan(
-        saved,
-        connection(specs.cluster),
-        specs.desired,
-        repo,
-        force_unlock=force_unlock,
-        options=Options(fail_fast=fail_fast, throttle=throttle),
-        progress=progress,
-    )
+    with adapter.Cluster(connection(specs.cluster)) as kafka:
+        return apply_plan(
+            saved,
+            kafka,
+            repo,
+            force_unlock=force_unlock,
+            options=Options(fail_fast=fail_fast, throttle=throttle),
+            progress=progress,
+        )
 
 
 # ---------------------------------------------------------------------------- drift
@@ -224,3 +282,153 @@ def drift(repo: Path, cluster: str) -> DriftRun:
     state = read_state(specs.cluster)
     found = make_plan(specs.desired, state, specs.cluster, fingerprint(state, state.topics))
     return DriftRun(find_drift(found, specs.desired, state), state)
+
+
+# ---------------------------------------------------------------------------- import
+
+
+@dataclass(frozen=True, slots=True)
+class ImportRun:
+    files: tuple[import_cluster.ImportFile, ...]  # written, in order
+    skipped: tuple[str, ...]  # topics a spec already names
+    # Topics whose plan after import is not empty, or diagnostics on the written files: what
+    # import could not say exactly (each explained by the topic's notes or the diagnostic)
+    inexact: tuple[str, ...]
+    problems: tuple[Diagnostic, ...]
+    checked: bool  # False when the files went outside the topics directory (nothing reads them)
+
+    @property
+    def topics(self) -> tuple[import_cluster.ImportedTopic, ...]:
+        return tuple(t for f in self.files for t in f.topics)
+
+
+def import_topics(
+    repo: Path,
+    cluster: str,
+    out: Path | None = None,
+    include: str | None = None,
+    exclude: str | None = None,
+) -> ImportRun:
+    """Write spec files for the cluster's topics that no spec names yet, then plan over them.
+
+    1. load and validate the repository (every cluster: a name any spec declares for this
+       cluster is skipped, and the repository must be valid to know which those are);
+    2. read the cluster (batched, as for plan);
+    3. choose the topics and lay them out in new files (import_cluster, pure);
+    4. write them, never over an existing file;
+    5. load the specs again and plan against the state already read: any imported topic with a
+       change or a diagnostic is reported, so "import, then plan shows no changes" is checked
+       every time rather than hoped for.
+    """
+    include_re = _option_regex("--include", include)
+    exclude_re = _option_regex("--exclude", exclude)
+    loaded = load_repo(repo, None)
+    if any(d.is_error for d in loaded.diagnostics) or loaded.config is None:
+        raise InvalidSpecs(loaded.diagnostics)
+    config = loaded.config
+    chosen = select_cluster(config, cluster)
+    state = read_state(chosen)
+    ignore = [re.compile(p) for p in chosen.policy.ignore]  # validated with reconciler.yaml
+    topics, skipped = import_cluster.select(
+        state, loaded.desired[cluster].topics, ignore, include_re, exclude_re
+    )
+    out_dir = (out if out is not None else config.topics_dir).absolute()
+    schema = config.root / "schemas" / "topics.schema.json"
+    files = import_cluster.layout(
+        [import_cluster.imported_topic(t, state) for t in topics],
+        out_dir,
+        cluster,
+        clusters_field=len(config.clusters) > 1,
+        schema=schema if schema.is_file() else None,
+    )
+    write_new(
+        out_dir,
+        tuple(NewFile(f.path.relative_to(out_dir).as_posix(), f.text) for f in files),
+        advice="a file appeared while importing; run import again (it picks other names)",
+    )
+    checked = out_dir.resolve().is_relative_to(config.topics_dir.resolve())
+    inexact: list[str] = []
+    problems: list[Diagnostic] = []
+    if checked and files:
+        names = {t.name for f in files for t in f.topics}
+        written = {f.path.resolve() for f in files}
+        again = load_repo(repo, cluster)
+        problems = [
+            d
+            for d in again.diagnostics
+            if d.is_error
+            and d.location is not None
+            and (config.root / d.location.file).resolve() in written
+        ]
+        if again.config is not None and cluster in again.desired and not problems:
+            after = make_plan(again.desired[cluster], state, chosen, based_on="")
+            inexact = sorted({c.topic for c in after.changes if c.topic in names})
+    return ImportRun(files, tuple(skipped), tuple(inexact), tuple(problems), checked)
+
+
+def _option_regex(option: str, pattern: str | None) -> re.Pattern[str] | None:
+    if pattern is None:
+        return None
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise ConfigError(
+            f"{option} {pattern!r} is not a regular expression ({exc}); topic names are matched "
+            "with Python's re.search, e.g. --include '^payments\\.'"
+        ) from exc
+
+
+# ---------------------------------------------------------------------------- compile and fleet
+
+# Appended here, not at the top, to keep the fleet's part of this module in one place; the
+# summary module is plain Python (the job itself, which imports pyspark, is imported lazily).
+from reconciler.fleet.summary import FleetResult  # noqa: E402
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    cluster: str
+    path: Path  # OUT/NAME.jsonl
+    topics: int  # topic lines written (tombstones included)
+
+
+def compile_desired(
+    repo: Path, cluster: str | None, out: Path
+) -> tuple[tuple[Compiled, ...], tuple[Diagnostic, ...]]:
+    """Write the desired state of `cluster` (None: of every cluster reconciler.yaml defines) as
+    OUT/NAME.jsonl for the fleet pipeline; (what was written, the specs' warnings). The specs
+    must be valid: InvalidSpecs otherwise, and nothing is written."""
+    from reconciler import compile as compiler
+
+    loaded = load_repo(repo, cluster)
+    if any(d.is_error for d in loaded.diagnostics) or loaded.config is None:
+        raise InvalidSpecs(loaded.diagnostics)
+    names = [cluster] if cluster is not None else sorted(loaded.config.clusters)
+    chosen = [select_cluster(loaded.config, name) for name in names]  # an unknown name fails
+    written = tuple(
+        Compiled(c.name, compiler.write(out, c, loaded.desired[c.name]),
+                 len(loaded.desired[c.name].topics))
+        for c in chosen
+    )  # fmt: skip
+    return written, loaded.diagnostics
+
+
+def fleet_drift(
+    desired: str,
+    snapshots: str,
+    out: str,
+    *,
+    master: str | None = None,
+    since: str | None = None,
+    conf: tuple[tuple[str, str], ...] = (),
+    log: Path | None = None,
+) -> FleetResult:
+    """Run the fleet drift job (reconciler.fleet.job) on a SparkSession of its own: `master`
+    defaults to local[*]; `log` receives the JVM's output. PySpark is an optional extra: an
+    EnvironmentProblem says how to install it when it is missing."""
+    from reconciler.fleet.guard import require_pyspark
+
+    require_pyspark()
+    from reconciler.fleet import job
+
+    return job.execute(desired, snapshots, out, master=master, since=since, conf=conf, log=log)

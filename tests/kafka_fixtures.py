@@ -20,10 +20,11 @@ import pytest
 from confluent_kafka.admin import AdminClient
 
 from reconciler.local import cluster as local_cluster
+from reconciler.local import state as local_state
 from reconciler.local.commands import default_overrides
 from reconciler.local.distribution import Distribution, ensure_distribution
 
-_started: list[local_cluster.LocalCluster] = []
+_started: list[local_state.LocalCluster] = []
 
 
 def _announce(request: pytest.FixtureRequest, line: str) -> None:
@@ -46,7 +47,7 @@ def _cluster(
     tmp_path_factory: pytest.TempPathFactory,
     dist: Distribution,
     brokers: int,
-) -> Iterator[local_cluster.LocalCluster]:
+) -> Iterator[local_state.LocalCluster]:
     state = tmp_path_factory.mktemp(f"kafka{brokers}")
     began = time.monotonic()
     cl = local_cluster.start(
@@ -77,7 +78,7 @@ def kafka3(
     request: pytest.FixtureRequest,
     tmp_path_factory: pytest.TempPathFactory,
     kafka_dist: Distribution,
-) -> Iterator[local_cluster.LocalCluster]:
+) -> Iterator[local_state.LocalCluster]:
     yield from _cluster(request, tmp_path_factory, kafka_dist, 3)
 
 
@@ -86,7 +87,7 @@ def kafka1(
     request: pytest.FixtureRequest,
     tmp_path_factory: pytest.TempPathFactory,
     kafka_dist: Distribution,
-) -> Iterator[local_cluster.LocalCluster]:
+) -> Iterator[local_state.LocalCluster]:
     yield from _cluster(request, tmp_path_factory, kafka_dist, 1)
 
 

@@ -66,3 +66,29 @@ def wait_for_config(
         if time.monotonic() > deadline:
             raise AssertionError(f"{topic}: {key} stayed {override!r}, expected {value!r}")
         time.sleep(0.2)
+
+
+def wait_for_topics(admin: AdminClient, partitions: dict[str, int], timeout: float = 60.0) -> None:
+    """Until fresh readers agree, several times in a row, that every topic has that many
+    partitions, each with a leader: one metadata request per poll, whatever the count."""
+    deadline = time.monotonic() + timeout
+    agreeing, bootstrap = 0, ""
+    while agreeing <= 4:
+        reader = admin if not bootstrap else AdminClient({"bootstrap.servers": bootstrap})
+        cluster = reader.list_topics(timeout=10)
+        bootstrap = ",".join(f"{b.host}:{b.port}" for b in cluster.brokers.values())
+        missing = [
+            name
+            for name, count in partitions.items()
+            if (md := cluster.topics.get(name)) is None
+            or md.error is not None
+            or len(md.partitions) != count
+            or any(p.leader < 0 for p in md.partitions.values())
+        ]
+        if not missing:
+            agreeing += 1
+            continue
+        agreeing = 0
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{len(missing)} topic(s) not in metadata, e.g. {missing[:3]}")
+        time.sleep(0.2)

@@ -1,31 +1,35 @@
 """Apply: pre-flight, lock, DAG execution level by level, audit.
 
+run.py          one apply, start to end (lists the steps)
 operations.py   the plan as a DAG of operations, cut into levels (pure)
-preflight.py    plan checks, stale-plan refusal, Kafka's validate_only
+status.py       is a planned change on the cluster: Done, Partly, NotStarted, Diverged (pure)
+preflight.py    plan checks, stale-plan refusal or resume, Kafka's validate_only
 lock.py         the per-cluster lock's holder, taking and breaking it
-execute.py      one request per kind per level, convergence, waiting for metadata
+execute.py      the level loop: skip, judge, send, wait; one result per operation
+batching.py     the requests a level sends, cut where Kafka's limits demand (pure)
+dispatch.py     one request per kind per level, and what each answer means
+reassign.py     replication-factor changes: start every move of a level, follow them
+throttle.py     --throttle: the replication throttle around a level's reassignments
+wait.py         waiting until metadata shows what Kafka accepted
 sentences.py    Kafka error codes as sentences
 audit.py        the audit record
 results.py      what each operation and the whole apply did
-run.py          one apply, start to end
+
+The cluster is reached only through reconciler.cluster.adapter.Cluster; its errors, and apply's
+own refusals (ApplyRefused, StalePlan, LockHeld), are in reconciler.errors.
 """
 
 from reconciler.apply.execute import Options
-from reconciler.apply.lock import LockHeld
 from reconciler.apply.operations import Level, Operation, Step, levels, operations
-from reconciler.apply.preflight import ApplyRefused, StalePlan
 from reconciler.apply.results import ApplyResult, OperationResult, Status
 from reconciler.apply.run import apply_plan
 
 __all__ = [
-    "ApplyRefused",
     "ApplyResult",
     "Level",
-    "LockHeld",
     "Operation",
     "OperationResult",
     "Options",
-    "StalePlan",
     "Status",
     "Step",
     "apply_plan",

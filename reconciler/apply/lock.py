@@ -1,6 +1,6 @@
 """The per-cluster apply lock: who holds it, taking it, breaking a crashed holder's.
 
-The lock lives on the cluster (adapter.lock: a topic created atomically by the controller), so
+The lock lives on the cluster (adapter/lock.py: a topic created atomically by the controller), so
 two CI runners on different machines exclude each other. A holder left behind by a crashed
 apply is broken automatically only when it is certain the holder is gone: same host and its
 process no longer exists. Anywhere else, `--force-unlock` breaks it.
@@ -16,13 +16,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 
-from reconciler.cluster import adapter
-from reconciler.cluster.adapter import Connection
-from reconciler.errors import ReconcilerError
-
-
-class LockHeld(ReconcilerError):
-    """Another apply holds the cluster's lock."""
+from reconciler.cluster.adapter import LOCK_TOPIC, Cluster
+from reconciler.errors import LockHeld
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +77,7 @@ def _dead_here(holder: Holder) -> bool:
 
 
 def acquire(
-    connection: Connection,
+    cluster: Cluster,
     me: Holder,
     force: bool,
     progress: Callable[[str], None],
@@ -94,30 +89,30 @@ def acquire(
     """
     broken: Holder | None = None
     for _ in range(attempts):
-        if adapter.try_lock(connection, me.encode()):
+        if cluster.try_lock(me.encode()):
             return broken
-        holder = Holder.decode(adapter.lock_holder(connection))
+        holder = Holder.decode(cluster.lock_holder())
         if holder is None and not force:
             raise LockHeld(
-                f"another apply holds the lock on cluster '{connection.name}' (topic "
-                f"{adapter.LOCK_TOPIC}) but has not recorded who it is: it may have crashed "
+                f"another apply holds the lock on cluster '{cluster.name}' (topic "
+                f"{LOCK_TOPIC}) but has not recorded who it is: it may have crashed "
                 "right after taking it. If no apply is running, re-run with --force-unlock."
             )
         if holder is not None and not force and not _dead_here(holder):
             raise LockHeld(
-                f"another apply is running on cluster '{connection.name}': held by {holder}. "
+                f"another apply is running on cluster '{cluster.name}': held by {holder}. "
                 "Wait for it to finish; if it crashed, re-run with --force-unlock."
             )
         why = "--force-unlock" if force else "its process is gone"
         progress(f"breaking the lock of {holder or 'an unknown holder'} ({why})")
         broken = holder
-        adapter.release_lock(connection)
+        cluster.release_lock()
         time.sleep(0.5)
     raise LockHeld(
-        f"could not take the lock on cluster '{connection.name}': it was taken again each "
+        f"could not take the lock on cluster '{cluster.name}': it was taken again each "
         "time it was broken; another apply is starting"
     )
 
 
-def release(connection: Connection) -> None:
-    adapter.release_lock(connection)
+def release(cluster: Cluster) -> None:
+    cluster.release_lock()

@@ -13,7 +13,8 @@ Steps, in the order they run:
 
 An operation runs only if every operation in `after` succeeded: the earlier steps of its own
 topic and the operations on the topics it depends on (for deletes: its dependents' deletes).
-Levels are pure values; nothing here talks to Kafka.
+Within a step, levels follow the dependency depth planning/order.py computes. Levels are pure
+values; nothing here talks to Kafka.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from reconciler.planning.changes import (
     ReassignReplicas,
     TopicChange,
 )
+from reconciler.planning.order import depths
 
 MIN_ISR = "min.insync.replicas"
 
@@ -187,25 +189,20 @@ def operations(plan_changes: tuple[TopicChange, ...]) -> tuple[Operation, ...]:
 def levels(ops: tuple[Operation, ...]) -> tuple[Level, ...]:
     """Operations grouped by (step, dependency depth within the step), in execution order.
 
-    A dependency cycle cannot come from validated specs; if one shows up anyway, its operations
-    are placed one level deeper than the rest rather than dropped.
+    The depth is planning.order's, taken over what each operation waits for within its own step
+    (`after`): the plan's order and apply's levels walk the one dependency DAG.
     """
     by_id = {op.id: op for op in ops}
-    depth: dict[int, int] = {}
-
-    def depth_of(op: Operation, seen: frozenset[int]) -> int:
-        if op.id in depth:
-            return depth[op.id]
-        same_step = [
-            by_id[i] for i in op.after if i in by_id and by_id[i].step is op.step and i not in seen
-        ]
-        found = 1 + max((depth_of(o, seen | {op.id}) for o in same_step), default=-1)
-        depth[op.id] = found
-        return found
-
     grouped: dict[tuple[Step, int], list[Operation]] = {}
-    for op in ops:
-        grouped.setdefault((op.step, depth_of(op, frozenset())), []).append(op)
+    for step in sorted({op.step for op in ops}):
+        mine = [op for op in ops if op.step is step]  # one operation per topic and step
+        needs = {
+            op.topic: {by_id[i].topic for i in op.after if i in by_id and by_id[i].step is step}
+            for op in mine
+        }
+        depth = depths(needs)
+        for op in mine:
+            grouped.setdefault((step, depth[op.topic]), []).append(op)
     return tuple(
         Level(step, d, tuple(sorted(grouped[(step, d)], key=lambda o: o.topic)))
         for step, d in sorted(grouped)

@@ -12,41 +12,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import assert_never
 
-from reconciler.apply.execute import (
+from reconciler.apply.batching import (
     MAX_PARTITIONS_PER_REQUEST,
     MAX_RECORDS_PER_REQUEST,
-    already_done,
     batches,
     create_weight,
+    increase_weight,
     new_topic,
     partitions_request,
 )
-from reconciler.apply.operations import Operation, Step
+from reconciler.apply.operations import Operation
 from reconciler.apply.sentences import sentence
-from reconciler.cluster import adapter
-from reconciler.cluster.adapter import Connection
+from reconciler.apply.status import Diverged, Done, NotStarted, Partly, judge
+from reconciler.cluster.adapter import Cluster
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.state import ClusterState
-from reconciler.errors import ReconcilerError
-from reconciler.planning.changes import (
-    AlterTopicConfig,
-    CreateTopic,
-    DeleteTopic,
-    Hazard,
-    IncreasePartitions,
-    ReassignReplicas,
-    TopicChange,
-)
+from reconciler.errors import ApplyRefused, StalePlan
+from reconciler.planning.changes import CreateTopic, IncreasePartitions, TopicChange
 from reconciler.planning.plan import Plan
-
-
-class ApplyRefused(ReconcilerError):
-    """Pre-flight refused the apply; nothing was changed on the cluster."""
-
-
-class StalePlan(ApplyRefused):
-    """The cluster changed since the saved plan was made."""
 
 
 def check_plan(plan: Plan, cluster: str) -> None:
@@ -55,14 +40,14 @@ def check_plan(plan: Plan, cluster: str) -> None:
             f"the plan is for cluster '{plan.cluster}', not '{cluster}'; pass --cluster "
             f"{plan.cluster} or plan again for {cluster}. Nothing was changed."
         )
-    if not plan.applyable:
-        errors = [d for d in plan.diagnostics if d.is_error]
+    errors = plan.errors  # plan.applyable also counts the hazards, refused below on their own
+    if errors:
         listed = "; ".join(d.message for d in errors[:5]) + (" ..." if len(errors) > 5 else "")
         raise ApplyRefused(
             f"the plan has {len(errors)} error(s) (limits or policies do not hold): {listed}. "
             "Fix them and plan again. Nothing was changed."
         )
-    missing = unacknowledged(plan)
+    missing = plan.unacknowledged_hazards
     if missing:
         listed = "; ".join(f"{topic}: {h.code}" for topic, h in missing)
         raise ApplyRefused(
@@ -70,12 +55,6 @@ def check_plan(plan: Plan, cluster: str) -> None:
             "topic's `acknowledge:` in the reviewed change (prune deletes: pass --prune), plan "
             "again and apply. Nothing was changed."
         )
-
-
-def unacknowledged(plan: Plan) -> tuple[tuple[str, Hazard], ...]:
-    """Error-severity hazards nobody acknowledged (the topic's `acknowledge:`, or --prune for a
-    prune delete): the planner decides, apply refuses while any is left."""
-    return plan.unacknowledged_hazards
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,86 +90,38 @@ def freshness(plan: Plan, state: ClusterState) -> Freshness:
 def _topic_difference(change: TopicChange, state: ClusterState) -> tuple[list[str], bool]:
     """(differences that are not the plan's own work, whether some of its work is there)."""
     topic = state.topics.get(change.topic)
-    name = change.topic
     reasons: list[str] = []
     moved = False
     for step in change.changes:
-        match step:
-            case CreateTopic():
-                if topic is not None:
-                    probe = Operation(0, name, Step.CREATE, step)
-                    if already_done(probe, state) is None:
-                        reasons.append(f"{name} was created with other settings")
-                    else:
-                        moved = True
-            case DeleteTopic():
-                if topic is None:
-                    moved = True
-                elif len(topic.partitions) != step.partitions:
-                    reasons.append(f"{name}: partition count changed")
-            case AlterTopicConfig():
-                if topic is None:
-                    reasons.append(f"{name} was deleted")
-                    continue
-                overrides = topic.overrides
-                for entry in step.entries:
-                    now = overrides.get(entry.key)
-                    if now == entry.desired:
-                        moved = moved or now != entry.current
-                    elif now != entry.current:
-                        reasons.append(
-                            f"{name}: {entry.key} is now {now!r} (the plan saw {entry.current!r})"
-                        )
-            case IncreasePartitions():
-                if topic is None:
-                    reasons.append(f"{name} was deleted")
-                    continue
-                count = len(topic.partitions)
-                if count == step.desired:
-                    moved = True
-                elif count != step.current:
-                    reasons.append(
-                        f"{name} now has {count} partitions (the plan saw {step.current})"
-                    )
-            case ReassignReplicas():
-                if topic is None:
-                    reasons.append(f"{name} was deleted")
-                    continue
-                placed = [set(p.replicas) for p in topic.partitions]
-                target = [set(t) for t in step.target]
-                before = [set(c) for c in step.current]
-                moving = {r.partition for r in state.reassignments if r.topic == name}
-                for index, replicas in enumerate(placed):
-                    if index in moving or (index < len(target) and replicas == target[index]):
-                        moved = True
-                    elif index < len(before) and replicas != before[index]:
-                        reasons.append(f"{name}: the replicas of partition {index} moved")
-                        break
+        verdict = judge(step, topic, state.reassignments)
+        match verdict:
+            case Diverged(reason):
+                reasons.append(reason)
+            case Done() | Partly():
+                moved = True
+            case NotStarted():
+                pass
+            case _:
+                assert_never(verdict)
     return reasons, moved
 
 
-def validate(connection: Connection, state: ClusterState, ops: Sequence[Operation]) -> None:
+def validate(cluster: Cluster, state: ClusterState, ops: Sequence[Operation]) -> None:
     """Kafka's validate_only for the creates and partition increases still to do."""
-    admin = connection.admin()
-    creates = [
+    todo = [
         op.change
         for op in ops
-        if isinstance(op.change, CreateTopic) and already_done(op, state) is None
+        if not isinstance(judge(op.change, state.topics.get(op.topic), state.reassignments), Done)
     ]
-    increases = [
-        op.change
-        for op in ops
-        if isinstance(op.change, IncreasePartitions) and already_done(op, state) is None
-    ]
+    creates = [c for c in todo if isinstance(c, CreateTopic)]
+    increases = [c for c in todo if isinstance(c, IncreasePartitions)]
     problems: list[str] = []
     for batch in batches(creates, lambda c: create_weight(c, state), MAX_RECORDS_PER_REQUEST):
-        answers = adapter.create_topics(
-            connection, admin, [new_topic(c) for c in batch], validate_only=True
-        )
+        answers = cluster.create_topics([new_topic(c) for c in batch], validate_only=True)
         problems += [sentence(f, t, "create") for t, f in sorted(answers.items()) if f]
-    for group in batches(increases, lambda c: c.desired - c.current, MAX_PARTITIONS_PER_REQUEST):
-        answers = adapter.create_partitions(
-            connection, admin, [partitions_request(c) for c in group], validate_only=True
+    for group in batches(increases, increase_weight, MAX_PARTITIONS_PER_REQUEST):
+        answers = cluster.create_partitions(
+            [partitions_request(c) for c in group], validate_only=True
         )
         problems += [sentence(f, t, "partitions") for t, f in sorted(answers.items()) if f]
     if problems:

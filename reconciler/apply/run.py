@@ -22,41 +22,40 @@ from reconciler.apply import audit, lock, preflight
 from reconciler.apply.execute import Executor, Options
 from reconciler.apply.operations import levels, operations
 from reconciler.apply.results import ApplyResult, OperationResult
-from reconciler.cluster import adapter
-from reconciler.cluster.adapter import Connection
+from reconciler.cluster.adapter import Cluster
 from reconciler.errors import ReconcilerError
 from reconciler.planning.plan import Plan
-from reconciler.spec.model import DesiredState
 
 Progress = Callable[[str], None]
 
 
 def apply_plan(
     plan: Plan,
-    connection: Connection,
-    desired: DesiredState,
+    cluster: Cluster,
     repo: Path,
     *,
     force_unlock: bool = False,
     options: Options | None = None,
     progress: Progress = lambda _: None,
 ) -> ApplyResult:
+    """Apply `plan` to `cluster` (the steps above); `repo` is the spec repository, whose git
+    HEAD the audit record names."""
     hash_ = audit.plan_hash(plan)
-    preflight.check_plan(plan, connection.name)
+    preflight.check_plan(plan, cluster.name)
     if not plan.changes:
-        return ApplyResult(connection.name, hash_, (), {})
+        return ApplyResult(cluster.name, hash_, (), {})
     who = audit.actor()
     me = lock.Holder.me(who, hash_)
-    broken = lock.acquire(connection, me, force_unlock, progress)
+    broken = lock.acquire(cluster, me, force_unlock, progress)
     results: tuple[OperationResult, ...] = ()
     started = time.time()
     outcome = "interrupted"
     resumed: tuple[str, ...] = ()
     record: dict[str, object] = {}
     audit_error: str | None = None
-    executed = False
+    executor: Executor | None = None
     try:
-        state = adapter.read_state(connection)
+        state = cluster.read_state()
         fresh = preflight.freshness(plan, state)
         resumed = fresh.resumed
         if resumed:
@@ -65,19 +64,18 @@ def apply_plan(
                 "topic(s) (an earlier apply of it was interrupted); finished work is not repeated"
             )
         ops = operations(plan.changes)
-        preflight.validate(connection, state, ops)
-        executor = Executor(connection, state, options or Options(), progress)
-        executed = True
+        preflight.validate(cluster, state, ops)
+        executor = Executor(cluster, state, options or Options(), progress)
         results = executor.run(levels(ops))
         outcome = "failed" if any(not r.status.succeeded for r in results) else "succeeded"
     finally:
         try:
-            if executed:
+            if executor is not None:
                 finished = time.time()
                 if outcome == "interrupted":
                     results = tuple(executor.results.values())
                 record = audit.record(
-                    cluster=connection.name,
+                    cluster=cluster.name,
                     who=who,
                     git=audit.git_info(repo),
                     plan=plan,
@@ -90,11 +88,9 @@ def apply_plan(
                     broken_lock=str(broken) if broken else None,
                 )
                 try:
-                    adapter.write_audit(
-                        connection, connection.name, json.dumps(record, sort_keys=True).encode()
-                    )
+                    cluster.write_audit(cluster.name, json.dumps(record, sort_keys=True).encode())
                 except ReconcilerError as exc:
                     audit_error = str(exc)
         finally:
-            lock.release(connection)
-    return ApplyResult(connection.name, hash_, results, record, audit_error)
+            lock.release(cluster)
+    return ApplyResult(cluster.name, hash_, results, record, audit_error)

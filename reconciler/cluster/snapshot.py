@@ -3,7 +3,8 @@
 `reconciler snapshot` writes one; `plan --state FILE` plans against it offline, and gets the
 same plan as against the live cluster it came from, because both go through `ClusterState`.
 Configs are stored as `key: [value, source]` (plus `true` when sensitive) to keep files of
-tens of thousands of topics small.
+tens of thousands of topics small. `write_snapshot` also writes the fleet pipeline's JSON Lines
+form (reconciler.cluster.jsonl) for a `.jsonl` name.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from reconciler.cluster import jsonl
 from reconciler.cluster.state import (
     BrokerState,
     ClusterState,
@@ -135,7 +137,13 @@ def dumps(cluster: str, state: ClusterState) -> str:
     return json.dumps(to_json(cluster, state), indent=1) + "\n"
 
 
-def write_snapshot(path: Path, cluster: str, state: ClusterState) -> None:
+def write_snapshot(path: Path, cluster: str, state: ClusterState, fmt: str | None = None) -> None:
+    """Write a snapshot file: JSON (this module's form, what `plan --state` reads) or, with
+    `fmt="jsonl"` or by default for a name ending in `.jsonl`, the JSON Lines form the fleet
+    pipeline reads (reconciler.cluster.jsonl), so `drift --snapshot-out night.jsonl` feeds it."""
+    if (fmt or ("jsonl" if path.suffix == jsonl.SUFFIX else "json")) == "jsonl":
+        jsonl.write(path, cluster, state)
+        return
     try:
         path.write_text(dumps(cluster, state), encoding="utf-8")
     except OSError as exc:

@@ -1,7 +1,9 @@
 """The live state of a cluster as frozen values: what planning compares the specs against.
 
-Read by `adapter.read_state` in a fixed number of round trips, or loaded from a snapshot file
-(`reconciler snapshot`), so a plan against a snapshot equals a plan against the live cluster.
+Read by `adapter.Cluster.read_state` in a fixed number of round trips, or loaded from a snapshot
+file (`reconciler snapshot`), so a plan against a snapshot equals a plan against the live
+cluster. This is the one model of what a cluster shows: apply's checks of single topics
+(`Cluster.topics`, `Cluster.reassignments`) return the same values.
 """
 
 from __future__ import annotations
@@ -66,6 +68,11 @@ class TopicState:
     def replication_factor(self) -> int:
         return max((len(p.replicas) for p in self.partitions), default=0)
 
+    @property
+    def led(self) -> bool:
+        """Every partition has a leader: clients can use the whole topic."""
+        return all(p.leader is not None for p in self.partitions)
+
 
 @dataclass(frozen=True, slots=True)
 class Reassignment:
@@ -73,9 +80,14 @@ class Reassignment:
 
     topic: str
     partition: int
-    replicas: tuple[int, ...]
+    replicas: tuple[int, ...]  # every replica while it moves: the target plus `removing`
     adding: tuple[int, ...]
     removing: tuple[int, ...]
+
+    @property
+    def target(self) -> tuple[int, ...]:
+        """The replicas the partition has once the reassignment completes."""
+        return tuple(b for b in self.replicas if b not in self.removing)
 
 
 @dataclass(frozen=True, slots=True)

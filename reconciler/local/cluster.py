@@ -18,7 +18,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import ctypes
-import json
 import os
 import shutil
 import signal
@@ -27,17 +26,23 @@ import subprocess
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
-from reconciler.cluster.adapter import ClusterDescription, describe_cluster
 from reconciler.errors import ClusterError, LocalClusterError
 from reconciler.local.distribution import Distribution
+from reconciler.local.state import (
+    STATE_FILE,
+    LocalCluster,
+    Node,
+    is_our_jvm,
+    load_state,
+    save_state,
+)
 from reconciler.local.toolchain import find_java
 
 STARTED_LINE = "Kafka Server started"
 JVM_OPTS_ENV = "RECONCILER_KAFKA_JVM_OPTS"
-STATE_FILE = "state.json"
 JVM_OPTS = (
     "-Xms256m", "-Xmx512m", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
     "-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent",
@@ -97,90 +102,6 @@ Progress = Callable[[str], None]
 
 def _quiet(_: str) -> None:
     return None
-
-
-@dataclass(frozen=True, slots=True)
-class Node:
-    id: int
-    controller: bool  # combined broker+controller; otherwise broker-only
-    rack: str | None
-    port: int  # PLAINTEXT listener
-    controller_port: int | None
-    pid: int | None = None
-
-    @property
-    def address(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-
-@dataclass(frozen=True, slots=True)
-class LocalCluster:
-    state_dir: Path
-    kafka_version: str
-    cluster_id: str
-    nodes: tuple[Node, ...]
-    started_at: float  # epoch seconds
-    overrides: tuple[tuple[str, str], ...] = ()
-    request_log: bool = False  # each node writes requests.log (see REQUEST_LOG4J2)
-
-    @property
-    def bootstrap(self) -> str:
-        return ",".join(n.address for n in self.nodes)
-
-    def node_dir(self, node: Node) -> Path:
-        return self.state_dir / f"n{node.id}"
-
-    def running_pids(self) -> list[int]:
-        return [
-            n.pid for n in self.nodes if n.pid is not None and _is_our_jvm(n.pid, self.node_dir(n))
-        ]
-
-    def describe(self, timeout: float = 10.0) -> ClusterDescription:
-        return describe_cluster(self.bootstrap, timeout=timeout)
-
-
-# ---------------------------------------------------------------------------- state file
-
-
-def load_state(state_dir: Path) -> LocalCluster | None:
-    path = state_dir / STATE_FILE
-    if not path.exists():
-        return None
-    try:
-        raw = json.loads(path.read_text())
-        nodes = tuple(Node(**n) for n in raw.pop("nodes"))
-        raw["overrides"] = tuple(tuple(kv) for kv in raw.get("overrides", ()))
-        return LocalCluster(
-            state_dir=state_dir, nodes=nodes, **{k: v for k, v in raw.items() if k != "state_dir"}
-        )
-    except (ValueError, TypeError, KeyError) as exc:
-        raise LocalClusterError(
-            f"{path} is not a state file this version understands ({exc}); stop any Kafka "
-            f"started from {state_dir} by hand and delete the directory."
-        ) from exc
-
-
-def _save_state(cluster: LocalCluster) -> None:
-    data = asdict(cluster)
-    data["state_dir"] = str(cluster.state_dir)
-    tmp = cluster.state_dir / (STATE_FILE + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n")
-    tmp.replace(cluster.state_dir / STATE_FILE)
-
-
-# ---------------------------------------------------------------------------- processes
-
-
-def _is_our_jvm(pid: int, node_dir: Path) -> bool:
-    """True if pid is alive and is the JVM started for node_dir (pids get reused)."""
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        status = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    if status.split(") ", 1)[-1].startswith("Z"):
-        return False  # a zombie has exited; it only waits to be reaped
-    return str(node_dir / "server.properties").encode() in cmdline
 
 
 def _die_with_parent() -> None:
@@ -300,7 +221,7 @@ def start(
     progress(f"formatting KRaft storage for {brokers} node(s)")
     _format_all(java, dist, cluster)
     cluster, procs = _launch(java, dist, cluster, tie_to_parent)
-    _save_state(cluster)
+    save_state(cluster)
     try:
         _wait_ready(cluster, procs, timeout, progress)
     except BaseException:
@@ -445,13 +366,13 @@ def stop(cluster: LocalCluster, grace: float = 30.0) -> StopReport:
         [n for n in cluster.nodes if not n.controller],
         [n for n in cluster.nodes if n.controller],
     ):
-        alive = [n for n in wave if n.pid and _is_our_jvm(n.pid, cluster.node_dir(n))]
+        alive = [n for n in wave if n.pid and is_our_jvm(n.pid, cluster.node_dir(n))]
         for node in alive:
             _signal(node, signal.SIGTERM)
         deadline = time.monotonic() + grace
         while alive and time.monotonic() < deadline:
             time.sleep(0.1)
-            still = [n for n in alive if _is_our_jvm(n.pid or 0, cluster.node_dir(n))]
+            still = [n for n in alive if is_our_jvm(n.pid or 0, cluster.node_dir(n))]
             stopped.extend(n.id for n in alive if n not in still)
             alive = still
         for node in alive:
@@ -459,7 +380,7 @@ def stop(cluster: LocalCluster, grace: float = 30.0) -> StopReport:
             killed.append(node.id)
         for node in wave:
             _reap(node, wait=node.id in killed)
-    _save_state(_with_nodes(cluster, tuple(_replace_pid(n, None) for n in cluster.nodes)))
+    save_state(_with_nodes(cluster, tuple(_replace_pid(n, None) for n in cluster.nodes)))
     return StopReport(tuple(sorted(stopped)), tuple(sorted(killed)))
 
 

@@ -10,6 +10,7 @@ import click
 
 from reconciler.errors import ClusterError, LocalClusterError
 from reconciler.local import cluster as local_cluster
+from reconciler.local import state as local_state
 from reconciler.local.distribution import Distribution, ensure_distribution
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -45,7 +46,7 @@ def fetch_distribution() -> Distribution:
     return dist
 
 
-def _print_status(cl: local_cluster.LocalCluster) -> None:
+def _print_status(cl: local_state.LocalCluster) -> None:
     click.echo(f"bootstrap: {cl.bootstrap}")
     try:
         desc = cl.describe(timeout=5)
@@ -106,7 +107,7 @@ def local(ctx: click.Context, state_dir: Path | None) -> None:
 @click.pass_obj
 def up(state_dir: Path, brokers: int, timeout: float) -> None:
     """Fetch Kafka if needed, format storage, start the brokers, wait until all are registered."""
-    existing = local_cluster.load_state(state_dir)
+    existing = local_state.load_state(state_dir)
     if existing and existing.running_pids():
         click.echo(f"already running from {state_dir}", err=True)
         _print_status(existing)
@@ -125,7 +126,7 @@ def up(state_dir: Path, brokers: int, timeout: float) -> None:
 @click.pass_obj
 def status(state_dir: Path) -> None:
     """Show bootstrap servers, brokers, racks and controller (exit 1 if not running)."""
-    cl = local_cluster.load_state(state_dir)
+    cl = local_state.load_state(state_dir)
     if cl is None or not cl.running_pids():
         raise LocalClusterError(
             f"no local cluster is running from {state_dir}; start one with `reconciler local up`."
@@ -144,7 +145,7 @@ def status(state_dir: Path) -> None:
 @click.pass_obj
 def down(state_dir: Path, grace: float) -> None:
     """Stop every Kafka process started from the state directory (brokers, then controller)."""
-    cl = local_cluster.load_state(state_dir)
+    cl = local_state.load_state(state_dir)
     if cl is None or not cl.running_pids():
         click.echo(f"no local cluster is running from {state_dir}", err=True)
         return

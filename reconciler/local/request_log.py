@@ -13,7 +13,7 @@ import re
 import time
 from collections import Counter
 
-from reconciler.local.cluster import LocalCluster
+from reconciler.local.state import LocalCluster
 
 _LINE = re.compile(r"Completed request:(\{.*)$")
 

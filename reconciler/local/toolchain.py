@@ -5,18 +5,10 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
 
 from reconciler.errors import EnvironmentProblem
 
 MIN_JAVA = 17  # Kafka 4.x brokers need Java 17
-
-
-@dataclass(frozen=True, slots=True)
-class Toolchain:
-    java: str
-    java_major: int
-    mvn: str | None  # only needed to fetch jars that are not cached yet
 
 
 def java_major_version(java: str) -> int:

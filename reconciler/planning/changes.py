@@ -125,6 +125,13 @@ class Hazard:
         return self.severity is Severity.ERROR and not self.acknowledged
 
 
+# Why a topic changes, relative to a git ref (`plan --changed-since REF`): "change", the spec
+# repository changed it since REF (the pull request under review); "drift", the cluster already
+# differed from specs that REF holds unchanged.
+Cause = Literal["change", "drift"]
+CAUSES: tuple[Cause, ...] = ("change", "drift")
+
+
 @dataclass(frozen=True, slots=True)
 class TopicChange:
     """Everything the plan does to one topic.
@@ -138,3 +145,5 @@ class TopicChange:
     changes: tuple[Change, ...]
     hazards: tuple[Hazard, ...] = ()
     depends_on: tuple[str, ...] = ()  # the spec's depends_on; orders creates and deletes
+    # Only in a plan made with --changed-since; for the reviewer, never read by apply
+    cause: Cause | None = None

@@ -39,8 +39,8 @@ from reconciler.planning.changes import (
     TopicChange,
 )
 from reconciler.spec import catalog
-from reconciler.spec.model import DesiredState, Policy, TopicSpec
-from reconciler.spec.model import TopicState as SpecState
+from reconciler.spec.model import DesiredState, Policy, Presence, TopicSpec
+from reconciler.spec.topic_rules import collision_key
 
 DiffResult = tuple[tuple[TopicChange, ...], tuple[Diagnostic, ...], tuple[str, ...]]
 
@@ -57,9 +57,9 @@ def diff(
     for name in sorted(desired.topics):
         spec = desired.topics[name]
         current = state.topics.get(name)
-        if (current is not None and current.internal) or _ignored(name, ignore):
+        if (current is not None and current.internal) or ignored(name, ignore):
             run.ignored_spec(spec, current)
-        elif spec.state is SpecState.ABSENT:
+        elif spec.state is Presence.ABSENT:
             if current is not None:
                 run.tombstone(spec, current)
         elif current is None:
@@ -70,7 +70,7 @@ def diff(
         sorted(
             name
             for name, topic in state.topics.items()
-            if name not in desired.topics and not topic.internal and not _ignored(name, ignore)
+            if name not in desired.topics and not topic.internal and not ignored(name, ignore)
         )
     )
     if prune:
@@ -90,13 +90,9 @@ OPERATIONAL_KEYS = frozenset(
 RESERVED_PREFIX = "_reconciler_"
 
 
-def _ignored(name: str, patterns: Sequence[re.Pattern[str]]) -> bool:
+def ignored(name: str, patterns: Sequence[re.Pattern[str]]) -> bool:
+    """Reserved for reconciler itself, or matched by a policy.ignore pattern: never planned."""
     return name.startswith(RESERVED_PREFIX) or any(p.search(name) for p in patterns)
-
-
-def _collision_key(name: str) -> str:
-    # Kafka's Topic.unifyCollisionChars: '.' and '_' are the same in metric names.
-    return name.replace(".", "_")
 
 
 def _int_or_none(value: str | None) -> int | None:
@@ -119,7 +115,7 @@ class _Diff:
         self.broker_ids = frozenset(b.id for b in self.state.brokers)
         # Replicas per broker, updated by every placement this plan makes, so moves spread.
         self.load = placement.replica_load(self.state)
-        self.collisions = {_collision_key(n): n for n in self.state.topics}
+        self.collisions = {collision_key(n): n for n in self.state.topics}
 
     # --- what is out of reach ---------------------------------------------------------------
 
@@ -156,7 +152,7 @@ class _Diff:
 
     def create(self, spec: TopicSpec) -> None:
         name = spec.name
-        existing = self.collisions.get(_collision_key(name))
+        existing = self.collisions.get(collision_key(name))
         if existing is not None:
             self.diagnostics.append(
                 rules.TOPIC_COLLISION(
@@ -242,7 +238,7 @@ class _Diff:
                 )
             )
 
-        settled = _settled_replicas(current, self.state.reassignments)
+        settled = settled_replicas(current, self.state.reassignments)
         desired_rf = spec.replication_factor or (len(manual[0]) if manual else None)
         reshape = desired_rf is not None and any(len(r) != desired_rf for r in settled)
 
@@ -288,7 +284,7 @@ class _Diff:
     def _config_changes(self, spec: TopicSpec, current: TopicState) -> tuple[ConfigChange, ...]:
         desired = spec.config_map  # already canonical (validated specs)
         overrides = {
-            k: _canonical(k, v)
+            k: catalog.canonical(k, v)
             for k, v in current.overrides.items()
             if k in desired or k not in OPERATIONAL_KEYS
         }
@@ -315,7 +311,7 @@ class _Diff:
             value = self.state.broker_defaults.get(broker_key)
             if value is None:
                 value = defn.default
-        return _canonical(key, value) if value is not None else None
+        return catalog.canonical(key, value) if value is not None else None
 
     def _increase(
         self, spec: TopicSpec, current: TopicState, desired: int, reshape: bool
@@ -444,21 +440,11 @@ class _Diff:
         )
 
 
-def _canonical(key: str, value: str) -> str:
-    """A cluster value in the catalog's canonical form; the raw string if the catalog cannot."""
-    if catalog.lookup(key) is None:
-        return value
-    try:
-        return catalog.normalise(key, value)
-    except catalog.InvalidConfigValue:
-        return value
-
-
 def _replica_set(partition: PartitionState) -> placement.ReplicaSet:
     return placement.ReplicaSet(partition.replicas, partition.leader, partition.isr)
 
 
-def _settled_replicas(
+def settled_replicas(
     topic: TopicState, reassignments: Sequence[Reassignment]
 ) -> list[tuple[int, ...]]:
     """Each partition's replicas once an in-progress reassignment settles.
@@ -470,5 +456,5 @@ def _settled_replicas(
     settled = []
     for p in topic.partitions:
         r = moving.get(p.partition)
-        settled.append(tuple(b for b in r.replicas if b not in r.removing) if r else p.replicas)
+        settled.append(r.target if r else p.replicas)
     return settled

@@ -35,8 +35,7 @@ from reconciler.planning.changes import (
     ReassignReplicas,
 )
 from reconciler.planning.plan import Plan
-from reconciler.spec.model import DesiredState
-from reconciler.spec.model import TopicState as SpecState
+from reconciler.spec.model import DesiredState, Presence
 
 FORMAT_VERSION = 1
 
@@ -129,7 +128,7 @@ def _blocked(desired: DesiredState, state: ClusterState, plan: Plan) -> Iterator
         current = state.topics.get(name)
         if current is None or name in ignored:
             continue
-        if spec.state is SpecState.ABSENT:  # a delete the policy or `protect` holds back
+        if spec.state is Presence.ABSENT:  # a delete the policy or `protect` holds back
             yield DriftItem(name, "present", "topic", None, "present", spec.location)
             continue
         count = len(current.partitions)

@@ -28,15 +28,12 @@ from reconciler.planning.changes import (
     IncreasePartitions,
     TopicChange,
 )
-from reconciler.spec.model import DesiredState, Policy
+from reconciler.spec.model import HAZARD_CODES, DesiredState, Policy
 from reconciler.spec.units import format_duration_ms, format_size_bytes
 
-KEY_REORDER = "key_reorder"
-RETENTION_DECREASE = "retention_decrease"
-CLEANUP_POLICY_CHANGE = "cleanup_policy_change"
-DELETE = "delete"
-
-HAZARD_CODES = (KEY_REORDER, RETENTION_DECREASE, CLEANUP_POLICY_CHANGE, DELETE)
+# The one list of hazards is spec/model.py's HAZARD_CODES (what `acknowledge:` accepts); each
+# gets its detector here, and a hazard added there without one fails this unpacking at import.
+KEY_REORDER, RETENTION_DECREASE, CLEANUP_POLICY_CHANGE, DELETE = HAZARD_CODES
 
 _RETENTION_KEYS = ("retention.ms", "retention.bytes")
 

@@ -5,18 +5,23 @@
 topic's changes set them, so an update shows only what moves. Derived fields (`applyable`,
 `summary`) are written for readers and recomputed, not trusted, when a plan is read back.
 `broker_load` appears when the cluster sets limits.max_broker_partitions; a diagnostic's
-`broker` when it concerns one broker.
+`broker` when it concerns one broker. `changed_since` is the git ref of `plan --changed-since`
+(null without it), and then every change carries its `cause` (`change` or `drift`); a plan saved
+before these fields existed reads back as a plan without marks.
 """
 
 from __future__ import annotations
 
 from typing import Any, assert_never
 
-from reconciler.diagnostics import Diagnostic, Location, Severity
+from reconciler import diagnostics
+from reconciler.diagnostics import Severity
 from reconciler.planning.changes import (
+    CAUSES,
     Action,
     AlterTopicConfig,
     Assignments,
+    Cause,
     Change,
     ConfigChange,
     CreateTopic,
@@ -49,8 +54,9 @@ def to_json(plan: Plan) -> Json:
             "warnings": summary.warnings,
         },
         "changes": [_topic_change(c) for c in plan.changes],
-        "diagnostics": [_diagnostic(d) for d in plan.diagnostics],
+        "diagnostics": [diagnostics.to_json(d) for d in plan.diagnostics],
         "unmanaged": list(plan.unmanaged),
+        "changed_since": plan.changed_since,
     }
     if plan.broker_load:
         data["broker_load"] = [_broker_load(row) for row in plan.broker_load]
@@ -74,9 +80,10 @@ def from_json(data: Json) -> Plan:
             cluster=data["cluster"],
             based_on=data["based_on"],
             changes=tuple(_read_topic_change(c) for c in data["changes"]),
-            diagnostics=tuple(_read_diagnostic(d) for d in data["diagnostics"]),
+            diagnostics=tuple(diagnostics.from_json(d) for d in data["diagnostics"]),
             unmanaged=tuple(data["unmanaged"]),
             broker_load=tuple(_read_broker_load(row) for row in data.get("broker_load", ())),
+            changed_since=data.get("changed_since"),
         )
     except (KeyError, TypeError) as error:
         raise ValueError(f"not a valid plan: missing or malformed field {error}") from error
@@ -109,6 +116,8 @@ def _topic_change(topic_change: TopicChange) -> Json:
         entry.update(_change_fields(change))
     entry["hazards"] = [_hazard(h) for h in topic_change.hazards]
     entry["depends_on"] = list(topic_change.depends_on)
+    if topic_change.cause is not None:
+        entry["cause"] = topic_change.cause
     return entry
 
 
@@ -163,21 +172,6 @@ def _broker_load(row: BrokerLoad) -> Json:
         "desired": row.desired,
         "limit": row.limit,
     }
-
-
-def _diagnostic(d: Diagnostic) -> Json:
-    out: Json = {
-        "severity": d.severity.value,
-        "rule": d.rule,
-        "code": d.code,
-        "topic": d.topic,
-        "message": d.message,
-    }
-    if d.broker is not None:
-        out["broker"] = d.broker
-    if d.location is not None:
-        out |= {"file": d.location.file, "line": d.location.line, "column": d.location.column}
-    return out
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -244,7 +238,17 @@ def _read_topic_change(entry: Json) -> TopicChange:
             changes.append(DeleteTopic(topic, entry["partitions"]["current"], reason))
         case _:
             assert_never(action)
-    return TopicChange(topic, action, tuple(changes), hazards, depends_on)
+    return TopicChange(topic, action, tuple(changes), hazards, depends_on, _read_cause(entry))
+
+
+def _read_cause(entry: Json) -> Cause | None:
+    cause = entry.get("cause")
+    if cause is None:
+        return None
+    for known in CAUSES:  # narrows the str to the Literal for the type checker
+        if cause == known:
+            return known
+    raise ValueError(f"{entry['topic']}: unknown cause {cause!r} (change or drift)")
 
 
 def _read_hazard(entry: Json) -> Hazard:
@@ -259,19 +263,4 @@ def _read_hazard(entry: Json) -> Hazard:
 def _read_broker_load(entry: Json) -> BrokerLoad:
     return BrokerLoad(
         entry["broker"], entry["rack"], entry["current"], entry["desired"], entry["limit"]
-    )
-
-
-def _read_diagnostic(entry: Json) -> Diagnostic:
-    location = None
-    if "file" in entry:
-        location = Location(entry["file"], entry["line"], entry["column"])
-    return Diagnostic(
-        severity=Severity(entry["severity"]),
-        code=entry["code"],
-        rule=entry["rule"],
-        message=entry["message"],
-        location=location,
-        topic=entry.get("topic"),
-        broker=entry.get("broker"),
     )

@@ -61,13 +61,6 @@ def shift_load(
     return shifted
 
 
-def place_new(
-    count: int, rf: int, brokers: Sequence[BrokerState], load: Mapping[int, int]
-) -> Assignments:
-    """Replica lists for `count` new partitions with `rf` replicas each."""
-    return change_replication_factor([ReplicaSet(())] * count, rf, brokers, load)
-
-
 def change_replication_factor(
     partitions: Sequence[ReplicaSet],
     desired_rf: int,

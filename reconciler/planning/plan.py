@@ -10,13 +10,18 @@
    headroom, deletes per plan (policies.py).
 
 Renderers and the JSON form read a `Plan`; nothing else computes from the specs or the cluster
-state after this point. A plan with an error diagnostic is not applyable; a hazard that is not
-acknowledged leaves the plan applyable as a plan, and apply refuses it
-(`Plan.unacknowledged_hazards`).
+state after this point. A plan is applyable when apply would accept it: no error diagnostic and
+no unacknowledged error-severity hazard (`Plan.unacknowledged_hazards`). Every renderer, the JSON
+`applyable` and the CLI's exit code read that one property, so a pull-request check never passes
+a plan the apply on merge then refuses.
+
+`mark_causes` (for `plan --changed-since REF`) marks each topic change as the pull request's
+own (`change`) or pre-existing (`drift`); the marks are for reviewers, apply ignores them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from reconciler.cluster.state import ClusterState
@@ -37,6 +42,9 @@ class Summary:
     delete: int
     errors: int
     warnings: int
+    # Topic changes by cause; both 0 unless the plan was made with --changed-since
+    from_change: int = 0
+    drift: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,11 +57,19 @@ class Plan:
     # Replicas per broker now and after the plan, by broker id; only when the cluster sets
     # limits.max_broker_partitions
     broker_load: tuple[BrokerLoad, ...] = ()
+    # The git ref of `plan --changed-since`: every change then carries its cause
+    changed_since: str | None = None
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        """The error diagnostics, in diagnostic order: each one blocks the plan."""
+        return tuple(d for d in self.diagnostics if d.is_error)
 
     @property
     def applyable(self) -> bool:
-        """No error diagnostics. An empty plan is applyable: applying it does nothing."""
-        return not any(d.is_error for d in self.diagnostics)
+        """Apply would accept it: no error diagnostic and no unacknowledged hazard. An empty
+        plan is applyable: applying it does nothing."""
+        return not self.errors and not self.unacknowledged_hazards
 
     @property
     def unacknowledged_hazards(self) -> tuple[tuple[str, Hazard], ...]:
@@ -71,12 +87,15 @@ class Plan:
     def summary(self) -> Summary:
         actions = [c.action for c in self.changes]
         severities = [d.severity for d in self.diagnostics]
+        causes = [c.cause for c in self.changes]
         return Summary(
             create=actions.count(Action.CREATE),
             update=actions.count(Action.UPDATE),
             delete=actions.count(Action.DELETE),
             errors=severities.count(Severity.ERROR),
             warnings=severities.count(Severity.WARNING),
+            from_change=causes.count("change"),
+            drift=causes.count("drift"),
         )
 
 
@@ -105,4 +124,21 @@ def make_plan(
         diagnostics=tuple(sorted(found, key=diagnostic_order)),
         unmanaged=unmanaged,
         broker_load=broker_load,
+    )
+
+
+def mark_causes(plan: Plan, ref: str, from_change: frozenset[str]) -> Plan:
+    """The whole plan, each topic change marked `change` when its topic is in `from_change`
+    (what the spec repository changed since `ref`, decided by the caller from git) and `drift`
+    otherwise: the cluster already differed from specs `ref` holds too.
+
+    Nothing is left out: a pull request's plan still shows, and apply still makes, the drift.
+    """
+    return dataclasses.replace(
+        plan,
+        changed_since=ref,
+        changes=tuple(
+            dataclasses.replace(c, cause="change" if c.topic in from_change else "drift")
+            for c in plan.changes
+        ),
     )

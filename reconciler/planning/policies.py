@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from reconciler.cluster.state import ClusterState
-from reconciler.diagnostics import Diagnostic, Location
+from reconciler.diagnostics import Diagnostic, Location, Rule
 from reconciler.planning import rules
 from reconciler.planning.changes import (
     Action,
@@ -63,7 +63,7 @@ class Finding:
 
 @dataclass(frozen=True, slots=True)
 class PolicyRule:
-    rule: rules.Rule
+    rule: Rule
     check: Callable[[Context], Iterator[Finding]]
 
 

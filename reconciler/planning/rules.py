@@ -1,8 +1,9 @@
 """The plan's diagnostic rules: a stable code and snake_case name for each problem planning finds.
 
-Codes P1xx belong to the planner (docs/rules.md explains each with an example). A rule builds
-its `Diagnostic`; the message is the caller's, because only the caller knows the topic and
-numbers that make it actionable.
+Codes P1xx belong to the planner (docs/rules.md explains each with an example). Each is a
+`reconciler.diagnostics.Rule`, the type validate's R codes (spec/rules.py) use too; calling one
+builds its `Diagnostic`, with the caller's message and, for a configurable rule, the severity
+the cluster's policy gives it.
 
 Some rules are configurable: `policy.severity` in reconciler.yaml sets each to `error`,
 `warning` or `off` by name (CONFIGURABLE lists the names and their defaults: the KIP-578 limits,
@@ -11,34 +12,12 @@ the policies and the hazards). `level()` resolves what one cluster's policy says
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
-from reconciler.diagnostics import Diagnostic, Location, Severity
-from reconciler.spec.model import Policy
+from reconciler.diagnostics import Rule, Severity
+from reconciler.spec.model import HAZARD_CODES, Policy
 
 Level = Literal["error", "warning", "off"]
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    code: str
-    name: str
-    severity: Severity  # the default; a configurable rule's call may override it
-
-    def __call__(
-        self,
-        message: str,
-        *,
-        topic: str | None = None,
-        location: Location | None = None,
-        broker: int | None = None,
-        severity: Severity | None = None,
-    ) -> Diagnostic:
-        return Diagnostic(
-            severity or self.severity, self.code, self.name, message, location, topic, broker
-        )
-
 
 _ERROR, _WARNING = Severity.ERROR, Severity.WARNING
 
@@ -80,14 +59,10 @@ RULES: tuple[Rule, ...] = (
     MIN_INSYNC_REPLICAS_HEADROOM,
 )
 
-# Hazard codes (hazards.py): error = apply refuses the change unless the topic's spec
-# acknowledges it; warning = shown, never blocks; off = not shown.
-HAZARD_LEVELS: dict[str, Level] = {
-    "key_reorder": "error",
-    "retention_decrease": "error",
-    "cleanup_policy_change": "error",
-    "delete": "error",
-}
+# Hazards (hazards.py finds them; spec/model.py HAZARD_CODES names them): error = apply
+# refuses the change unless the topic's spec acknowledges it; warning = shown, never blocks;
+# off = not shown. Every hazard starts as an error.
+HAZARD_LEVELS: dict[str, Level] = dict.fromkeys(HAZARD_CODES, "error")
 
 # Every name `policy.severity` accepts, with its default level.
 CONFIGURABLE: dict[str, Level] = {

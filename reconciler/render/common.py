@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from reconciler.planning.changes import Assignments, Hazard, ReassignReplicas
+from typing import assert_never
+
+from reconciler.planning.changes import Assignments, Hazard, ReassignReplicas, TopicChange
 from reconciler.planning.limits import BrokerLoad
 from reconciler.planning.plan import Plan
 from reconciler.spec import catalog
@@ -68,12 +70,55 @@ def _plural(count: int, word: str) -> str:
 
 
 def summary_line(plan: Plan) -> str:
-    """ "Plan: 1 to create, 2 to update, 0 to delete. 1 error, 0 warnings." """
+    """ "Plan: 1 to create, 2 to update, 0 to delete. 1 error, 0 warnings.", and with
+    --changed-since " 2 from changes since main, 1 pre-existing drift." """
     s = plan.summary
-    return (
+    line = (
         f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete. "
         f"{_plural(s.errors, 'error')}, {_plural(s.warnings, 'warning')}."
     )
+    if plan.changed_since is not None:
+        line += (
+            f" {s.from_change} from changes since {plan.changed_since}, "
+            f"{s.drift} pre-existing drift."
+        )
+    return line
+
+
+def cause_note(plan: Plan, topic_change: TopicChange) -> str | None:
+    """What a topic line says about its cause (--changed-since), None without marks."""
+    match topic_change.cause:
+        case None:
+            return None
+        case "change":
+            return f"(changed since {plan.changed_since})"
+        case "drift":
+            return "(drift: not from this change)"
+        case _:
+            assert_never(topic_change.cause)
+
+
+def not_applyable(plan: Plan) -> str | None:
+    """Why apply would refuse the plan and what to do, None when it is applyable: the errors
+    to fix and the hazards to acknowledge, counted (the lists are in the plan itself)."""
+    if plan.applyable:
+        return None
+    todo: list[str] = []
+    errors = len(plan.errors)
+    if errors:
+        todo.append(f"fix {_the(errors, 'error')} (see the diagnostics)")
+    pending = len(plan.unacknowledged_hazards)
+    if pending:
+        todo.append(
+            f"acknowledge {_the(pending, 'hazard')} by adding each hazard's code under its "
+            "topic's `acknowledge:` in the spec (or drop the change)"
+        )
+    return " and ".join(todo) + ", then plan again; apply refuses this plan as it is."
+
+
+def _the(count: int, word: str) -> str:
+    """ "the error", "the 3 errors"."""
+    return f"the {word}" if count == 1 else f"the {count} {word}s"
 
 
 def hazard_status(hazard: Hazard) -> str:
@@ -83,15 +128,19 @@ def hazard_status(hazard: Hazard) -> str:
     return "needs acknowledgment" if hazard.blocks_apply else "warning"
 
 
-def unacknowledged_line(plan: Plan) -> str | None:
-    """The sentence under the summary when apply would refuse the plan's hazards."""
+def unacknowledged_line(plan: Plan, max_topics: int | None = None) -> str | None:
+    """The sentence under the summary when apply would refuse the plan's hazards, naming the
+    topics (the first `max_topics` of them, the rest counted, when a size budget says so)."""
     pending = plan.unacknowledged_hazards
     if not pending:
         return None
     topics = sorted({topic for topic, _ in pending})
+    named = ", ".join(topics[:max_topics])
+    if max_topics is not None and len(topics) > max_topics:
+        named += f" and {len(topics) - max_topics:,} more"
     verb = "needs" if len(pending) == 1 else "need"
     return (
-        f"{_plural(len(pending), 'hazard')} {verb} acknowledgment ({', '.join(topics)}): "
+        f"{_plural(len(pending), 'hazard')} {verb} acknowledgment ({named}): "
         "apply refuses the plan until each topic's spec lists the hazard under `acknowledge:`."
     )
 

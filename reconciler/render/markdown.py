@@ -3,19 +3,37 @@
 A heading with the cluster and a summary table, diagnostics first, then a section per topic.
 Past COLLAPSE_ABOVE topics each section folds into a `<details>` block, so a large plan stays
 reviewable. The renderer formats the Plan value and computes nothing.
+
+A comment is kept within `max_chars` (GitHub refuses a body over 65,536 characters). A plan
+that fits is rendered whole. One that does not is fitted, in this order of priority: the
+heading, summary table, applyable line and summary line; the error diagnostics; the hazards
+that need acknowledgment; the warnings; the other hazards (so every hazard is listed with its
+topic and code, in a table of their own, even when its change's section is not shown); the
+broker load; then the per-topic sections in execution order, and the unmanaged topics. What
+does not fit is counted in a line saying where the full plan is. Were even the first part too
+long (thousands of errors), its lists are cut the same way, errors before warnings.
+
+With --changed-since the changes come in two sections, the pull request's own then the
+pre-existing drift, each in execution order, under the same budget.
+
+`render_failure` is the comment for a command that could not plan at all (invalid specs, an
+unreachable cluster), so a pull request or an issue never shows an empty or stale body.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import assert_never
 
 from reconciler.diagnostics import Diagnostic
 from reconciler.planning.changes import (
+    Action,
     AlterTopicConfig,
     Change,
     ConfigChange,
     CreateTopic,
     DeleteTopic,
+    Hazard,
     IncreasePartitions,
     ReassignReplicas,
     TopicChange,
@@ -23,11 +41,77 @@ from reconciler.planning.changes import (
 from reconciler.planning.plan import Plan
 from reconciler.render import common
 
-COLLAPSE_ABOVE = 20  # topics; beyond this, per-topic sections are collapsible
+COLLAPSE_ABOVE = 20  # topics (or unmanaged names); beyond this, their lists are collapsible
+DEFAULT_MAX_CHARS = 60_000  # GitHub refuses a comment or issue body over 65,536 characters
+_FULL_PLAN = (
+    "the full plan is in the saved plan (`plan -o`, the workflow's plan artifact) and in "
+    "`reconciler plan --format text`"
+)
+_LISTS_ALL = "`reconciler plan --format text` lists them all"
 
 
-def render_markdown(plan: Plan) -> str:
+def render_markdown(plan: Plan, max_chars: int = DEFAULT_MAX_CHARS) -> str:
+    """The comment for `plan`, at most `max_chars` characters long."""
+    whole = "\n".join(_whole(plan))
+    if len(whole) <= max_chars:
+        return whole
+    return _at_most("\n".join(_fitted(plan, max_chars)), max_chars)
+
+
+def render_failure(
+    command: str,
+    cluster: str,
+    message: str,
+    diagnostics: Sequence[Diagnostic],
+    max_chars: int = DEFAULT_MAX_CHARS,
+) -> str:
+    """The comment of a `command` that failed before it had a result: what failed (`message`)
+    and the diagnostics that made it fail, errors first, at most `max_chars` characters."""
+    head = [
+        f"## reconciler {command} for `{cluster}`",
+        "",
+        f"**`reconciler {command}` failed**: {_cell(message)}",
+        "",
+        "Nothing was changed on the cluster.",
+    ]
+    tail = []
+    if diagnostics:
+        head.append("")
+        tail = [f"`reconciler validate --cluster {cluster}` lists the same problems."]
+    room = _Room(max_chars - _cost([*head, *tail]))
+    errors = [_diagnostic(d) for d in diagnostics if d.is_error]
+    warnings = [_diagnostic(d) for d in diagnostics if not d.is_error]
+    if diagnostics:
+        room.reserve([*_DIAGNOSTICS_HEAD, _more_diagnostics(len(errors), len(warnings)), ""])
+    shown_errors, shown_warnings = _prefixes(room, [_rows(errors), _rows(warnings)])
+    table = _table(
+        _DIAGNOSTICS_HEAD, errors, shown_errors, warnings, shown_warnings, _more_diagnostics
+    )
+    return _at_most("\n".join([*head, *table, *tail]), max_chars)
+
+
+# --- the whole plan ---------------------------------------------------------------------------
+
+
+def _whole(plan: Plan) -> list[str]:
+    lines = _head(plan)
+    if plan.diagnostics:
+        lines += [*_DIAGNOSTICS_HEAD, *(_diagnostic(d) for d in plan.diagnostics), ""]
+    lines += _load(plan)
+    collapse = len(plan.changes) > COLLAPSE_ABOVE
+    for title, changes in _groups(plan):
+        lines += title
+        for topic_change in changes:
+            lines += _topic(topic_change, collapse)
+    if plan.unmanaged:
+        lines += _unmanaged(plan.unmanaged, len(plan.unmanaged))
+    return lines + _tail(plan, compact=False)
+
+
+def _head(plan: Plan) -> list[str]:
     s = plan.summary
+    refused = common.not_applyable(plan)
+    verdict = "Applyable." if refused is None else f"**Not applyable**: {_cell(refused)}"
     lines = [
         f"## reconciler plan for `{plan.cluster}`",
         "",
@@ -35,44 +119,275 @@ def render_markdown(plan: Plan) -> str:
         "| ---: | ---: | ---: | ---: | ---: |",
         f"| {s.create} | {s.update} | {s.delete} | {s.errors} | {s.warnings} |",
         "",
-        f"Based on cluster state `{plan.based_on}`. "
-        + (
-            "Applyable."
-            if plan.applyable
-            else "**Not applyable**: fix the errors below and plan again."
-        ),
+        f"Based on cluster state `{plan.based_on}`. {verdict}",
         "",
     ]
-    if plan.diagnostics:
-        lines += ["### Diagnostics", "", "| severity | code | rule | topic | where | message |"]
-        lines.append("| --- | --- | --- | --- | --- | --- |")
-        lines.extend(_diagnostic(d) for d in plan.diagnostics)
-        lines.append("")
-    if plan.load_near_limit:
-        lines += [f"### {common.load_title(plan)}", ""]
+    if plan.changed_since is not None:
         lines += [
-            "| " + " | ".join(common.LOAD_HEADER) + " |",
-            "| ---: | --- | ---: | ---: | ---: | ---: |",
+            f"Compared with {_code(plan.changed_since)}: {s.from_change} topic change(s) from "
+            f"this pull request, {s.drift} pre-existing drift (the cluster already differed from "
+            "specs this pull request does not change; apply makes both).",
+            "",
         ]
-        lines.extend("| " + " | ".join(common.load_cells(r)) + " |" for r in plan.broker_load)
-        lines.append("")
-    if plan.changes:
-        lines += ["### Changes, in execution order", ""]
-        collapse = len(plan.changes) > COLLAPSE_ABOVE
-        for topic_change in plan.changes:
-            lines.extend(_topic(topic_change, collapse))
-    if plan.unmanaged:
-        lines += ["### Unmanaged topics", "", "On the cluster, in no spec:", ""]
-        lines.extend(f"- `{name}`" for name in plan.unmanaged)
-        lines.append("")
+    return lines
+
+
+def _tail(plan: Plan, compact: bool) -> list[str]:
     if not plan.changes and plan.applyable:
-        lines.append(common.NO_CHANGES)
+        lines = [common.NO_CHANGES]
     else:
-        lines.append(f"**{common.summary_line(plan)}**")
-    pending = common.unacknowledged_line(plan)
+        lines = [f"**{common.summary_line(plan)}**"]
+    # A fitted comment lists every hazard in its table: the sentence then names a few topics
+    pending = common.unacknowledged_line(plan, max_topics=_FEW if compact else None)
     if pending is not None:
         lines += ["", f"**{_cell(pending)}**"]
-    return "\n".join(lines)
+    return lines
+
+
+_FEW = 10  # topics named in a fitted comment's closing sentence about hazards
+
+_DIAGNOSTICS_HEAD = [
+    "### Diagnostics",
+    "",
+    "| severity | code | rule | topic | where | message |",
+    "| --- | --- | --- | --- | --- | --- |",
+]
+
+
+def _load(plan: Plan) -> list[str]:
+    if not plan.load_near_limit:
+        return []
+    return [
+        f"### {common.load_title(plan)}",
+        "",
+        "| " + " | ".join(common.LOAD_HEADER) + " |",
+        "| ---: | --- | ---: | ---: | ---: | ---: |",
+        *("| " + " | ".join(common.load_cells(r)) + " |" for r in plan.broker_load),
+        "",
+    ]
+
+
+def _groups(plan: Plan) -> list[tuple[list[str], tuple[TopicChange, ...]]]:
+    """(title lines, changes) of each changes section: one, or with --changed-since the
+    pull request's own changes, then the pre-existing drift (each in execution order)."""
+    if not plan.changes:
+        return []
+    if plan.changed_since is None:
+        return [(["### Changes, in execution order", ""], plan.changes)]
+    ref = _code(plan.changed_since)
+    # A change without a cause cannot be claimed to be drift: it is shown as the change's own
+    ours = tuple(c for c in plan.changes if c.cause != "drift")
+    drift = tuple(c for c in plan.changes if c.cause == "drift")
+    groups: list[tuple[list[str], tuple[TopicChange, ...]]] = []
+    if ours:
+        title = (
+            f"### Changes from this pull request (spec files changed since {ref}), in "
+            "execution order"
+        )
+        groups.append(([title, ""], ours))
+    if drift:
+        title = f"### Pre-existing drift (specs unchanged since {ref}), in execution order"
+        note = (
+            "The cluster already differed from these specs before this pull request; apply "
+            "makes these changes too."
+        )
+        groups.append(([title, "", note, ""], drift))
+    return groups
+
+
+def _unmanaged(names: Sequence[str], total: int) -> list[str]:
+    """The unmanaged topics section listing `names` of `total`, folded past COLLAPSE_ABOVE."""
+    items = [f"- `{name}`" for name in names]
+    if len(names) < total:
+        items.append(f"- … and {total - len(names):,} more: {_LISTS_ALL}")
+    if total <= COLLAPSE_ABOVE:
+        return ["### Unmanaged topics", "", "On the cluster, in no spec:", "", *items, ""]
+    summary = f"<summary>{total:,} topics on the cluster, in no spec</summary>"
+    return ["### Unmanaged topics", "", "<details>", summary, "", *items, "", "</details>", ""]
+
+
+# --- a plan fitted to a budget ----------------------------------------------------------------
+
+
+def _fitted(plan: Plan, max_chars: int) -> list[str]:
+    """The comment for a plan too long to show whole; see the module's docstring for what is
+    kept first. Every list reserves its heading and its longest count line before any row is
+    placed, so the count line always fits, and gives that back when nothing was left out."""
+    head, tail = _head(plan), _tail(plan, compact=True)
+    room = _Room(max_chars - _cost([*head, *tail]))
+
+    errors = [_diagnostic(d) for d in plan.errors]
+    warnings = [_diagnostic(d) for d in plan.diagnostics if not d.is_error]
+    hazards = [(c.topic, h) for c in plan.changes for h in c.hazards]
+    blocking = [_hazard_row(t, h) for t, h in hazards if h.blocks_apply]
+    others = [_hazard_row(t, h) for t, h in hazards if not h.blocks_apply]
+    groups = _groups(plan)
+    collapse = len(plan.changes) > COLLAPSE_ABOVE
+
+    most_diagnostics = _more_diagnostics(len(errors), len(warnings))
+    most_hazards = _more_hazards(len(blocking), len(others))
+    most_changes = [_more_changes(changes) for _, changes in groups]
+    if errors or warnings:
+        room.reserve([*_DIAGNOSTICS_HEAD, most_diagnostics, ""])
+    if hazards:
+        room.reserve([*_HAZARDS_HEAD, most_hazards, ""])
+    for (title, _), most in zip(groups, most_changes, strict=True):
+        room.reserve([*title, most, ""])
+    if plan.unmanaged:
+        room.reserve(_unmanaged((), len(plan.unmanaged)))
+
+    shown_errors, shown_blocking, shown_warnings, shown_others = _prefixes(
+        room, [_rows(errors), _rows(blocking), _rows(warnings), _rows(others)]
+    )
+    if (errors or warnings) and (shown_errors, shown_warnings) == (len(errors), len(warnings)):
+        room.release([most_diagnostics])
+    if hazards and (shown_blocking, shown_others) == (len(blocking), len(others)):
+        room.release([most_hazards])
+    load = _load(plan)
+    if not room.take(load):
+        load = []  # the per-broker limit errors (P111) above say the same, shorter
+
+    sections: list[list[list[str]]] = []
+    for (_, changes), most in zip(groups, most_changes, strict=True):
+        blocks = [_topic(c, collapse) for c in changes]
+        [count] = _prefixes(room, [blocks])
+        sections.append(blocks[:count])
+        if count == len(changes):
+            room.release([most])
+    [named] = _prefixes(room, [_rows([f"- `{name}`" for name in plan.unmanaged])])
+
+    lines = list(head)
+    lines += _table(
+        _DIAGNOSTICS_HEAD, errors, shown_errors, warnings, shown_warnings, _more_diagnostics
+    )
+    lines += load
+    lines += _table(_HAZARDS_HEAD, blocking, shown_blocking, others, shown_others, _more_hazards)
+    for (title, changes), shown in zip(groups, sections, strict=True):
+        lines += title
+        for section in shown:
+            lines += section
+        if len(shown) < len(changes):
+            lines += [_more_changes(changes[len(shown) :]), ""]
+    if plan.unmanaged:
+        lines += _unmanaged(plan.unmanaged[:named], len(plan.unmanaged))
+    return lines + tail
+
+
+class _Room:
+    """Characters left in the budget; a line costs its length and its newline."""
+
+    def __init__(self, chars: int) -> None:
+        self.left = chars
+
+    def take(self, lines: Sequence[str]) -> bool:
+        """Spend the room for `lines` if there is enough, and say whether there was."""
+        cost = _cost(lines)
+        if cost > self.left:
+            return False
+        self.left -= cost
+        return True
+
+    def reserve(self, lines: Sequence[str]) -> None:
+        self.left -= _cost(lines)
+
+    def release(self, lines: Sequence[str]) -> None:
+        self.left += _cost(lines)
+
+
+def _cost(lines: Sequence[str]) -> int:
+    return sum(len(line) + 1 for line in lines)
+
+
+def _prefixes(room: _Room, lists: Sequence[Sequence[Sequence[str]]]) -> list[int]:
+    """How many blocks (a row, a topic's section) of each list are shown, filling the lists in
+    order of priority: once one block does not fit, no later one is shown, so a short warning
+    never takes the place of an error, nor a later change the place of an earlier one."""
+    counts: list[int] = []
+    stopped = False
+    for blocks in lists:
+        count = 0
+        while not stopped and count < len(blocks):
+            if room.take(blocks[count]):
+                count += 1
+            else:
+                stopped = True
+        counts.append(count)
+    return counts
+
+
+def _rows(rows: Sequence[str]) -> list[list[str]]:
+    return [[row] for row in rows]
+
+
+def _table(
+    head: Sequence[str],
+    first: Sequence[str],
+    shown_first: int,
+    then: Sequence[str],
+    shown_then: int,
+    more: Callable[[int, int], str],
+) -> list[str]:
+    """A table of two kinds of rows (errors and warnings; hazards that block and the others),
+    the shown ones first, then a count of what is left out."""
+    if not first and not then:
+        return []
+    rows = [*first[:shown_first], *then[:shown_then]]
+    left_out = (len(first) - shown_first, len(then) - shown_then)
+    if any(left_out):
+        rows.append(more(*left_out))
+    return [*head, *rows, ""]
+
+
+_HAZARDS_HEAD = [
+    "### Hazards",
+    "",
+    "Every hazard of the plan, here because the plan is too long for every change to be shown "
+    "below; a hazard's full message is in its topic's section, or in `reconciler plan --format "
+    "text`.",
+    "",
+    "| topic | hazard | status |",
+    "| --- | --- | --- |",
+]
+
+
+def _hazard_row(topic: str, hazard: Hazard) -> str:
+    # No message: a row per hazard must stay short for every hazard of a large plan to fit
+    return f"| {_code(topic)} | `{hazard.code}` | {common.hazard_status(hazard)} |"
+
+
+def _more_diagnostics(errors: int, warnings: int) -> str:
+    return (
+        f"| … | | | | | {errors + warnings:,} more diagnostic(s) not shown ({errors:,} error(s), "
+        f"{warnings:,} warning(s)): {_LISTS_ALL} |"
+    )
+
+
+def _more_hazards(blocking: int, others: int) -> str:
+    return (
+        f"| … | | {blocking + others:,} more hazard(s) not shown ({blocking:,} needing "
+        f"acknowledgment): {_LISTS_ALL} |"
+    )
+
+
+def _more_changes(changes: Sequence[TopicChange]) -> str:
+    actions = [c.action for c in changes]
+    return (
+        f"*… and {len(changes):,} more change(s) ({actions.count(Action.CREATE):,} to create, "
+        f"{actions.count(Action.UPDATE):,} to update, {actions.count(Action.DELETE):,} to "
+        f"delete) not shown: {_FULL_PLAN}.*"
+    )
+
+
+def _at_most(text: str, max_chars: int) -> str:
+    """`text` cut to `max_chars`: only when even the heading and summary cannot fit (a budget
+    far below any real comment's), so the limit holds whatever the plan."""
+    if len(text) <= max_chars:
+        return text
+    cut = "\n\n*… cut at the comment size limit*"
+    return text[: max(max_chars - len(cut), 0)] + cut[:max_chars]
+
+
+# --- pieces -----------------------------------------------------------------------------------
 
 
 def _cell(text: str) -> str:

@@ -43,7 +43,7 @@ def render_text(plan: Plan, *, color: bool = False) -> str:
         lines.append(paint.bold("Changes, in execution order:"))
         lines.append("")
         for topic_change in plan.changes:
-            lines.extend(_topic(topic_change, paint))
+            lines.extend(_topic(plan, topic_change, paint))
             lines.append("")
     if plan.unmanaged:
         lines.append(paint.bold("Unmanaged topics (on the cluster, in no spec):"))
@@ -53,6 +53,9 @@ def render_text(plan: Plan, *, color: bool = False) -> str:
         lines.append(paint.style(common.NO_CHANGES, fg="green"))
     else:
         lines.append(paint.bold(common.summary_line(plan)))
+    refused = common.not_applyable(plan)
+    if refused is not None:
+        lines.append(paint.style(f"Not applyable: {refused}", fg="red", bold=True))
     pending = common.unacknowledged_line(plan)
     if pending is not None:
         lines.append(paint.style(pending, fg="magenta", bold=True))
@@ -85,10 +88,14 @@ def _diagnostic(d: Diagnostic, paint: _Painter) -> str:
     return f"{where}{label}: {d.message} ({d.rule})"
 
 
-def _topic(topic_change: TopicChange, paint: _Painter) -> list[str]:
+def _topic(plan: Plan, topic_change: TopicChange, paint: _Painter) -> list[str]:
     action = topic_change.action
     head = f"  {action.value} {action.word} {paint.bold(topic_change.topic)}"
     lines = [paint.style(head, fg=_ACTION_COLOUR[action])]
+    note = common.cause_note(plan, topic_change)
+    if note is not None:
+        # Beside the name; drift in a colour of its own, so it stands out from the change's own
+        lines[0] += "  " + (paint.style(note, fg="cyan") if topic_change.cause == "drift" else note)
     for change in topic_change.changes:
         lines.extend(_change(change, paint))
     if topic_change.depends_on:

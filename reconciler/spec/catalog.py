@@ -6,6 +6,7 @@ CONTRACT (other modules rely on these names; the helper building the full catalo
     CATALOG: Mapping[str, ConfigDef]
     lookup(key) -> ConfigDef | None
     suggest(key) -> str | None     closest known key, for "did you mean"
+    unknown_key_message(key)       what to say about a key the catalog does not hold
     normalise(key, value) -> str   canonical Kafka string; raises InvalidConfigValue
     InvalidConfigValue(ValueError) message says what is wrong and what is accepted
 
@@ -15,7 +16,8 @@ a cluster value compare equal exactly when Kafka treats them as the same.
 
 Also public: `ConfigType`, `REMOVED_CONFIGS` and `removed_reason(key)` (keys Kafka 4.0 dropped,
 with what replaces them), `accepted(defn)` (the "what is accepted" phrase of messages and docs),
-`java_double_str(x)` and `KAFKA_VERSION`.
+`java_double_str(x)`, `canonical(key, value)` (a cluster's value, canonical where it can be)
+and `KAFKA_VERSION`.
 
 Canonical forms (docs/configs.md explains them for users):
 
@@ -471,7 +473,7 @@ def normalise(key: str, value: object) -> str:
     """
     defn = CATALOG.get(key)
     if defn is None:
-        raise InvalidConfigValue(_unknown_key_message(key), key)
+        raise InvalidConfigValue(unknown_key_message(key), key)
     if value is None:
         raise _invalid(defn, value)
     if defn.type is not ConfigType.LIST and isinstance(value, list | tuple):
@@ -491,6 +493,17 @@ def normalise(key: str, value: object) -> str:
             return _normalise_text(defn, value)
         case _:
             assert_never(defn.type)
+
+
+def canonical(key: str, value: str) -> str:
+    """A value read from a cluster in canonical form; the raw string when the catalog cannot
+    read it (an unknown key, or a value this catalog would refuse), so it still compares."""
+    if key not in CATALOG:
+        return value
+    try:
+        return normalise(key, value)
+    except InvalidConfigValue:
+        return value
 
 
 def accepted(defn: ConfigDef) -> str:
@@ -518,13 +531,18 @@ def accepted(defn: ConfigDef) -> str:
 # --- messages -----------------------------------------------------------------------------
 
 
-def _unknown_key_message(key: str) -> str:
+def unknown_key_message(key: str) -> str:
+    """What is wrong with a key the catalog does not hold, and what to do: the reason a removed
+    key is gone (validate's R102), else the closest known key (R105), else where to look."""
     reason = removed_reason(key)
     if reason is not None:
         return f"topic config '{key}' {reason}"
     hint = suggest(key)
-    did_you_mean = f" (did you mean '{hint}'?)" if hint else ""
-    return f"unknown topic config '{key}'{did_you_mean}"
+    if hint is None:
+        return (
+            f"unknown topic config '{key}': docs/configs.md lists the topic configs Kafka accepts"
+        )
+    return f"unknown topic config '{key}' (did you mean '{hint}'?)"
 
 
 def _invalid(defn: ConfigDef, value: object, reason: str | None = None) -> InvalidConfigValue:

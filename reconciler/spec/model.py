@@ -15,9 +15,18 @@ from typing import Any
 from reconciler.diagnostics import Location
 
 
-class TopicState(Enum):
+class Presence(Enum):
+    """Whether a spec asks for its topic to exist (`state:` in a topic file); what a cluster
+    shows of a topic is cluster.state.TopicState."""
+
     PRESENT = "present"
     ABSENT = "absent"  # a tombstone: the reviewed way to ask for a delete
+
+
+# The hazards a topic's `acknowledge:` may name, the one list: planning/hazards.py detects each
+# and planning/rules.py gives each its default severity; the topics schema's enum is generated
+# from it (spec/schema_gen.py).
+HAZARD_CODES = ("key_reorder", "retention_decrease", "cleanup_policy_change", "delete")
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +40,7 @@ class TopicSpec:
     assignments: tuple[tuple[int, ...], ...] | None = None  # manual replica assignment
     depends_on: tuple[str, ...] = ()
     protect: bool = False  # never deleted, whatever the flags
-    state: TopicState = TopicState.PRESENT
+    state: Presence = Presence.PRESENT
     owner: str | None = None
     clusters: tuple[str, ...] | None = None  # None: every cluster
     acknowledge: tuple[str, ...] = ()  # hazard codes acknowledged in the reviewed change

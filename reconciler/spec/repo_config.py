@@ -1,6 +1,6 @@
 """reconciler.yaml: where topic files live and the clusters they apply to.
 
-Loading steps: read the file safely (yaml_loader), check it against
+Loading steps: read the file safely (source.py, yaml_reader.py), check it against
 schemas/reconciler.schema.json, then the semantic rules a schema cannot express: the topics
 directory stays inside the repository, `${VAR}` / `${VAR:-default}` references in `bootstrap`
 and `client` values resolve (a variable neither set nor defaulted is an error), and the
@@ -26,13 +26,8 @@ from typing import Any
 from reconciler.diagnostics import Diagnostic, Location
 from reconciler.spec import rules, schema
 from reconciler.spec.model import ClusterConfig, Limits, Policy, RepoConfig
-from reconciler.spec.yaml_loader import (
-    JsonPath,
-    YamlDocument,
-    parse_yaml,
-    read_source,
-    real_path,
-)
+from reconciler.spec.source import read_source, real_path
+from reconciler.spec.yaml_reader import JsonPath, YamlDocument, parse_yaml
 
 REPO_CONFIG = "reconciler.yaml"
 DEFAULT_TOPICS_DIR = "topics/"
@@ -115,7 +110,7 @@ def load_repo_config(
     if source is None:
         return None, found
     doc, problems = parse_yaml(source.text, REPO_CONFIG)
-    found.extend(problems)
+    found += problems
     if doc is None:
         return None, found
     if doc.data is None:
@@ -126,57 +121,57 @@ def load_repo_config(
             )
         )
         return None, found
-    found.extend(schema.validate(doc, schema.REPO_SCHEMA))
+    found += schema.validate(doc, schema.REPO_SCHEMA)
     if not isinstance(doc.data, dict):
         return None, found
-    topics_dir = _topics_dir(doc, root, found)
+    topics_dir, problems = _topics_dir(doc, root)
+    found += problems
     clusters: dict[str, ClusterConfig] = {}
     raw_clusters = doc.data.get("clusters")
     if isinstance(raw_clusters, dict):
         for name, raw in raw_clusters.items():
             if isinstance(raw, dict):
-                clusters[name] = _cluster(doc, ("clusters", name), raw, env, found)
+                clusters[name], problems = _cluster(doc, ("clusters", name), raw, env)
+                found += problems
     return RepoConfig(root=root, topics_dir=topics_dir, clusters=clusters, location=start), found
 
 
-def _topics_dir(doc: YamlDocument, root: Path, found: list[Diagnostic]) -> Path:
+def _topics_dir(doc: YamlDocument, root: Path) -> tuple[Path, list[Diagnostic]]:
     value = doc.data.get("topics", DEFAULT_TOPICS_DIR)
     if not isinstance(value, str) or not value:
-        return root / DEFAULT_TOPICS_DIR  # the schema error says why
+        return root / DEFAULT_TOPICS_DIR, []  # the schema error says why
     at = doc.value_at(("topics",))
     # Kept unresolved, so diagnostics show paths as the user sees them (not via symlinks).
     directory = Path(os.path.normpath(root / value))
     if not real_path(directory).is_relative_to(real_path(root)):
-        found.append(
+        return directory, [
             rules.INVALID_TOPICS_DIR(
                 f"topics: '{value}' leads outside the repository ({real_path(directory)}); "
                 "topic files must live in it",
                 at,
             )
-        )
-    elif not directory.is_dir():
-        found.append(
+        ]
+    if not directory.is_dir():
+        return directory, [
             rules.INVALID_TOPICS_DIR(
                 f"topics: '{value}' is not a directory of this repository: create it or fix "
                 "the path",
                 at,
             )
-        )
-    return directory
+        ]
+    return directory, []
 
 
 def _cluster(
-    doc: YamlDocument,
-    path: JsonPath,
-    raw: dict[str, Any],
-    env: Mapping[str, str],
-    found: list[Diagnostic],
-) -> ClusterConfig:
+    doc: YamlDocument, path: JsonPath, raw: dict[str, Any], env: Mapping[str, str]
+) -> tuple[ClusterConfig, list[Diagnostic]]:
     name = str(path[-1])
+    found: list[Diagnostic] = []
     bootstrap = ""
     if isinstance(raw.get("bootstrap"), str):
         at = doc.value_at((*path, "bootstrap"))
-        expanded = _expanded(raw["bootstrap"], env, at, found)
+        expanded, problems = _expanded(raw["bootstrap"], env, at)
+        found += problems
         bootstrap = (expanded or "").strip()
         if expanded is not None and not bootstrap:
             found.append(
@@ -190,32 +185,39 @@ def _cluster(
     if isinstance(raw.get("client"), dict):
         for key, value in raw["client"].items():
             if isinstance(value, str):
-                at = doc.value_at((*path, "client", key))
-                client.append((key, _expanded(value, env, at, found) or ""))
+                expanded, problems = _expanded(value, env, doc.value_at((*path, "client", key)))
+                found += problems
+                client.append((key, expanded or ""))
             elif isinstance(value, bool):
                 client.append((key, "true" if value else "false"))
             elif isinstance(value, int | float):
                 client.append((key, str(value)))
     variables = raw.get("vars")
-    return ClusterConfig(
+    policy, problems = _policy(doc, (*path, "policy"), raw.get("policy"))
+    found += problems
+    cluster = ClusterConfig(
         name=name,
         bootstrap=bootstrap,
         client=tuple(sorted(client)),
         vars=dict(variables) if isinstance(variables, dict) else {},
         limits=_limits(raw.get("limits")),
-        policy=_policy(doc, (*path, "policy"), raw.get("policy"), found),
+        policy=policy,
     )
+    return cluster, found
 
 
 def _expanded(
-    value: str, env: Mapping[str, str], at: Location, found: list[Diagnostic]
-) -> str | None:
-    """The expanded value, or None when a reference is wrong (reported)."""
+    value: str, env: Mapping[str, str], at: Location
+) -> tuple[str | None, list[Diagnostic]]:
+    """The expanded value, or None when a reference is wrong (and why)."""
     text, problems = expand_env(value, env)
-    for problem in problems:
-        rule = rules.UNDEFINED_ENV_VAR if "is not set" in problem else rules.INVALID_ENV_REFERENCE
-        found.append(rule(problem, at))
-    return None if problems else text
+    found = [
+        (rules.UNDEFINED_ENV_VAR if "is not set" in problem else rules.INVALID_ENV_REFERENCE)(
+            problem, at
+        )
+        for problem in problems
+    ]
+    return (None if problems else text), found
 
 
 def _count(value: object, minimum: int) -> int | None:
@@ -234,26 +236,32 @@ def _limits(raw: object) -> Limits:
     )
 
 
-def _policy(doc: YamlDocument, path: JsonPath, raw: object, found: list[Diagnostic]) -> Policy:
+def _policy(doc: YamlDocument, path: JsonPath, raw: object) -> tuple[Policy, list[Diagnostic]]:
     if not isinstance(raw, dict):
-        return Policy()
+        return Policy(), []
     default = Policy()
+    found: list[Diagnostic] = []
     pattern = raw.get("name_pattern")
-    if isinstance(pattern, str) and not _compiles(
-        pattern, doc.value_at((*path, "name_pattern")), found
-    ):
-        pattern = None
+    if isinstance(pattern, str):
+        problem = _regex_problem(pattern, doc.value_at((*path, "name_pattern")))
+        if problem is not None:
+            found.append(problem)
+            pattern = None
     ignore = default.ignore
     if isinstance(raw.get("ignore"), list):
-        ignore = tuple(
-            p
-            for i, p in enumerate(raw["ignore"])
-            if isinstance(p, str) and _compiles(p, doc.value_at((*path, "ignore", i)), found)
-        )
+        kept = []
+        for i, item in enumerate(raw["ignore"]):
+            if isinstance(item, str):
+                problem = _regex_problem(item, doc.value_at((*path, "ignore", i)))
+                if problem is None:
+                    kept.append(item)
+                else:
+                    found.append(problem)
+        ignore = tuple(kept)
     allow_delete = raw.get("allow_delete")
     max_deletes = _count(raw.get("max_deletes"), 0)
     min_rf = _count(raw.get("min_replication_factor"), 1)
-    return Policy(
+    policy = Policy(
         allow_delete=allow_delete if isinstance(allow_delete, bool) else default.allow_delete,
         max_deletes=max_deletes if max_deletes is not None else default.max_deletes,
         min_replication_factor=min_rf if min_rf is not None else default.min_replication_factor,
@@ -262,11 +270,13 @@ def _policy(doc: YamlDocument, path: JsonPath, raw: object, found: list[Diagnost
         ignore=ignore,
         severity=_severity(raw.get("severity")),
     )
+    return policy, found
 
 
 def _severity(raw: object) -> tuple[tuple[str, str], ...]:
     """`policy.severity` as sorted (name, level) pairs; unknown names and levels are left to the
-    schema's error. An unquoted `off` is YAML 1.1's false, so false means off too."""
+    schema's error. false means off too: YAML 1.1 tools, and files written for them, read an
+    unquoted `off` as false (this reader, YAML 1.2, reads the text "off" and warns: R015)."""
     if not isinstance(raw, dict):
         return ()
     levels = []
@@ -277,15 +287,12 @@ def _severity(raw: object) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(levels))
 
 
-def _compiles(pattern: str, at: Location, found: list[Diagnostic]) -> bool:
+def _regex_problem(pattern: str, at: Location) -> Diagnostic | None:
+    """Why `pattern` is not a regular expression Python compiles; None when it is one."""
     try:
         re.compile(pattern)
     except re.error as exc:
-        found.append(
-            rules.INVALID_REGEX(
-                f"'{pattern}' is not a valid regular expression ({exc}); fix it (Python syntax)",
-                at,
-            )
+        return rules.INVALID_REGEX(
+            f"'{pattern}' is not a valid regular expression ({exc}); fix it (Python syntax)", at
         )
-        return False
-    return True
+    return None

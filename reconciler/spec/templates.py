@@ -38,7 +38,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from reconciler.diagnostics import Diagnostic, Location
 from reconciler.spec import rules
-from reconciler.spec.yaml_loader import MAX_FILE_BYTES, Source
+from reconciler.spec.source import MAX_FILE_BYTES, Source
 
 MAX_OUTPUT_CHARS = MAX_FILE_BYTES  # a rendered file is held to the same cap as a plain one
 _MARK = "\x00"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.local.cluster import LocalCluster
+from reconciler.local.state import LocalCluster
 from tests.spec_repo import SpecRepo
 
 pytestmark = pytest.mark.kafka

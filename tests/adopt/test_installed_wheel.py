@@ -9,12 +9,7 @@ changes), an edit, plan (changes), apply, drift (in sync), an out-of-band change
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
-import venv
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -27,48 +22,12 @@ from confluent_kafka.admin import (
 )
 
 from reconciler import __version__
-from reconciler.local.cluster import LocalCluster
+from reconciler.local.state import LocalCluster
+from tests.adopt.conftest import Installed
 from tests.kafka_helpers import wait_for_config, wait_for_topic
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.kafka
-
-
-@dataclass
-class Installed:
-    bin: Path
-
-    def run(
-        self, cwd: Path, *args: str, env: dict[str, str] | None = None
-    ) -> subprocess.CompletedProcess[str]:
-        clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-        clean["PATH"] = f"{self.bin}{os.pathsep}{clean.get('PATH', '')}"
-        clean["NO_COLOR"] = "1"
-        done = subprocess.run(
-            [str(self.bin / "reconciler"), *args],
-            cwd=cwd, env={**clean, **(env or {})}, capture_output=True, text=True,
-            timeout=300, check=False,
-        )  # fmt: skip
-        assert "Traceback" not in done.stderr, done.stderr
-        return done
-
-
-@pytest.fixture(scope="session")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
-    """The wheel built from this checkout, installed in a fresh venv outside it."""
-    work = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(work / "d"), str(ROOT)],
-        check=True, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-    (wheel,) = (work / "d").glob("kafka_topic_reconciler-*.whl")
-    venv.EnvBuilder(with_pip=True).create(work / "venv")
-    bin_dir = work / "venv" / "bin"
-    subprocess.run(
-        [str(bin_dir / "pip"), "install", "-q", str(wheel)],
-        check=True, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-    yield Installed(bin_dir)
 
 
 def test_the_installed_package_knows_its_version_and_ships_its_files(

@@ -7,11 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from confluent_kafka.admin import AdminClient
-from confluent_kafka.admin._config import ConfigResource
-from confluent_kafka.admin._resource import ResourceType
+from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
 
-from reconciler.local.cluster import LocalCluster
+from reconciler.local.state import LocalCluster
 from tests.spec_repo import SpecRepo
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reconciler.local.cluster import LocalCluster
+from reconciler.local.state import LocalCluster
 from tests.apply.helpers import independent_read, repo_with_client_id
 from tests.request_log import requests_by
 

@@ -11,14 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
-from confluent_kafka.admin import AdminClient
-from confluent_kafka.cimpl import NewPartitions
+from confluent_kafka.admin import AdminClient, NewPartitions
 
 from reconciler import workflow
 from reconciler.apply import Status, apply_plan
 from reconciler.cluster import adapter
 from reconciler.cluster.fingerprint import fingerprint
-from reconciler.local.cluster import LocalCluster
+from reconciler.local.state import LocalCluster
 from reconciler.planning.changes import (
     Action,
     AlterTopicConfig,
@@ -83,8 +82,8 @@ def test_lock_held_by_someone_else_refuses_naming_the_holder(
         b'{"host": "ci-runner-7", "pid": 4242, "plan": "sha256:abc", '
         b'"since": "2026-01-02T03:04:05+00:00", "user": "deploy"}'
     )
-    connection = adapter.Connection("test", kafka3.bootstrap)
-    assert adapter.try_lock(connection, holder)
+    cluster = adapter.Cluster(adapter.Connection("test", kafka3.bootstrap))
+    assert cluster.try_lock(holder)
     try:
         refused = repo.run("apply", "--cluster", "test", "--auto-approve")
         assert refused.code == 1
@@ -95,7 +94,8 @@ def test_lock_held_by_someone_else_refuses_naming_the_holder(
         assert forced.code == 0, forced.stderr
         assert "breaking the lock of deploy on ci-runner-7" in forced.stderr
     finally:
-        adapter.release_lock(connection)
+        cluster.release_lock()
+        cluster.close()
 
 
 def test_two_applies_started_together_one_is_refused(
@@ -103,7 +103,7 @@ def test_two_applies_started_together_one_is_refused(
 ) -> None:
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
     repo.topics(*_chain(ns, 12))
-    connection = adapter.Connection("test", kafka3.bootstrap)
+    cluster = adapter.Cluster(adapter.Connection("test", kafka3.bootstrap))
     admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
     first = _spawn(repo, "apply", "--cluster", "test", "--auto-approve")
     try:
@@ -111,13 +111,14 @@ def test_two_applies_started_together_one_is_refused(
         # the second one.
         _wait_until(lambda: adapter.LOCK_TOPIC in admin.list_topics(timeout=10).topics)
         os.kill(first.pid, signal.SIGSTOP)
-        while adapter.lock_holder(connection, wait=2.0) is None:
+        while cluster.lock_holder(wait=2.0) is None:
             os.kill(first.pid, signal.SIGCONT)
             time.sleep(0.1)
             os.kill(first.pid, signal.SIGSTOP)
         second = repo.run("apply", "--cluster", "test", "--auto-approve")
     finally:
         os.kill(first.pid, signal.SIGCONT)
+        cluster.close()
     _out, err = first.communicate(timeout=120)
     assert first.returncode == 0, err
     assert second.code == 1
@@ -155,7 +156,8 @@ def test_a_failure_skips_its_dependents_but_not_independent_topics(
             TopicChange(b, Action.UPDATE, (retention(b, "3600000"),), depends_on=(a,)),
         ),
     )
-    result = apply_plan(plan, connection, specs.desired, repo.root)
+    with adapter.Cluster(connection) as cluster:
+        result = apply_plan(plan, cluster, repo.root)
     by = {(r.operation.topic, r.operation.step.name): r for r in result.results}
     assert by[(a, "CONFIG")].status is Status.FAILED
     assert "rejected a config value" in by[(a, "CONFIG")].message

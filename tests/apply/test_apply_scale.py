@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reconciler import workflow
-from reconciler.local.cluster import LocalCluster
+from reconciler.local.state import LocalCluster
 from tests.apply.helpers import independent_read, repo_with_client_id
 from tests.request_log import requests_by
 from tests.spec_repo import SpecRepo

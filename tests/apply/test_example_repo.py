@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from confluent_kafka.admin import AdminClient
 
-from reconciler.local.cluster import LocalCluster
+from reconciler.local.state import LocalCluster
 from reconciler.spec.loader import load_repo
-from reconciler.spec.model import TopicState as SpecState
+from reconciler.spec.model import Presence as SpecState
 from tests.apply.helpers import independent_read
 from tests.spec_repo import run_cli
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reconciler.apply.execute import MAX_PARTITIONS_PER_REQUEST, batches
+from reconciler.apply.batching import MAX_PARTITIONS_PER_REQUEST, batches
 from reconciler.apply.operations import Step, levels, operations
 from reconciler.apply.sentences import sentence
 from reconciler.cluster.adapter import Failure
@@ -137,3 +137,17 @@ def test_each_kafka_error_code_becomes_a_sentence(code: str, words: str) -> None
     text = sentence(Failure(code, "why"), "a.b", "create")
     assert words in text
     assert code in text  # Kafka's own code stays searchable
+
+
+def test_levels_take_planning_orders_depths_and_keep_a_cycle() -> None:
+    diamond = (create("d", "b", "c"), create("b", "a"), create("c", "a"), create("a"))
+    assert shape(diamond) == [
+        ("create topics", ["a"]),
+        ("create topics (depth 2)", ["b", "c"]),
+        ("create topics (depth 3)", ["d"]),
+    ]
+    # A cycle cannot come from validated specs; if one shows up, nothing is dropped
+    assert shape((create("a"), create("b", "c"), create("c", "b"))) == [
+        ("create topics", ["a", "b"]),
+        ("create topics (depth 2)", ["c"]),
+    ]

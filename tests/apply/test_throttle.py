@@ -12,12 +12,15 @@ import time
 from pathlib import Path
 
 from confluent_kafka import Producer
-from confluent_kafka.admin import AdminClient
-from confluent_kafka.admin._config import ConfigResource, ConfigSource
-from confluent_kafka.admin._resource import ResourceType
-from confluent_kafka.cimpl import NewTopic
+from confluent_kafka.admin import (
+    AdminClient,
+    ConfigResource,
+    ConfigSource,
+    NewTopic,
+    ResourceType,
+)
 
-from reconciler.local.cluster import LocalCluster
+from reconciler.local.state import LocalCluster
 from tests.apply.helpers import independent_read
 from tests.kafka_helpers import wait_for_topic
 from tests.spec_repo import RECONCILER, SpecRepo

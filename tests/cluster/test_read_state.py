@@ -5,13 +5,12 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from confluent_kafka.admin import AdminClient
-from confluent_kafka.cimpl import NewTopic
+from confluent_kafka.admin import AdminClient, NewTopic
 from kafka.admin import KafkaAdminClient
 
 from reconciler.cluster.adapter import Connection, read_state
 from reconciler.cluster.state import TOPIC_OVERRIDE
-from reconciler.local.cluster import LocalCluster
+from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_topic
 
 

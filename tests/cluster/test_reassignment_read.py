@@ -11,16 +11,20 @@ import time
 from pathlib import Path
 
 from confluent_kafka import Producer
-from confluent_kafka.admin import AdminClient
-from confluent_kafka.admin._config import AlterConfigOpType, ConfigEntry, ConfigResource
-from confluent_kafka.admin._resource import ResourceType
-from confluent_kafka.cimpl import NewTopic
+from confluent_kafka.admin import (
+    AdminClient,
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+    NewTopic,
+    ResourceType,
+)
 from kafka import TopicPartition
 from kafka.admin import KafkaAdminClient
 
 from reconciler.cluster.adapter import Connection, read_state
 from reconciler.cluster.state import Reassignment
-from reconciler.local.cluster import LocalCluster
+from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_topic
 from tests.spec_repo import SpecRepo
 

@@ -9,11 +9,10 @@ from __future__ import annotations
 import time
 import uuid
 
-from confluent_kafka.admin import AdminClient
-from confluent_kafka.cimpl import NewTopic
+from confluent_kafka.admin import AdminClient, NewTopic
 
 from reconciler.cluster.adapter import Connection, read_state
-from reconciler.local.cluster import LocalCluster
+from reconciler.local.state import LocalCluster
 from tests.request_log import requests_by
 
 

@@ -14,7 +14,7 @@ from reconciler.planning.drift import DriftItem, drift, to_json
 from reconciler.planning.plan import make_plan
 from reconciler.render.drift import render_drift_markdown, render_drift_text
 from reconciler.spec.model import ClusterConfig, DesiredState, Policy
-from reconciler.spec.model import TopicState as SpecState
+from reconciler.spec.model import Presence as SpecState
 from tests.planning.factories import cluster, desired, spec, spread, topic
 
 SCHEMA = json.loads(

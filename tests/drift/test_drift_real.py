@@ -16,7 +16,7 @@ from confluent_kafka.admin import (
     NewTopic,
 )
 
-from reconciler.local.cluster import LocalCluster
+from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_config, wait_for_topic
 from tests.spec_repo import SpecRepo
 
@@ -137,8 +137,8 @@ def test_errors_exit_1_and_markdown_says_what_failed(repo: SpecRepo, ns: str) ->
     repo.topics({"name": f"{ns}.bad", "partitions": 0})
     invalid = repo.run("drift", "--cluster", "test", "--format", "markdown")
     assert invalid.code == 1
-    assert "topics/main.yaml:2:" in invalid.stdout and "R301" in invalid.stdout
-    assert "topics/main.yaml:2:" in invalid.stderr
+    assert "topics/main.yaml:3:" in invalid.stdout and "R301" in invalid.stdout
+    assert "topics/main.yaml:3:" in invalid.stderr
 
     repo.topics({"name": f"{ns}.good", "partitions": 1})
     repo.write(

@@ -19,13 +19,12 @@ from typing import Any
 
 import jsonschema
 import pytest
-from confluent_kafka.admin import AdminClient
-from confluent_kafka.cimpl import NewTopic
+from confluent_kafka.admin import AdminClient, NewTopic
 
 from reconciler import workflow
 from reconciler.cluster import adapter
 from reconciler.cluster.state import ClusterState
-from reconciler.local.cluster import LocalCluster
+from reconciler.local.state import LocalCluster
 from reconciler.planning.limits import BrokerLoad
 from reconciler.planning.placement import replica_load
 from reconciler.planning.plan import Plan

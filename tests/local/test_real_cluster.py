@@ -6,11 +6,10 @@ import time
 from typing import Any
 
 import pytest
-from confluent_kafka.admin import AdminClient
-from confluent_kafka.cimpl import NewTopic
+from confluent_kafka.admin import AdminClient, NewTopic
 from kafka.admin import KafkaAdminClient
 
-from reconciler.local.cluster import LocalCluster
+from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_topic
 
 pytestmark = pytest.mark.kafka

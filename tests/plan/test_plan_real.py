@@ -14,10 +14,9 @@ from typing import Any
 
 import jsonschema
 import pytest
-from confluent_kafka.admin import AdminClient
-from confluent_kafka.cimpl import NewTopic
+from confluent_kafka.admin import AdminClient, NewTopic
 
-from reconciler.local.cluster import LocalCluster
+from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_topic
 from tests.spec_repo import Result, SpecRepo
 
@@ -80,7 +79,7 @@ def test_each_kind_of_change_appears_as_designed(
         {"name": f"{ns}.tuned", "replication_factor": 2,
          "config": {"retention.ms": "2d", "compression.type": "LZ4"}},
         {"name": f"{ns}.thin", "replication_factor": 3},
-        {"name": f"{ns}.legacy", "state": "absent"},
+        {"name": f"{ns}.legacy", "state": "absent", "acknowledge": ["delete"]},
     )  # fmt: skip
 
     code, plan = plan_json(repo, "--detailed-exitcode")

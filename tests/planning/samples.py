@@ -9,7 +9,7 @@ from __future__ import annotations
 from reconciler.cluster.state import Reassignment
 from reconciler.planning.plan import Plan, make_plan
 from reconciler.spec.model import ClusterConfig, Limits, Policy
-from reconciler.spec.model import TopicState as SpecState
+from reconciler.spec.model import Presence as SpecState
 from tests.planning.factories import cluster, desired, spec, spread, topic
 
 FINGERPRINT = "sha256:9f2c4e0b7d1a3f5e8c6b4a2d0e9f7c5b3a1d8e6f4c2b0a9e7d5c3b1a0f8e6d4c"
@@ -127,3 +127,69 @@ def over_limits() -> Plan:
     limits = Limits(max_broker_partitions=10, max_partitions=18)
     config = ClusterConfig("prod", "kafka-1:9092", limits=limits)
     return make_plan(specs, state, config, FINGERPRINT)
+
+
+def large(count: int = 2000) -> Plan:
+    """`count` topics in five kinds (creates, config updates, partition increases, updates on
+    topics that would shrink, tombstones), with errors, warnings and hazards scattered among
+    them and some at the very end of the execution order (the last deletes, the last topics):
+    the Markdown budget must keep every error and every hazard of it."""
+    existing = []
+    specs = []
+    for i in range(count):
+        name = f"bulk.topic-{i:05d}"
+        late = i >= count - 10  # the last topics by name: their updates and deletes run last
+        hazardous = i % 30 == i % 5 or late  # a hazard on one topic of each kind in six
+        match i % 5:
+            case 0:
+                specs.append(
+                    spec(
+                        name,
+                        line=i + 1,
+                        partitions=6,
+                        # min.insync.replicas 2 of 2 replicas: a headroom warning now and then
+                        replication_factor=2 if i % 50 == 0 else 3,
+                        config={"retention.ms": "604800000", "min.insync.replicas": "2"},
+                    )
+                )
+            case 1:
+                existing.append(topic(name, spread(3, 2), overrides={"retention.ms": "604800000"}))
+                retention = "86400000" if hazardous else "1209600000"  # 1d: a decrease; 14d
+                specs.append(
+                    spec(
+                        name,
+                        line=i + 1,
+                        partitions=3,
+                        config={"retention.ms": retention},
+                        acknowledge=["retention_decrease"] if i % 7 and not late else [],
+                    )
+                )
+            case 2:
+                existing.append(topic(name, spread(3, 2)))
+                acknowledged = ["key_reorder"] if i % 11 and not late else []
+                specs.append(
+                    spec(name, line=i + 1, partitions=6, keyed=hazardous, acknowledge=acknowledged)
+                )
+            case 3:
+                existing.append(topic(name, spread(4, 2)))
+                shrink = i % 97 == 3 or late  # a partition decrease: an error
+                specs.append(spec(name, line=i + 1, partitions=2 if shrink else 8))
+            case _:
+                existing.append(topic(name, spread(2, 2)))
+                protect = i % 89 == 4 or i == count - 1  # tombstone on a protected topic: error
+                acknowledged = ["delete"] if i % 13 and not late else []
+                if hazardous:
+                    specs.append(
+                        spec(
+                            name,
+                            line=i + 1,
+                            state=SpecState.ABSENT,
+                            protect=protect,
+                            acknowledge=acknowledged,
+                        )
+                    )
+                else:
+                    specs.append(spec(name, line=i + 1, config={"max.message.bytes": "2097152"}))
+    policy = Policy(allow_delete=True, max_deletes=count)
+    config = ClusterConfig("prod", "kafka-1:9092", policy=policy)
+    return make_plan(desired(*specs), cluster(*existing), config, FINGERPRINT)

@@ -22,8 +22,7 @@ from reconciler.planning.changes import (
 )
 from reconciler.planning.diff import diff
 from reconciler.planning.plan import make_plan
-from reconciler.spec.model import ClusterConfig, Policy, TopicSpec
-from reconciler.spec.model import TopicState as SpecState
+from reconciler.spec.model import ClusterConfig, Policy, Presence, TopicSpec
 from tests.planning.factories import brokers, checked_json, cluster, desired, spec, spread, topic
 
 ALLOW = Policy(allow_delete=True, max_deletes=5, ignore=("^_", "^connect-"))
@@ -268,24 +267,24 @@ CASES: dict[str, Case] = {
     # --- delete -------------------------------------------------------------------------------
     "tombstone deletes when the policy allows": Case(
         cluster(t3("a.gone")),
-        (spec("a.gone", state=SpecState.ABSENT),),
+        (spec("a.gone", state=Presence.ABSENT),),
         (DeleteTopic("a.gone", 3, "tombstone"),),
         hazards=(("a.gone", "delete"),),
     ),
     "tombstone without allow_delete is an error": Case(
         cluster(t3("a.gone")),
-        (spec("a.gone", state=SpecState.ABSENT),),
+        (spec("a.gone", state=Presence.ABSENT),),
         diagnostics=(("delete_not_allowed", "a.gone"),),
         policy=Policy(allow_delete=False),
     ),
     "protect blocks a tombstone even when deletes are allowed": Case(
         cluster(t3("a.kept")),
-        (spec("a.kept", state=SpecState.ABSENT, protect=True),),
+        (spec("a.kept", state=Presence.ABSENT, protect=True),),
         diagnostics=(("delete_protected", "a.kept"),),
     ),
     "tombstone of a topic that does not exist is no change": Case(
         cluster(),
-        (spec("a.never", state=SpecState.ABSENT),),
+        (spec("a.never", state=Presence.ABSENT),),
     ),
     "unmanaged topics are listed, internal and ignored ones are not": Case(
         cluster(
@@ -322,7 +321,7 @@ CASES: dict[str, Case] = {
     ),
     "a spec for an internal topic has no effect and says so": Case(
         cluster(topic("internal.topic", internal=True)),
-        (spec("internal.topic", state=SpecState.ABSENT),),
+        (spec("internal.topic", state=Presence.ABSENT),),
         diagnostics=(("ignored_topic", "internal.topic"),),
     ),
     "an invalid ignore pattern is reported": Case(
@@ -356,7 +355,14 @@ def test_every_case_makes_a_valid_json_plan(case: Case) -> None:
     config = ClusterConfig("test", "127.0.0.1:9092", policy=case.policy)
     plan = make_plan(desired(*case.specs), case.current, config, "sha256:0", prune=case.prune)
     data = checked_json(plan)
-    assert data["applyable"] == (not any(rule for rule, _ in case.diagnostics if _is_error(rule)))
+    errors = any(rule for rule, _ in case.diagnostics if _is_error(rule))
+    # Apply refuses an error-severity hazard the spec does not acknowledge: not applyable either
+    blocking = any(
+        h["severity"] == "error" and not h["acknowledged"]
+        for c in data["changes"]
+        for h in c["hazards"]
+    )
+    assert data["applyable"] == (not errors and not blocking)
 
 
 def _is_error(rule: str) -> bool:
@@ -382,7 +388,7 @@ def test_diagnostics_carry_code_topic_location_and_advice() -> None:
 
 def test_delete_not_allowed_says_how_to_allow_it() -> None:
     _, [d], _ = diff(
-        desired(spec("a.gone", state=SpecState.ABSENT)), cluster(t3("a.gone")), Policy()
+        desired(spec("a.gone", state=Presence.ABSENT)), cluster(t3("a.gone")), Policy()
     )
     assert "allow_delete: true" in d.message
 

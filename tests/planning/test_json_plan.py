@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any
 
 import pytest
@@ -99,7 +100,11 @@ def test_entry_shapes() -> None:
         }
     ]
     assert data["summary"] == {"create": 1, "update": 1, "delete": 1, "errors": 0, "warnings": 1}
-    assert data["applyable"] is True
+    # No error, but c.d's key_reorder is not acknowledged: apply would refuse it
+    assert data["applyable"] is False
+    acknowledged = Hazard("key_reorder", "keys move", acknowledged=True)
+    settled = (create, dataclasses.replace(update, hazards=(acknowledged,)), delete)
+    assert checked_json(dataclasses.replace(plan, changes=settled))["applyable"] is True
 
 
 def test_every_update_field_round_trips() -> None:

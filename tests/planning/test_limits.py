@@ -16,7 +16,7 @@ from reconciler.planning.changes import Action, CreateTopic, IncreasePartitions,
 from reconciler.planning.limits import BrokerLoad, check_limits
 from reconciler.planning.plan import Plan, make_plan
 from reconciler.spec.model import ClusterConfig, Limits, Policy, TopicSpec
-from reconciler.spec.model import TopicState as SpecState
+from reconciler.spec.model import Presence as SpecState
 from tests.planning.factories import brokers, checked_json, cluster, desired, spec, topic
 
 ALLOW = Policy(allow_delete=True)

@@ -12,7 +12,6 @@ from reconciler.cluster.state import BrokerState
 from reconciler.planning.placement import (
     ReplicaSet,
     change_replication_factor,
-    place_new,
     replica_load,
     shift_load,
 )
@@ -122,8 +121,8 @@ def test_examples(
     assert change_replication_factor(partitions, rf, broker_list, load) == expected
 
 
-def test_place_new_spreads_leaders_and_racks() -> None:
-    assert place_new(3, 2, ABC, {}) == ((1, 2), (3, 1), (2, 3))
+def test_new_partitions_spread_leaders_and_racks() -> None:
+    assert change_replication_factor([ReplicaSet(())] * 3, 2, ABC, {}) == ((1, 2), (3, 1), (2, 3))
 
 
 def test_unreachable_factor_is_refused() -> None:
@@ -201,7 +200,7 @@ def test_new_partitions_are_spread(
     scenario: tuple[tuple[BrokerState, ...], list[ReplicaSet], int, dict[int, int]], count: int
 ) -> None:
     broker_list, _, rf, load = scenario
-    placed = place_new(count, rf, broker_list, load)
+    placed = change_replication_factor([ReplicaSet(())] * count, rf, broker_list, load)
     assert len(placed) == count
     racks = {b.rack for b in broker_list}
     for replicas in placed:

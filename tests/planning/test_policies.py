@@ -13,8 +13,8 @@ from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Severity
 from reconciler.planning import rules
 from reconciler.planning.plan import Plan, make_plan
-from reconciler.spec.model import ClusterConfig, Policy, TopicSpec
-from reconciler.spec.model import TopicState as SpecState
+from reconciler.render import render_json
+from reconciler.spec.model import ClusterConfig, Policy, Presence, TopicSpec
 from reconciler.spec.repo_config import load_repo_config
 from tests.planning.factories import checked_json, cluster, desired, spec, spread, topic
 
@@ -64,10 +64,13 @@ POLICY_CASES: dict[str, PolicyCase] = {
     ),
     "max_deletes": PolicyCase(
         cluster(*(topic(f"t.old{i}", spread(1, 2)) for i in range(3))),
-        tuple(spec(f"t.old{i}", state=SpecState.ABSENT) for i in range(3)),
+        # Acknowledged deletes: an unacknowledged hazard would make the plan unapplyable too
+        tuple(spec(f"t.old{i}", state=Presence.ABSENT, acknowledge=["delete"]) for i in range(3)),
         Policy(allow_delete=True, max_deletes=2),
         None,
-        passing=tuple(spec(f"t.old{i}", state=SpecState.ABSENT) for i in range(2)),
+        passing=tuple(
+            spec(f"t.old{i}", state=Presence.ABSENT, acknowledge=["delete"]) for i in range(2)
+        ),
     ),
 }
 
@@ -152,7 +155,7 @@ HAZARD_CASES: dict[str, tuple[ClusterState, dict[str, Any]]] = {
         cluster(topic("t.h", spread(3, 2), inherited={"cleanup.policy": "delete"})),
         {"config": {"cleanup.policy": "compact"}},
     ),
-    "delete": (cluster(topic("t.h", spread(3, 2))), {"state": SpecState.ABSENT}),
+    "delete": (cluster(topic("t.h", spread(3, 2))), {"state": Presence.ABSENT}),
 }
 
 
@@ -167,7 +170,10 @@ def test_each_hazard_at_each_level(code: str, level: str | None, acknowledged: b
     hazards = [h for c in plan.changes for h in c.hazards]
     effective = level or "error"
     assert plan.changes
-    assert plan.applyable  # a hazard never makes the plan itself unapplyable
+    # Applyable is what apply accepts: a hazard blocks it unless acknowledged or not an error
+    blocks = effective == "error" and not acknowledged
+    assert plan.applyable is not blocks
+    assert (plan.summary.errors, json.loads(render_json(plan))["applyable"]) == (0, not blocks)
     if effective == "off":
         assert hazards == []
         assert plan.unacknowledged_hazards == ()
@@ -178,7 +184,6 @@ def test_each_hazard_at_each_level(code: str, level: str | None, acknowledged: b
         acknowledged,
         effective,
     )
-    blocks = effective == "error" and not acknowledged
     assert hazard.blocks_apply is blocks
     assert plan.unacknowledged_hazards == ((("t.h", hazard),) if blocks else ())
     if acknowledged:
@@ -209,7 +214,7 @@ def test_a_pruned_delete_is_acknowledged_by_the_flag() -> None:
 
 def test_delete_protected_stays_an_error_whatever_is_acknowledged() -> None:
     state = cluster(topic("t.kept", spread(1, 2)))
-    kept = spec("t.kept", state=SpecState.ABSENT, protect=True, acknowledge=["delete"])
+    kept = spec("t.kept", state=Presence.ABSENT, protect=True, acknowledge=["delete"])
     policy = Policy(allow_delete=True, severity=(("delete", "off"),))
     plan = _plan(state, (kept,), policy)
     assert [d.rule for d in plan.diagnostics] == ["delete_protected"]
@@ -231,7 +236,9 @@ def test_severity_is_read_from_reconciler_yaml(tmp_path: Path) -> None:
         "                 key_reorder: 'off', max_broker_partitions: error}\n"
     )
     config, found = load_repo_config(tmp_path, {})
-    assert found == [] and config is not None
+    # YAML 1.2 reads the unquoted off as "off"; YAML 1.1 tools read false, which means off too.
+    assert [(d.code, d.severity.value) for d in found] == [("R015", "warning")]
+    assert config is not None
     policy = config.clusters["prod"].policy
     assert policy.severity == (
         ("key_reorder", "off"),

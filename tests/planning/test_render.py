@@ -79,7 +79,8 @@ def test_colour_is_the_only_difference(plan_name: str) -> None:
 def test_text_shape() -> None:
     text = render_text(samples.kitchen_sink())
     lines = text.splitlines()
-    assert lines[-2] == "Plan: 3 to create, 4 to update, 3 to delete. 7 errors, 2 warnings."
+    assert lines[-3] == "Plan: 3 to create, 4 to update, 3 to delete. 7 errors, 2 warnings."
+    assert lines[-2].startswith("Not applyable: fix the 7 errors (see the diagnostics) and ")
     assert lines[-1].startswith("3 hazards need acknowledgment (payments.cache.v1, ")
     # Diagnostics come before the changes.
     assert text.index("Diagnostics:") < text.index("Changes, in execution order:")

@@ -31,7 +31,7 @@ import yaml
 
 from reconciler.spec import rules
 from reconciler.spec.loader import load_repo
-from reconciler.spec.yaml_loader import MAX_FILE_BYTES
+from reconciler.spec.source import MAX_FILE_BYTES
 from tests.spec.helpers import run_cli
 
 CORPUS = Path(__file__).parent / "corpus"

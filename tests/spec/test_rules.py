@@ -1,12 +1,12 @@
-"""Kafka's rules, one function each, on plain values."""
+"""Kafka's rules for one topic and the cross-file rules, one function each, on plain values."""
 
 from __future__ import annotations
 
 import pytest
 
 from reconciler.diagnostics import Location
-from reconciler.spec import rules
-from reconciler.spec.rules import Declared
+from reconciler.spec import cross_file, rules, topic_rules
+from reconciler.spec.cross_file import Declared
 
 AT = Location("t.yaml", 1, 1)
 
@@ -29,14 +29,14 @@ AT = Location("t.yaml", 1, 1)
     ],
 )
 def test_topic_names(name: str, codes: list[str]) -> None:
-    assert [d.code for d in rules.topic_name(name, AT)] == codes
+    assert [d.code for d in topic_rules.topic_name(name, AT)] == codes
 
 
 def test_collisions_and_duplicates_report_the_later_place() -> None:
     first, second = Location("a.yaml", 2, 5), Location("b.yaml", 3, 5)
-    collision = rules.name_collisions([Declared("a.b_c", first), Declared("a_b.c", second)])
+    collision = cross_file.name_collisions([Declared("a.b_c", first), Declared("a_b.c", second)])
     assert [(d.code, d.location) for d in collision] == [("R204", second)]
-    duplicate = rules.duplicates([Declared("a.b", first), Declared("a.b", second)])
+    duplicate = cross_file.duplicates([Declared("a.b", first), Declared("a.b", second)])
     assert [(d.code, d.location) for d in duplicate] == [("R401", second)]
     assert "a.yaml:2:5" in duplicate[0].message
 
@@ -58,7 +58,7 @@ def test_collisions_and_duplicates_report_the_later_place() -> None:
 def test_assignments(
     replicas: list[list[int]], partitions: int | None, rf: int | None, codes: list[str]
 ) -> None:
-    found = rules.assignments([(r, AT) for r in replicas], AT, "t", partitions, rf)
+    found = topic_rules.assignments([(r, AT) for r in replicas], AT, "t", partitions, rf)
     assert [d.code for d in found] == codes
 
 
@@ -75,7 +75,7 @@ def test_cycles_print_one_cycle_each() -> None:
         _topic("x", "y"),
         _topic("y", "x"),
     ]
-    messages = [d.message for d in rules.dependencies(topics)]
+    messages = [d.message for d in cross_file.dependencies(topics)]
     assert len(messages) == 2
     assert any("a -> b -> c -> a" in m for m in messages)
     assert any("x -> y -> x" in m for m in messages)
@@ -83,11 +83,11 @@ def test_cycles_print_one_cycle_each() -> None:
 
 def test_a_long_chain_is_no_cycle_and_no_recursion_error() -> None:
     chain = [_topic(f"t{i}", f"t{i + 1}") for i in range(5000)] + [_topic("t5000")]
-    assert rules.dependencies(chain) == []
+    assert cross_file.dependencies(chain) == []
 
 
 def test_dependency_rules() -> None:
-    found = rules.dependencies([_topic("a", "a", "old", "nope"), _topic("old", absent=True)])
+    found = cross_file.dependencies([_topic("a", "a", "old", "nope"), _topic("old", absent=True)])
     assert [d.code for d in found] == ["R403", "R406", "R402"]
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from reconciler.spec.source import Source
 from reconciler.spec.templates import MAX_OUTPUT_CHARS, compile_template, render
-from reconciler.spec.yaml_loader import Source
 
 TEMPLATE = """\
 topics:

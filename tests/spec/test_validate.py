@@ -11,15 +11,19 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
 
+from reconciler import diagnostics
 from reconciler.spec import templates
 from reconciler.spec.loader import load_repo
-from reconciler.spec.model import TopicState
-from reconciler.spec.yaml_loader import read_source
+from reconciler.spec.model import Presence
+from reconciler.spec.source import read_source
 from tests.spec.helpers import run_cli
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -97,7 +101,7 @@ def test_example_repository_per_cluster() -> None:
     }
     assert local.topics["payments.refunds.v1"].assignments == ((1, 2, 3), (2, 3, 1), (3, 1, 2))
     legacy = local.topics["payments.legacy.v0"]
-    assert legacy.state is TopicState.ABSENT
+    assert legacy.state is Presence.ABSENT
     assert legacy.replication_factor is None and legacy.config == ()  # defaults skip tombstones
     # Every topic fits the demo's three brokers and the name pattern of reconciler.yaml.
     pattern = result.config.clusters["local"].policy.name_pattern if result.config else None
@@ -328,7 +332,33 @@ def test_defaults_merge(tmp_path: Path) -> None:
     assert topics["a.b"].clusters == ("local",)
 
 
+def test_unknown_clusters_in_defaults_point_at_the_name(tmp_path: Path) -> None:
+    root = write(
+        tmp_path,
+        {
+            "reconciler.yaml": TWO_CLUSTERS,
+            "topics/t.yaml": "defaults:\n  clusters: [local, prd]\ntopics:\n  - name: a.b\n",
+        },
+    )
+    found = load_repo(root, env={}).diagnostics
+    assert [(d.code, str(d.location)) for d in found] == [("R405", "topics/t.yaml:2:21")]
+    assert "(did you mean 'prod'?)" in found[0].message
+
+
 # ---------------------------------------------------------------------------- output
+
+
+def _validate_report_validator() -> Draft202012Validator:
+    """schemas/validate.schema.json, whose diagnostics are plan.schema.json's `$defs/diagnostic`."""
+    resources = [
+        (schema["$id"], Resource.from_contents(schema))
+        for schema in (
+            json.loads((PROJECT / "schemas" / name).read_text())
+            for name in ("validate.schema.json", "plan.schema.json")
+        )
+    ]
+    registry: Registry[Any] = Registry().with_resources(resources)
+    return Draft202012Validator(resources[0][1].contents, registry=registry)
 
 
 def test_json_output(tmp_path: Path) -> None:
@@ -341,23 +371,30 @@ def test_json_output(tmp_path: Path) -> None:
     )
     code, output = run_cli(["--repo", str(root), "validate", "--format", "json"])
     assert code == 1
-    assert json.loads(output) == {
+    report = json.loads(output)
+    assert report == {
         "valid": False,
         "files": 2,
         "topics": {"local": 1, "prod": 1},
         "diagnostics": [
             {
                 "severity": "error",
-                "code": "R105",
                 "rule": "unknown_config",
+                "code": "R105",
+                "topic": "a.b",
                 "message": "unknown topic config 'retention.msx' (did you mean 'retention.ms'?)",
                 "file": "topics/t.yaml",
                 "line": 3,
                 "column": 14,
-                "topic": "a.b",
             }
         ],
     }
+    # The plan's shape, key order included: one writer (diagnostics.to_json) for both.
+    assert list(report["diagnostics"][0]) == list(
+        diagnostics.to_json(load_repo(root, env={}).diagnostics[0])
+    )
+    _validate_report_validator().validate(report)
+    assert not _validate_report_validator().is_valid({**report, "diagnostics": [{"code": "R1"}]})
 
 
 def test_warnings_do_not_fail(tmp_path: Path) -> None:

@@ -1,69 +1,48 @@
 """The one package that imports Kafka client libraries; everything else sees frozen values.
 
 confluent-kafka (librdkafka) serves everything it can; kafka-python >= 3 is used only for
-KIP-455 partition reassignments (list and alter), which librdkafka does not implement.
+KIP-455 partition reassignments (list and alter), which librdkafka does not implement. Outside
+this package, code holds a `Cluster` (or a `Connection`, the settings it is made from) and gets
+back reconciler.cluster.state values, never a client object or a client library's dict.
 
-    connect.py    clients built from a cluster's bootstrap and `client:` properties; errors
+    cluster.py    Cluster: owns the clients, every request reconciler sends, frozen values out
+    connect.py    Connection (bootstrap, `client:` properties, timeout); building the clients
     describe.py   DescribeCluster: brokers, racks, controller (also behind `local status`)
-    read.py       the whole ClusterState in a fixed number of round trips
-    write.py      mutations for apply, one request per call; what the brokers show now
+    read.py       the whole ClusterState in a fixed number of round trips; some topics' state
+    write.py      mutations for apply, one request per call
+    values.py     the requests' values and Kafka's per-item answers (Failure)
     throttle.py   replication throttles around a reassignment (apply --throttle)
+    records.py    single records on the cluster's own topics (acks=all), read back
     lock.py       the per-cluster apply lock, a topic on the cluster itself
     audit.py      the audit record, written to a topic on the cluster
 """
 
+from reconciler.cluster.adapter.audit import AUDIT_TOPIC
+from reconciler.cluster.adapter.cluster import Cluster, describe_cluster, read_state
 from reconciler.cluster.adapter.connect import Connection
-from reconciler.cluster.adapter.describe import Broker, ClusterDescription, describe_cluster
-from reconciler.cluster.adapter.read import read_state
-
-__all__ = ["Broker", "ClusterDescription", "Connection", "describe_cluster", "read_state"]
-
-# Apply: mutations (one request per call), the cluster-wide lock and the audit topic.
-from reconciler.cluster.adapter.audit import AUDIT_TOPIC, read_audit, write_audit
-from reconciler.cluster.adapter.lock import (
-    LOCK_TOPIC,
-    lock_holder,
-    release_lock,
-    try_lock,
-)
-from reconciler.cluster.adapter.throttle import Moves, Throttle, clear_throttle, set_throttle
-from reconciler.cluster.adapter.write import (
+from reconciler.cluster.adapter.describe import Broker, ClusterDescription
+from reconciler.cluster.adapter.lock import LOCK_TOPIC
+from reconciler.cluster.adapter.throttle import Moves, Throttle
+from reconciler.cluster.adapter.values import (
     ConfigUpdate,
     Failure,
     NewTopicRequest,
-    Observed,
     PartitionsRequest,
-    alter_reassignments,
-    alter_topic_configs,
-    create_partitions,
-    create_topics,
-    delete_topics,
-    observe,
-    reassigning,
 )
 
-__all__ += [
+__all__ = [
     "AUDIT_TOPIC",
     "LOCK_TOPIC",
+    "Broker",
+    "Cluster",
+    "ClusterDescription",
     "ConfigUpdate",
+    "Connection",
     "Failure",
     "Moves",
     "NewTopicRequest",
-    "Observed",
     "PartitionsRequest",
     "Throttle",
-    "alter_reassignments",
-    "alter_topic_configs",
-    "clear_throttle",
-    "create_partitions",
-    "create_topics",
-    "delete_topics",
-    "lock_holder",
-    "observe",
-    "read_audit",
-    "reassigning",
-    "release_lock",
-    "set_throttle",
-    "try_lock",
-    "write_audit",
+    "describe_cluster",
+    "read_state",
 ]

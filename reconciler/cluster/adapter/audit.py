@@ -6,13 +6,12 @@ no compaction and no time or size limit, so every apply ever made can be read ba
 
 from __future__ import annotations
 
+from confluent_kafka.admin import AdminClient
+
 from reconciler.cluster.adapter.connect import Connection
-from reconciler.cluster.adapter.write import (
-    NewTopicRequest,
-    all_records,
-    create_topics,
-    produce,
-)
+from reconciler.cluster.adapter.records import all_records, produce
+from reconciler.cluster.adapter.values import NewTopicRequest
+from reconciler.cluster.adapter.write import create_topics
 from reconciler.errors import ClusterError
 
 AUDIT_TOPIC = "_reconciler_audit"
@@ -24,9 +23,8 @@ _AUDIT_CONFIG = (
 )
 
 
-def write_audit(connection: Connection, key: str, record: bytes) -> None:
+def write_audit(connection: Connection, admin: AdminClient, key: str, record: bytes) -> None:
     """Append one audit record (creating the audit topic if it does not exist yet)."""
-    admin = connection.admin()
     request = NewTopicRequest(AUDIT_TOPIC, 1, None, _AUDIT_CONFIG)
     failure = create_topics(connection, admin, [request])[AUDIT_TOPIC]
     if failure is not None and failure.code != "TOPIC_ALREADY_EXISTS":
@@ -37,6 +35,6 @@ def write_audit(connection: Connection, key: str, record: bytes) -> None:
     produce(connection, AUDIT_TOPIC, key, record)
 
 
-def read_audit(connection: Connection, wait: float = 10.0) -> list[bytes]:
+def read_audit(connection: Connection, wait: float) -> list[bytes]:
     """Every audit record so far, oldest first."""
     return all_records(connection, AUDIT_TOPIC, wait)

@@ -1,17 +1,16 @@
-"""Kafka clients for one cluster, built from its bootstrap servers and `client:` properties.
+"""Where a cluster is, and the Kafka clients built from its bootstrap and `client:` properties.
 
-`client:` in reconciler.yaml holds librdkafka properties. kafka-python (used only for KIP-455
-reassignments) takes the security-related subset, translated by `_KAFKA_PYTHON_KEYS`; other
-librdkafka-only properties are not passed to it.
+`Connection` is a plain frozen value (the CLI and tests build it); only `Cluster` (cluster.py)
+turns it into clients, with the two functions here. `client:` in reconciler.yaml holds librdkafka
+properties; kafka-python (used only for KIP-455 reassignments) takes the security-related
+subset, translated as docs/cluster-state.md's table says; other librdkafka-only properties are
+not passed to it.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
@@ -28,20 +27,6 @@ DEFAULT_CLIENT_ID = "reconciler"
 LIBRDKAFKA_LOG = logging.getLogger("reconciler.librdkafka")
 for _name in ("reconciler", "kafka"):
     logging.getLogger(_name).addHandler(logging.NullHandler())
-
-# librdkafka property -> kafka-python KafkaAdminClient argument.
-_KAFKA_PYTHON_KEYS = {
-    "security.protocol": "security_protocol",
-    "sasl.mechanism": "sasl_mechanism",
-    "sasl.mechanisms": "sasl_mechanism",
-    "sasl.username": "sasl_plain_username",
-    "sasl.password": "sasl_plain_password",
-    "ssl.ca.location": "ssl_cafile",
-    "ssl.certificate.location": "ssl_certfile",
-    "ssl.key.location": "ssl_keyfile",
-    "ssl.key.password": "ssl_password",
-    "client.id": "client_id",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,40 +50,13 @@ class Connection:
         return self.timeout if self.timeout is not None else 30.0
 
     @property
+    def millis(self) -> int:
+        """The per-request timeout in milliseconds, as kafka-python takes it."""
+        return int(self.seconds * 1000)
+
+    @property
     def client_id(self) -> str:
         return dict(self.client).get("client.id", DEFAULT_CLIENT_ID)
-
-    def admin(self) -> AdminClient:
-        """A librdkafka admin client; connections open lazily on the first request."""
-        conf: dict[str, Any] = {
-            "bootstrap.servers": self.bootstrap,
-            "client.id": DEFAULT_CLIENT_ID,
-            "logger": LIBRDKAFKA_LOG,
-            "socket.connection.setup.timeout.ms": int(min(self.seconds, 10.0) * 1000),
-        }
-        conf.update(dict(self.client))
-        return AdminClient(conf)
-
-    @contextmanager
-    def reassignments_admin(self) -> Iterator[KafkaAdminClient]:
-        """A kafka-python admin client (KIP-455), closed on exit."""
-        args: dict[str, Any] = {
-            "bootstrap_servers": self.bootstrap.split(","),
-            "client_id": DEFAULT_CLIENT_ID,
-            "request_timeout_ms": int(self.seconds * 1000),
-            "bootstrap_timeout_ms": int(self.seconds * 1000),
-        }
-        for key, value in self.client:
-            if key in _KAFKA_PYTHON_KEYS:
-                args[_KAFKA_PYTHON_KEYS[key]] = value
-        try:
-            admin = KafkaAdminClient(**args)
-        except KafkaPythonError as exc:
-            raise self.error("connect to", exc) from exc
-        try:
-            yield admin
-        finally:
-            admin.close()
 
     def error(self, action: str, exc: BaseException) -> ClusterError:
         """A ClusterError naming the cluster, its bootstrap servers and Kafka's reason."""
@@ -106,6 +64,40 @@ class Connection:
             f"could not {action} cluster '{self.name}' at {self.bootstrap}: {reason(exc)}. "
             "Is it running and reachable from here, and are its `client:` settings right?"
         )
+
+
+def librdkafka_admin(connection: Connection) -> AdminClient:
+    """A librdkafka admin client; connections open lazily on the first request."""
+    conf: dict[str, str | int | float | bool] = {
+        "bootstrap.servers": connection.bootstrap,
+        "client.id": DEFAULT_CLIENT_ID,
+        "socket.connection.setup.timeout.ms": int(min(connection.seconds, 10.0) * 1000),
+    }
+    conf.update(dict(connection.client))
+    # The logger is not a librdkafka property, so the typed `conf` does not take it.
+    return AdminClient(conf, logger=LIBRDKAFKA_LOG)
+
+
+def kafka_python_admin(connection: Connection) -> KafkaAdminClient:
+    """A kafka-python admin client (KIP-455), bootstrapped: close it when done."""
+    settings = dict(connection.client)
+    try:
+        return KafkaAdminClient(
+            bootstrap_servers=connection.bootstrap.split(","),
+            client_id=settings.get("client.id", DEFAULT_CLIENT_ID),
+            request_timeout_ms=connection.millis,
+            bootstrap_timeout_ms=connection.millis,
+            security_protocol=settings.get("security.protocol", "PLAINTEXT"),
+            sasl_mechanism=settings.get("sasl.mechanism", settings.get("sasl.mechanisms")),
+            sasl_plain_username=settings.get("sasl.username"),
+            sasl_plain_password=settings.get("sasl.password"),
+            ssl_cafile=settings.get("ssl.ca.location"),
+            ssl_certfile=settings.get("ssl.certificate.location"),
+            ssl_keyfile=settings.get("ssl.key.location"),
+            ssl_password=settings.get("ssl.key.password"),
+        )
+    except KafkaPythonError as exc:
+        raise connection.error("connect to", exc) from exc
 
 
 def reason(exc: BaseException) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from confluent_kafka import KafkaException
-from confluent_kafka.admin import AdminClient
+from confluent_kafka.admin import AdminClient, DescribeClusterResult
 
 from reconciler.cluster.adapter.connect import Connection
 
@@ -25,21 +25,12 @@ class ClusterDescription:
     brokers: tuple[Broker, ...]  # sorted by id
 
 
-def describe_cluster(
-    bootstrap: str,
-    client: dict[str, str] | None = None,
-    timeout: float = 10.0,
-    name: str = "local",
-) -> ClusterDescription:
-    """One DescribeCluster round trip against the servers in `bootstrap`."""
-    connection = Connection(name, bootstrap, tuple((client or {}).items()), timeout)
-    return describe(connection, connection.admin())
-
-
 def describe(connection: Connection, admin: AdminClient) -> ClusterDescription:
     timeout = connection.seconds
     try:
-        result = admin.describe_cluster(request_timeout=timeout).result(timeout=timeout + 5)
+        result: DescribeClusterResult = admin.describe_cluster(request_timeout=timeout).result(
+            timeout=timeout + 5
+        )
     except KafkaException as exc:
         raise connection.error("describe", exc) from exc
     brokers = tuple(

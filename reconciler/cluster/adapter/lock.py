@@ -8,22 +8,19 @@ take the first record. Releasing is deleting the topic.
 
 from __future__ import annotations
 
+from confluent_kafka.admin import AdminClient
+
 from reconciler.cluster.adapter.connect import Connection
-from reconciler.cluster.adapter.write import (
-    NewTopicRequest,
-    create_topics,
-    delete_topics,
-    first_record,
-    produce,
-)
+from reconciler.cluster.adapter.records import first_record, produce
+from reconciler.cluster.adapter.values import NewTopicRequest
+from reconciler.cluster.adapter.write import create_topics, delete_topics
 from reconciler.errors import ClusterError
 
 LOCK_TOPIC = "_reconciler_lock"
 
 
-def try_lock(connection: Connection, holder: bytes) -> bool:
+def try_lock(connection: Connection, admin: AdminClient, holder: bytes) -> bool:
     """Create the lock topic and record `holder` in it; False if someone else holds it."""
-    admin = connection.admin()
     request = NewTopicRequest(LOCK_TOPIC, 1, None, (("cleanup.policy", "delete"),))
     failure = create_topics(connection, admin, [request])[LOCK_TOPIC]
     if failure is not None and failure.code == "TOPIC_ALREADY_EXISTS":
@@ -37,14 +34,13 @@ def try_lock(connection: Connection, holder: bytes) -> bool:
     return True
 
 
-def lock_holder(connection: Connection, wait: float = 5.0) -> bytes | None:
+def lock_holder(connection: Connection, wait: float) -> bytes | None:
     """The holder record of the lock, or None if the topic has none (yet)."""
     return first_record(connection, LOCK_TOPIC, wait)
 
 
-def release_lock(connection: Connection) -> None:
+def release_lock(connection: Connection, admin: AdminClient) -> None:
     """Delete the lock topic; a lock already gone is fine."""
-    admin = connection.admin()
     failure = delete_topics(connection, admin, [LOCK_TOPIC])[LOCK_TOPIC]
     if failure is not None and failure.code != "UNKNOWN_TOPIC_OR_PART":
         raise ClusterError(

@@ -1,4 +1,6 @@
-"""Reading a cluster's whole state in a fixed number of round trips, whatever its topic count.
+"""Reading a cluster into reconciler.cluster.state values, in a fixed number of round trips.
+
+The whole state (`read_state`), whatever the topic count:
 
     1. DescribeCluster                  brokers, racks, controller, cluster id
     2. Metadata (all topics)            the topic names
@@ -9,19 +11,24 @@
 
 plus each client's connection set-up (ApiVersions, a bootstrap Metadata). Peer tools send one
 or more requests per topic; tests/cluster/test_round_trips.py counts ours on a real broker.
+Apply's checks of some topics (`topics`: steps 3 and, on request, 4) and of the reassignments
+in progress (`reassignments`: step 6) give the same values.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Collection, Iterable, Sequence
 
-from confluent_kafka import KafkaError, KafkaException, TopicCollection
-from confluent_kafka.admin import AdminClient
-from confluent_kafka.admin._config import ConfigResource, ConfigSource
-from confluent_kafka.admin._resource import ResourceType
-from confluent_kafka.admin._topic import TopicDescription
+from confluent_kafka import KafkaError, KafkaException, Node, TopicCollection
+from confluent_kafka.admin import (
+    AdminClient,
+    ConfigResource,
+    ConfigSource,
+    ResourceType,
+    TopicDescription,
+)
+from confluent_kafka.admin import ConfigEntry as KafkaConfigEntry
 from kafka.admin import KafkaAdminClient
 from kafka.errors import KafkaError as KafkaPythonError
 
@@ -36,33 +43,91 @@ from reconciler.cluster.state import (
     TopicState,
 )
 
+Configs = tuple[tuple[str, ConfigEntry], ...]
+
 # ConfigSource by number: one dict lookup instead of an Enum call per config entry (440,000
 # entries for 11,000 topics).
 _SOURCES = {int(source.value): source.name for source in ConfigSource}
 
 
-def read_state(connection: Connection) -> ClusterState:
+def read_state(
+    connection: Connection,
+    admin: AdminClient,
+    reassignments: Callable[[], tuple[Reassignment, ...]],
+) -> ClusterState:
     """The cluster's state as frozen values; a ClusterError names the cluster when it fails."""
-    admin = connection.admin()
     description = describe(connection, admin)
     brokers = tuple(BrokerState(b.id, b.host, b.port, b.rack) for b in description.brokers)
-    names = _topic_names(connection, admin)
-    described = _describe_topics(connection, admin, names)
-    configs, broker_defaults = _describe_configs(
-        connection, admin, sorted(described), brokers[0].id if brokers else None
-    )
-    topics = {
-        name: _topic_state(description, configs.get(name, ()))
-        for name, description in described.items()
-    }
+    topics = read_topics(connection, admin, _topic_names(connection, admin), configs=True)
     return ClusterState(
         cluster_id=description.cluster_id,
         controller_id=description.controller_id,
         brokers=brokers,
         topics=dict(sorted(topics.items())),
-        broker_defaults=broker_defaults,
-        reassignments=_reassignments(connection),
+        broker_defaults=_broker_defaults(connection, admin, brokers[0].id if brokers else None),
+        reassignments=reassignments(),
     )
+
+
+def read_topics(
+    connection: Connection, admin: AdminClient, names: Sequence[str], configs: bool
+) -> dict[str, TopicState]:
+    """These topics as the brokers show them now: one Metadata request and, with `configs`,
+    one DescribeConfigs. A topic the brokers do not know (not created yet, or deleted) is left
+    out; without `configs`, each topic's `configs` is empty (not read)."""
+    described = _describe_topics(connection, admin, names)
+    found = _topic_configs(connection, admin, sorted(described)) if configs else {}
+    return {
+        name: _topic_state(description, found.get(name, ()))
+        for name, description in described.items()
+    }
+
+
+def read_reassignments(
+    connection: Connection, admin: KafkaAdminClient, topics: Collection[str] | None = None
+) -> tuple[Reassignment, ...]:
+    """KIP-455 reassignments in progress (of `topics` only, if given), in one
+    ListPartitionReassignments request: kafka-python, since librdkafka lacks the API."""
+    try:
+        listed = admin.list_partition_reassignments(timeout_ms=connection.millis)
+    except KafkaPythonError as exc:
+        raise connection.error("list the partition reassignments of", exc) from exc
+    return tuple(
+        Reassignment(
+            topic=tp.topic,
+            partition=tp.partition,
+            replicas=tuple(moving["replicas"]),
+            adding=tuple(moving["adding_replicas"]),
+            removing=tuple(moving["removing_replicas"]),
+        )
+        for tp, moving in sorted(listed.items(), key=lambda item: item[0])
+        if topics is None or tp.topic in topics
+    )
+
+
+def describe_configs(
+    connection: Connection, admin: AdminClient, kind: ResourceType, names: list[str]
+) -> dict[str, dict[str, KafkaConfigEntry]]:
+    """One DescribeConfigs request for these resources: name -> {key: librdkafka ConfigEntry}."""
+    if not names:
+        return {}
+    resources = [ConfigResource(kind, name) for name in names]
+    futures = admin.describe_configs(resources, request_timeout=connection.seconds)
+    found: dict[str, dict[str, KafkaConfigEntry]] = {}
+    for resource, future in futures.items():
+        try:
+            found[resource.name] = future.result()
+        except KafkaException as exc:
+            if error_code(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
+                continue  # deleted since it was listed: it is not part of the state
+            raise connection.error(f"describe the configs of {resource.name} on", exc) from exc
+    return found
+
+
+def source_of(entry: KafkaConfigEntry) -> int:
+    """The entry's ConfigSource number: librdkafka gives the number, though typed as the Enum."""
+    source = entry.source
+    return source.value if isinstance(source, ConfigSource) else int(source)
 
 
 def _topic_names(connection: Connection, admin: AdminClient) -> list[str]:
@@ -74,81 +139,70 @@ def _topic_names(connection: Connection, admin: AdminClient) -> list[str]:
 
 
 def _describe_topics(
-    connection: Connection, admin: AdminClient, names: list[str]
+    connection: Connection, admin: AdminClient, names: Sequence[str]
 ) -> dict[str, TopicDescription]:
     if not names:
         return {}
-    futures = admin.describe_topics(TopicCollection(names), request_timeout=connection.seconds)
+    futures = admin.describe_topics(
+        TopicCollection(list(names)), request_timeout=connection.seconds
+    )
     described: dict[str, TopicDescription] = {}
     for name, future in futures.items():
         try:
             described[name] = future.result()
         except KafkaException as exc:
             if error_code(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
-                continue  # deleted since it was listed: it is not part of the state
+                continue  # not (or no longer) there: left out
             raise connection.error(f"describe topic '{name}' of", exc) from exc
     return described
 
 
-def _describe_configs(
-    connection: Connection, admin: AdminClient, names: list[str], broker_id: int | None
-) -> tuple[dict[str, tuple[tuple[str, ConfigEntry], ...]], dict[str, str]]:
-    """All topics' configs in one DescribeConfigs request, and one broker's in another.
+def _topic_configs(
+    connection: Connection, admin: AdminClient, names: list[str]
+) -> dict[str, Configs]:
+    """Every config entry of these topics, in one DescribeConfigs request.
 
-    Kept apart on purpose: librdkafka sends a request holding a BROKER resource to that very
-    broker, topics included; measured on 11,000 topics, pinning the big request to one broker
-    (here the KRaft controller) made it up to 15 times slower than letting librdkafka choose.
+    Most entries repeat from topic to topic (every inherited default has the same value and
+    source), so equal entries share one frozen ConfigEntry and keys are interned: 10,000 topics
+    carry ~330,000 entries but only a few hundred distinct ones.
     """
-    # Most entries repeat from topic to topic (every inherited default has the same value and
-    # source), so equal entries share one frozen ConfigEntry and keys are interned: 10,000
-    # topics carry ~330,000 entries but only a few hundred distinct ones.
     shared: dict[tuple[str | None, int, bool], ConfigEntry] = {}
 
-    def entry(e: Any) -> ConfigEntry:
-        found = shared.get((e.value, e.source, e.is_sensitive))
+    def entry(e: KafkaConfigEntry) -> ConfigEntry:
+        number = source_of(e)
+        found = shared.get((e.value, number, e.is_sensitive))
         if found is None:
-            source = _SOURCES.get(e.source, "UNKNOWN_CONFIG")
-            found = ConfigEntry(e.value, source, bool(e.is_sensitive))
-            shared[(e.value, e.source, e.is_sensitive)] = found
+            found = ConfigEntry(e.value, _SOURCES.get(number, "UNKNOWN_CONFIG"), e.is_sensitive)
+            shared[(e.value, number, e.is_sensitive)] = found
         return found
 
-    topics = {
+    return {
         name: tuple((sys.intern(key), entry(e)) for key, e in sorted(entries.items()))
         for name, entries in describe_configs(connection, admin, ResourceType.TOPIC, names).items()
     }
+
+
+def _broker_defaults(
+    connection: Connection, admin: AdminClient, broker_id: int | None
+) -> dict[str, str]:
+    """One broker's values, in a request of its own.
+
+    Kept apart from the topics' request on purpose: librdkafka sends a request holding a BROKER
+    resource to that very broker, topics included; measured on 11,000 topics, pinning the big
+    request to one broker (here the KRaft controller) made it up to 15 times slower than
+    letting librdkafka choose.
+    """
     if broker_id is None:
-        return topics, {}
+        return {}
     broker = describe_configs(connection, admin, ResourceType.BROKER, [str(broker_id)])
-    defaults = {
+    return {
         key: e.value
         for key, e in sorted(broker.get(str(broker_id), {}).items())
         if e.value is not None
     }
-    return topics, defaults
 
 
-def describe_configs(
-    connection: Connection, admin: AdminClient, kind: ResourceType, names: list[str]
-) -> dict[str, dict[str, Any]]:
-    """One DescribeConfigs request for these resources: name -> {key: librdkafka ConfigEntry}."""
-    if not names:
-        return {}
-    resources = [ConfigResource(kind, name) for name in names]
-    futures = admin.describe_configs(resources, request_timeout=connection.seconds)
-    found: dict[str, dict[str, Any]] = {}
-    for resource, future in futures.items():
-        try:
-            found[resource.name] = future.result()
-        except KafkaException as exc:
-            if error_code(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
-                continue  # deleted since it was listed: it is not part of the state
-            raise connection.error(f"describe the configs of {resource.name} on", exc) from exc
-    return found
-
-
-def _topic_state(
-    description: TopicDescription, configs: tuple[tuple[str, ConfigEntry], ...]
-) -> TopicState:
+def _topic_state(description: TopicDescription, configs: Configs) -> TopicState:
     partitions = tuple(
         sorted(
             (
@@ -173,39 +227,5 @@ def _topic_state(
     )
 
 
-def _reassignments(connection: Connection) -> tuple[Reassignment, ...]:
-    return tuple(
-        Reassignment(
-            topic=topic,
-            partition=partition,
-            replicas=tuple(moving["replicas"]),
-            adding=tuple(moving["adding_replicas"]),
-            removing=tuple(moving["removing_replicas"]),
-        )
-        for (topic, partition), moving in sorted(list_reassignments(connection).items())
-    )
-
-
-def list_reassignments(
-    connection: Connection, admin: KafkaAdminClient | None = None
-) -> dict[tuple[str, int], Any]:
-    """KIP-455 reassignments in progress, (topic, partition) -> kafka-python's replicas,
-    adding_replicas and removing_replicas lists: kafka-python, since librdkafka lacks the API.
-
-    Pass `admin` (from `connection.reassignments_admin()`) when polling, so each poll costs one
-    request rather than a new client's connection set-up.
-    """
-    timeout_ms = int(connection.seconds * 1000)
-    try:
-        if admin is not None:
-            listed = admin.list_partition_reassignments(timeout_ms=timeout_ms)
-        else:
-            with connection.reassignments_admin() as own:
-                listed = own.list_partition_reassignments(timeout_ms=timeout_ms)
-    except KafkaPythonError as exc:
-        raise connection.error("list the partition reassignments of", exc) from exc
-    return {(tp.topic, tp.partition): moving for tp, moving in listed.items()}
-
-
-def _ids(nodes: Iterable[Any]) -> tuple[int, ...]:
-    return tuple(int(node.id) for node in nodes)  # librdkafka's Node
+def _ids(nodes: Iterable[Node]) -> tuple[int, ...]:
+    return tuple(int(node.id) for node in nodes)

@@ -12,16 +12,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from confluent_kafka import KafkaException
-from confluent_kafka.admin import AdminClient
-from confluent_kafka.admin._config import AlterConfigOpType, ConfigResource, ConfigSource
-from confluent_kafka.admin._config import ConfigEntry as KafkaConfigEntry
-from confluent_kafka.admin._resource import ResourceType
+from confluent_kafka.admin import (
+    AdminClient,
+    AlterConfigOpType,
+    ConfigResource,
+    ConfigSource,
+    ResourceType,
+)
+from confluent_kafka.admin import ConfigEntry as KafkaConfigEntry
 
 from reconciler.cluster.adapter.connect import Connection
-from reconciler.cluster.adapter.read import describe_configs
+from reconciler.cluster.adapter.read import describe_configs, source_of
 
 RATE_KEYS = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
 LEADER_REPLICAS = "leader.replication.throttled.replicas"
@@ -105,10 +108,12 @@ def _topic_overrides(
 ) -> dict[str, tuple[str | None, str | None]]:
     """Each topic's own (leader, follower) throttled-replicas lists, None where it has none."""
 
-    def own(entries: dict[str, Any], key: str) -> str | None:
+    def own(entries: dict[str, KafkaConfigEntry], key: str) -> str | None:
         entry = entries.get(key)
         topic_override = ConfigSource.DYNAMIC_TOPIC_CONFIG.value
-        return str(entry.value) if entry is not None and entry.source == topic_override else None
+        if entry is None or source_of(entry) != topic_override:
+            return None
+        return str(entry.value)
 
     found = describe_configs(connection, admin, ResourceType.TOPIC, topics)
     return {
@@ -123,7 +128,7 @@ def _broker_rate(connection: Connection, admin: AdminClient, broker: int) -> str
     entries = found.get(str(broker), {})
     for key in RATE_KEYS:
         entry = entries.get(key)
-        if entry is not None and entry.source == ConfigSource.DYNAMIC_BROKER_CONFIG.value:
+        if entry is not None and source_of(entry) == ConfigSource.DYNAMIC_BROKER_CONFIG.value:
             return str(entry.value)
     return None
 

@@ -1,7 +1,8 @@
-"""The safe YAML loader: data as SafeLoader reads it, locations for every value, and bounds."""
+"""The safe YAML reader: YAML 1.2 data, locations for every value, bounds, and file checks."""
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 
@@ -9,7 +10,8 @@ import pytest
 import yaml
 
 from reconciler.diagnostics import Location
-from reconciler.spec.yaml_loader import MAX_ALIASES, parse_yaml, read_source
+from reconciler.spec.source import read_source
+from reconciler.spec.yaml_reader import MAX_ALIASES, parse_yaml
 
 DOC = """\
 # a comment
@@ -26,7 +28,7 @@ topics:
 """
 
 
-def test_data_matches_pyyaml_safe_load() -> None:
+def test_data_matches_pyyaml_safe_load_where_yaml_1_1_and_1_2_agree() -> None:
     doc, found = parse_yaml(DOC, "t.yaml")
     assert found == []
     assert doc is not None
@@ -37,24 +39,110 @@ def test_data_matches_pyyaml_safe_load() -> None:
     ("text", "expected"),
     [
         ("a: 3", {"a": 3}),
+        ("a: -3", {"a": -3}),
+        ("a: +12", {"a": 12}),
+        ("a: 0", {"a": 0}),
+        ("a: 0x1F", {"a": 31}),
         ("a: 0x1f", {"a": 31}),
-        ("a: 1_000", {"a": 1000}),
+        ("a: 1.5", {"a": 1.5}),
+        ("a: .5", {"a": 0.5}),
+        ("a: 1.", {"a": 1.0}),
         ("a: 1.5e+3", {"a": 1500.0}),
-        ("a: 1.5e3", {"a": "1.5e3"}),  # YAML 1.1, as PyYAML: no sign, no float
-        ("a: yes", {"a": True}),
+        ("a: 1.5E-3", {"a": 0.0015}),
+        ("a: .inf", {"a": float("inf")}),
+        ("a: -.Inf", {"a": float("-inf")}),
+        ("a: +.INF", {"a": float("inf")}),
+        ("a: true", {"a": True}),
+        ("a: True", {"a": True}),
+        ("a: TRUE", {"a": True}),
+        ("a: false", {"a": False}),
+        ("a: FALSE", {"a": False}),
         ("a: ~", {"a": None}),
+        ("a: null", {"a": None}),
+        ("a: NULL", {"a": None}),
         ("a:", {"a": None}),
         ("a: '3'", {"a": "3"}),
+        ("a: '010'", {"a": "010"}),  # quoted: text in every YAML version
+        ("a: 'yes'", {"a": "yes"}),
+        ('a: "1:30"', {"a": "1:30"}),
         ("a: !!str 3", {"a": "3"}),
+        ("a: !!int 010", {"a": 10}),  # explicit tags resolve by YAML 1.2 too
+        ("a: !!float 3", {"a": 3.0}),
+        ("a: !!bool yes", {"a": "yes"}),  # not a YAML 1.2 boolean: kept as text
+        ("a: !!int abc", {"a": "abc"}),  # the schema then says what was expected
         ("a: 2024-01-02", {"a": "2024-01-02"}),  # dates stay text: JSON has none
-        ("on: 1", {"on": 1}),  # keys are the text written, not YAML 1.1 booleans
+        ("a: 7d", {"a": "7d"}),
+        ("a: 512MiB", {"a": "512MiB"}),
+        ("on: 1", {"on": 1}),  # keys are the text written, never booleans
+        ("yes: 1", {"yes": 1}),
         ("\ufeffa: 1", {"a": 1}),
+        ("a: " + "1" * 5000, {"a": "1" * 5000}),  # more digits than Python converts: text
     ],
 )
-def test_scalars(text: str, expected: object) -> None:
+def test_scalars_read_as_yaml_1_2_without_warning(text: str, expected: object) -> None:
     doc, found = parse_yaml(text, "t.yaml")
     assert found == [] and doc is not None
     assert doc.data == expected
+
+
+def test_nan_is_a_float() -> None:
+    doc, found = parse_yaml("a: .nan\nb: .NaN\n", "t.yaml")
+    assert found == [] and doc is not None
+    assert all(math.isnan(v) for v in doc.data.values())
+
+
+# Every way YAML 1.1 (PyYAML) and YAML 1.2 (this reader) read one plain scalar differently:
+# (text, YAML 1.2 value, YAML 1.1 value, the start of the warning's advice).
+YAML_1_1_DIFFERENCES: list[tuple[str, object, object, str]] = [
+    ("010", 10, 8, "write 10 or quote it"),  # leading zero: octal in 1.1, decimal in 1.2
+    ("-010", -10, -8, "write -10 or quote it"),
+    ("08", 8, "08", "write 8 or quote it"),  # not octal in 1.1 either: text there
+    ("0o10", 8, "0o10", "write 8 or quote it"),  # 1.2's octal, text in 1.1
+    ("0b101", "0b101", 5, "write 5 if that is what you mean, or quote it to keep the text"),
+    ("-0x1F", "-0x1F", -31, "write -31 if that"),  # 1.2's hexadecimal takes no sign
+    ("1_000", "1_000", 1000, "write 1000 if that"),  # 1.2 has no digit separators
+    ("1_000.5", "1_000.5", 1000.5, "write 1000.5 if that"),
+    ("1:30", "1:30", 90, "write 90 if that"),  # sexagesimal (base 60) is 1.1 only
+    ("1:30:00", "1:30:00", 5400, "write 5400 if that"),
+    ("1:30.5", "1:30.5", 90.5, "write 90.5 if that"),
+    ("1e3", 1000.0, "1e3", "write 1000.0 or quote it"),  # 1.1 needs a dot and a signed exponent
+    ("1.5e3", 1500.0, "1.5e3", "write 1500.0 or quote it"),
+    ("-.5", -0.5, "-.5", "write -0.5 or quote it"),
+    ("yes", "yes", True, "write true if that is what you mean, or quote it to keep the text"),
+    ("Yes", "Yes", True, "write true if that"),
+    ("YES", "YES", True, "write true if that"),
+    ("no", "no", False, "write false if that"),
+    ("No", "No", False, "write false if that"),
+    ("on", "on", True, "write true if that"),
+    ("On", "On", True, "write true if that"),
+    ("OFF", "OFF", False, "write false if that"),
+    ("off", "off", False, "write false if that"),
+]
+
+
+@pytest.mark.parametrize(("text", "now", "then", "fix"), YAML_1_1_DIFFERENCES)
+def test_yaml_1_1_differences_are_read_as_yaml_1_2_with_a_warning(
+    text: str, now: object, then: object, fix: str
+) -> None:
+    assert yaml.safe_load(f"a: {text}") == {"a": then}, "the table says what PyYAML reads"
+    doc, found = parse_yaml(f"partitions: {text}\n", "t.yaml")
+    assert doc is not None
+    assert doc.data == {"partitions": now} and type(doc.data["partitions"]) is type(now)
+    assert [(d.code, d.severity.value, str(d.location)) for d in found] == [
+        ("R015", "warning", "t.yaml:1:13")
+    ]
+    message = found[0].message
+    assert message.startswith(f"`partitions: {text}` is read as "), message
+    assert "(YAML 1.2); YAML 1.1 tools read it as " in message and f": {fix}" in message, message
+
+
+def test_the_warning_names_list_items_by_value_and_points_at_each() -> None:
+    doc, found = parse_yaml("a: [1, 010, 'yes', yes]\n", "t.yaml")
+    assert doc is not None and doc.data == {"a": [1, 10, "yes", "yes"]}
+    assert [(str(d.location), d.message.split(" is read")[0]) for d in found] == [
+        ("t.yaml:1:8", "`010`"),
+        ("t.yaml:1:20", "`yes`"),
+    ]
 
 
 def test_locations_of_values_and_keys() -> None:

@@ -1,0 +1,162 @@
+"""Sending one level: one request per kind for all its operations, and what each answer means.
+
+Each operation's answer is a closed `Sent`:
+
+    Accepted()          Kafka took it; the wait for metadata decides whether it shows
+    AlreadyDone(note)   Kafka's refusal means the cluster already had it: TOPIC_ALREADY_EXISTS
+                        for a topic that is as planned, INVALID_PARTITIONS for a count already
+                        reached (both checked with status.judge on a fresh read), or
+                        UNKNOWN_TOPIC_OR_PART on a delete
+    Refused(failure)    Kafka refused it (apply/sentences.py puts it in words)
+
+Requests are split only where Kafka demands it (batching.py); replication-factor changes go to
+reassign.py, which also follows them to the end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import assert_never
+
+from reconciler.apply import batching, reassign
+from reconciler.apply.operations import Operation, Step
+from reconciler.apply.status import Done, judge
+from reconciler.cluster.adapter import Cluster, Failure
+from reconciler.cluster.state import ClusterState
+from reconciler.planning.changes import AlterTopicConfig, CreateTopic, IncreasePartitions
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class AlreadyDone:
+    note: str  # for the summary: "the topic already existed as planned"
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    failure: Failure
+
+
+Sent = Accepted | AlreadyDone | Refused
+
+
+@dataclass(frozen=True, slots=True)
+class Reassigning:
+    """How replication-factor changes are made (apply's --throttle and timeouts)."""
+
+    throttle: int | None  # bytes/s per broker for reassignment traffic; None: unthrottled
+    timeout: float  # seconds for reassignments to complete
+    poll_interval: float
+
+
+def send(
+    cluster: Cluster,
+    state: ClusterState,
+    step: Step,
+    ops: Sequence[Operation],
+    reassigning: Reassigning,
+    progress: Callable[[str], None],
+) -> dict[int, Sent]:
+    """Send `ops`, all of step `step`, in as few requests as Kafka allows; by operation id."""
+    match step:
+        case Step.CREATE:
+            return _create(cluster, state, ops)
+        case Step.CONFIG | Step.RAISE_ISR:
+            return _configure(cluster, state, ops)
+        case Step.PARTITIONS:
+            return _partitions(cluster, ops)
+        case Step.REASSIGN:
+            answers = reassign.start_and_follow(
+                cluster,
+                ops,
+                reassigning.throttle,
+                reassigning.timeout,
+                reassigning.poll_interval,
+                progress,
+            )
+            return {i: _sent(failure) for i, failure in answers.items()}
+        case Step.DELETE:
+            return _delete(cluster, ops)
+        case _:
+            assert_never(step)
+
+
+def _sent(failure: Failure | None) -> Sent:
+    return Accepted() if failure is None else Refused(failure)
+
+
+def _create(cluster: Cluster, state: ClusterState, ops: Sequence[Operation]) -> dict[int, Sent]:
+    changes = {op.id: op.change for op in ops if isinstance(op.change, CreateTopic)}
+    answers: dict[str, Failure | None] = {}
+    for batch in batching.batches(
+        list(changes.values()),
+        lambda c: batching.create_weight(c, state),
+        batching.MAX_RECORDS_PER_REQUEST,
+    ):
+        answers |= cluster.create_topics([batching.new_topic(c) for c in batch])
+    exists = [t for t, f in answers.items() if f is not None and f.code == "TOPIC_ALREADY_EXISTS"]
+    # Someone (an interrupted apply, another tool) made it meanwhile: as planned is success,
+    # with other settings a refusal.
+    seen = cluster.topics(exists, configs=True)
+    sent: dict[int, Sent] = {}
+    for op_id, change in changes.items():
+        answer = answers.get(change.topic)
+        if change.topic in exists and isinstance(judge(change, seen.get(change.topic)), Done):
+            sent[op_id] = AlreadyDone("the topic already existed as planned")
+        else:
+            sent[op_id] = _sent(answer)
+    return sent
+
+
+def _configure(cluster: Cluster, state: ClusterState, ops: Sequence[Operation]) -> dict[int, Sent]:
+    updates = {
+        op.id: batching.config_update(op.change, state.topics.get(op.topic))
+        for op in ops
+        if isinstance(op.change, AlterTopicConfig)
+    }
+    answers: dict[str, Failure | None] = {}
+    for batch in batching.batches(
+        list(updates.values()), batching.update_weight, batching.MAX_RECORDS_PER_REQUEST
+    ):
+        answers |= cluster.alter_topic_configs(batch)
+    return {op_id: _sent(answers.get(u.topic)) for op_id, u in updates.items()}
+
+
+def _partitions(cluster: Cluster, ops: Sequence[Operation]) -> dict[int, Sent]:
+    changes = {op.id: op.change for op in ops if isinstance(op.change, IncreasePartitions)}
+    answers: dict[str, Failure | None] = {}
+    for batch in batching.batches(
+        list(changes.values()), batching.increase_weight, batching.MAX_PARTITIONS_PER_REQUEST
+    ):
+        answers |= cluster.create_partitions([batching.partitions_request(c) for c in batch])
+    # A count already reached is refused as INVALID_PARTITIONS (counts are absolute, KIP-195)
+    retry = [t for t, f in answers.items() if f is not None and f.code == "INVALID_PARTITIONS"]
+    seen = cluster.topics(retry)
+    sent: dict[int, Sent] = {}
+    for op_id, change in changes.items():
+        if change.topic in retry and isinstance(judge(change, seen.get(change.topic)), Done):
+            sent[op_id] = AlreadyDone(f"the topic already had {change.desired} partitions")
+        else:
+            sent[op_id] = _sent(answers.get(change.topic))
+    return sent
+
+
+def _delete(cluster: Cluster, ops: Sequence[Operation]) -> dict[int, Sent]:
+    answers: dict[str, Failure | None] = {}
+    for batch in batching.batches(
+        [op.topic for op in ops], lambda _: 1, batching.MAX_RECORDS_PER_REQUEST
+    ):
+        answers |= cluster.delete_topics(batch)
+    sent: dict[int, Sent] = {}
+    for op in ops:
+        answer = answers.get(op.topic)
+        if answer is not None and answer.code in ("UNKNOWN_TOPIC_OR_PART", "UNKNOWN_TOPIC_ID"):
+            sent[op.id] = AlreadyDone("the topic was already gone")
+        else:
+            sent[op.id] = _sent(answer)
+    return sent

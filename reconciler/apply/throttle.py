@@ -1,0 +1,64 @@
+"""apply --throttle: limit the copies a level's reassignments make, for as long as they run.
+
+`hold` works out which replicas copy from and to (the replicas holding the data -> the replicas
+being added), has the adapter throttle them (cluster/adapter/throttle.py says how, and what it
+leaves alone) and says so; `release` puts everything back, warning instead of failing when it
+cannot, since the reassignments themselves are done by then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from reconciler.cluster.adapter import Cluster, Moves, Throttle
+from reconciler.cluster.state import TopicState
+from reconciler.errors import ClusterError
+from reconciler.spec.units import format_size_bytes
+
+Progress = Callable[[str], None]
+
+
+def hold(
+    cluster: Cluster,
+    rate: int,
+    targets: Mapping[tuple[str, int], tuple[int, ...]],
+    shown: Mapping[str, TopicState],
+    progress: Progress,
+) -> Throttle:
+    """Throttle the copies these moves make to `rate` bytes/s per broker. Raises ClusterError."""
+    sources: dict[str, list[str]] = {}
+    destinations: dict[str, list[str]] = {}
+    brokers: set[int] = set()
+    for (topic, partition), target in sorted(targets.items()):
+        found = shown.get(topic)
+        now = (
+            found.partitions[partition].replicas
+            if found is not None and partition < len(found.partitions)
+            else ()
+        )
+        sources.setdefault(topic, []).extend(f"{partition}:{b}" for b in now)
+        destinations.setdefault(topic, []).extend(
+            f"{partition}:{b}" for b in target if b not in now
+        )
+        brokers.update(now, target)
+    moves = {t: Moves(tuple(sources[t]), tuple(destinations.get(t, ()))) for t in sources}
+    held = cluster.set_throttle(rate, moves, brokers)
+    progress(
+        f"  throttling replication to {format_size_bytes(held.rate)}/s on broker(s) "
+        f"{', '.join(map(str, held.brokers)) or 'none'}"
+    )
+    for broker, own in held.kept:
+        progress(f"  broker {broker} keeps its own throttle of {own} bytes/s")
+    return held
+
+
+def release(cluster: Cluster, held: Throttle, progress: Progress) -> None:
+    try:
+        cluster.clear_throttle(held)
+    except ClusterError as exc:
+        progress(
+            f"  warning: the replication throttle could not be removed ({exc}); remove "
+            "leader/follower.replication.throttled.* with kafka-configs.sh"
+        )
+    else:
+        progress("  replication throttle removed")

@@ -1,0 +1,98 @@
+"""Waiting until metadata shows what Kafka accepted: after each level, and once at the end.
+
+A change shows when status.judge calls it Done on a fresh read of its topic and status.serving
+holds (leaders for new partitions, new replicas in sync). Each poll is one Metadata request for
+all the topics still waited for, plus one DescribeConfigs for config levels.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+from reconciler.apply.operations import Operation, Step
+from reconciler.apply.status import Diverged, Done, judge, serving
+from reconciler.cluster.adapter import Cluster
+from reconciler.cluster.state import TopicState
+
+CONFIRMATIONS = 3  # reads by fresh clients that must agree before apply returns
+CONFIG_STEPS = (Step.CONFIG, Step.RAISE_ISR)
+
+
+def shows(op: Operation, topic: TopicState | None, configs_read: bool) -> bool:
+    """Whether this read of the op's topic shows its change, in effect."""
+    verdict = judge(op.change, topic, configs_read=configs_read)
+    return isinstance(verdict, Done) and serving(op.change, topic)
+
+
+def for_level(
+    cluster: Cluster,
+    step: Step,
+    ops: Sequence[Operation],
+    timeout: float,
+    poll_interval: float,
+) -> dict[int, str]:
+    """Poll until metadata shows every op's change; for ops it still does not show within
+    `timeout` seconds, why (a sentence), by operation id."""
+    configs = step in CONFIG_STEPS
+    deadline = time.monotonic() + timeout
+    pending = list(ops)
+    seen: dict[str, TopicState] = {}
+    while pending:
+        names = sorted({op.topic for op in pending})
+        seen = cluster.topics(names, configs=configs)
+        pending = [op for op in pending if not shows(op, seen.get(op.topic), configs)]
+        if not pending or time.monotonic() > deadline:
+            break
+        time.sleep(poll_interval)
+    return {op.id: _late(op, seen.get(op.topic), timeout) for op in pending}
+
+
+def _late(op: Operation, topic: TopicState | None, timeout: float) -> str:
+    verdict = judge(op.change, topic, configs_read=op.step in CONFIG_STEPS)
+    if isinstance(verdict, Diverged):
+        return (
+            f"Kafka accepted it but the cluster now shows something else ({verdict.reason}); "
+            "plan again to see how it differs"
+        )
+    return (
+        f"Kafka accepted it but metadata did not show it within {timeout:.0f} s; re-run "
+        "apply, which checks the cluster and only does what is left"
+    )
+
+
+def settle(
+    cluster: Cluster,
+    applied: Sequence[Operation],
+    timeout: float,
+    poll_interval: float,
+    progress: Callable[[str], None],
+) -> None:
+    """Before apply returns, wait (bounded) until readers with fresh clients all see every
+    applied change.
+
+    Between levels the controller is what counts (it orders creates after their
+    dependencies); at the end, the next reader (a plan right after apply) may ask another
+    broker, which learns metadata from the controller asynchronously.
+    """
+    if not applied:
+        return
+    configs = any(op.step in CONFIG_STEPS for op in applied)
+    deadline = time.monotonic() + timeout
+    while _lagging(cluster, applied, configs):
+        if time.monotonic() > deadline:
+            progress("  note: some brokers do not show every change yet")
+            return
+        time.sleep(poll_interval)
+
+
+def _lagging(cluster: Cluster, ops: Sequence[Operation], configs: bool) -> bool:
+    """Whether some reader does not see every op yet: fresh clients ask brokers of
+    librdkafka's choosing, not always the same one, and must all agree."""
+    names = sorted({op.topic for op in ops})
+    for _ in range(CONFIRMATIONS):
+        with cluster.reconnected() as fresh:
+            seen = fresh.topics(names, configs=configs)
+        if not all(shows(op, seen.get(op.topic), configs) for op in ops):
+            return True
+    return False

@@ -1,0 +1,216 @@
+"""Snapshot lines: a cluster's state as JSON Lines, the form the fleet pipeline reads
+(schemas/snapshot-line.schema.json, format_version 1).
+
+The JSON snapshot (snapshot.py) is one document that `plan --state` reads back whole; a fleet
+of hundreds of thousands of topics needs a form Spark can split anywhere, so here every line
+stands alone:
+
+    {"record": "cluster", ...}   first line: the cluster, when it was read, its brokers and
+                                 broker defaults
+    {"record": "topic", ...}     one line per topic: partitions (replicas, leader, ISR), the
+                                 topic's own config overrides, reassignments in progress
+
+Every line carries `taken_at`, so a topic line is tied to its cluster line even when Spark
+reads them in different tasks, and a second snapshot written the same day supersedes the
+first line by line.
+
+Only the overrides (DescribeConfigs source DYNAMIC_TOPIC_CONFIG) are kept, already in Kafka's
+canonical form through `catalog.canonical`, the function the planner's diff applies to a
+cluster's values: the pipeline compares strings and never needs a second copy of the
+normalisation rules. Inherited values are left out (they are most of a JSON snapshot's size,
+and drift never reports them), which is why this form is the pipeline's input and not
+`plan --state`'s.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from reconciler.cluster.state import (
+    TOPIC_OVERRIDE,
+    BrokerState,
+    ClusterState,
+    ConfigEntry,
+    PartitionState,
+    Reassignment,
+    TopicState,
+)
+from reconciler.errors import ConfigError
+from reconciler.spec import catalog
+
+FORMAT_VERSION = 1
+SUFFIX = ".jsonl"
+
+
+def lines(cluster: str, state: ClusterState, taken_at: datetime | None = None) -> Iterator[str]:
+    """The snapshot as JSON lines (no newline at the end of each): the cluster line first,
+    then one line per topic, sorted by name."""
+    when = (taken_at or datetime.now(UTC)).isoformat(timespec="seconds")
+    yield _dumps(
+        {
+            "record": "cluster",
+            "format_version": FORMAT_VERSION,
+            "cluster": cluster,
+            "taken_at": when,
+            "cluster_id": state.cluster_id,
+            "controller_id": state.controller_id,
+            "brokers": [
+                {"id": b.id, "host": b.host, "port": b.port, "rack": b.rack} for b in state.brokers
+            ],
+            "broker_defaults": dict(sorted(state.broker_defaults.items())),
+        }
+    )
+    moving: dict[str, list[Reassignment]] = {}
+    for r in state.reassignments:
+        moving.setdefault(r.topic, []).append(r)
+    for name, topic in sorted(state.topics.items()):
+        yield _dumps(_topic_line(when, topic, moving.get(name, ())))
+
+
+def _topic_line(when: str, topic: TopicState, moving: Iterable[Reassignment]) -> dict[str, Any]:
+    line: dict[str, Any] = {
+        "record": "topic",
+        "taken_at": when,
+        "topic": topic.name,
+        "topic_id": topic.topic_id,
+        "internal": topic.internal,
+        "partitions": [
+            {
+                "partition": p.partition,
+                "leader": p.leader,
+                "replicas": list(p.replicas),
+                "isr": list(p.isr),
+            }
+            for p in topic.partitions
+        ],
+        "overrides": {k: catalog.canonical(k, v) for k, v in sorted(topic.overrides.items())},
+    }
+    reassignments = [
+        {
+            "partition": r.partition,
+            "replicas": list(r.replicas),
+            "adding": list(r.adding),
+            "removing": list(r.removing),
+        }
+        for r in moving
+    ]
+    if reassignments:  # rare: left out otherwise, to keep a fleet's files small
+        line["reassignments"] = reassignments
+    return line
+
+
+def _dumps(document: dict[str, Any]) -> str:
+    return json.dumps(document, separators=(",", ":"), ensure_ascii=False)
+
+
+def dumps(cluster: str, state: ClusterState, taken_at: datetime | None = None) -> str:
+    return "".join(f"{line}\n" for line in lines(cluster, state, taken_at))
+
+
+def write(path: Path, cluster: str, state: ClusterState, taken_at: datetime | None = None) -> None:
+    """Write the snapshot lines to `path` through a temporary name in the same directory, so a
+    Spark job reading `*.jsonl` there never sees half a file."""
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        with partial.open("w", encoding="utf-8") as out:
+            for line in lines(cluster, state, taken_at):
+                out.write(line)
+                out.write("\n")
+        os.replace(partial, path)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise ConfigError(f"cannot write snapshot {path}: {exc.strerror}") from exc
+
+
+def load(path: Path) -> tuple[str, datetime, ClusterState]:
+    """(cluster, taken_at, state) of a snapshot-lines file, for the Python side of the fleet
+    tests and benchmark. The state holds the overrides only (as DYNAMIC_TOPIC_CONFIG entries,
+    canonical): enough for drift, not for `plan --state`. A ConfigError names the file and the
+    line when it is not one."""
+    cluster: str | None = None
+    taken_at: datetime | None = None
+    header: dict[str, Any] = {}
+    topics: dict[str, TopicState] = {}
+    reassignments: list[Reassignment] = []
+    try:
+        with path.open(encoding="utf-8") as source:
+            for number, text in enumerate(source, 1):
+                if not text.strip():
+                    continue
+                try:
+                    line = json.loads(text)
+                    if line["record"] == "cluster":
+                        if line["format_version"] != FORMAT_VERSION:
+                            raise ValueError(f"format_version {line['format_version']!r}")
+                        header = line
+                        cluster = str(line["cluster"])
+                        taken_at = datetime.fromisoformat(line["taken_at"])
+                    elif line["record"] == "topic":
+                        topic, moving = _topic(line)
+                        topics[topic.name] = topic
+                        reassignments.extend(moving)
+                    else:
+                        raise ValueError(f"unknown record {line['record']!r}")
+                except (ValueError, KeyError, TypeError) as exc:
+                    raise ConfigError(
+                        f"{path}:{number}: not a snapshot line ({type(exc).__name__} {exc})"
+                    ) from exc
+    except OSError as exc:
+        raise ConfigError(f"cannot read snapshot {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path} is not UTF-8 text: {exc}") from exc
+    if cluster is None or taken_at is None:
+        raise ConfigError(f"{path} has no cluster line: it is not a snapshot-lines file")
+    state = ClusterState(
+        cluster_id=header.get("cluster_id"),
+        controller_id=header.get("controller_id"),
+        brokers=tuple(
+            sorted(
+                (
+                    BrokerState(b["id"], b["host"], b["port"], b.get("rack"))
+                    for b in header["brokers"]
+                ),
+                key=lambda b: b.id,
+            )
+        ),
+        topics=dict(sorted(topics.items())),
+        broker_defaults={str(k): str(v) for k, v in header.get("broker_defaults", {}).items()},
+        reassignments=tuple(reassignments),
+    )
+    return cluster, taken_at, state
+
+
+def _topic(line: dict[str, Any]) -> tuple[TopicState, list[Reassignment]]:
+    name = str(line["topic"])
+    topic = TopicState(
+        name=name,
+        internal=bool(line.get("internal", False)),
+        partitions=tuple(
+            sorted(
+                (
+                    PartitionState(
+                        p["partition"], p.get("leader"), tuple(p["replicas"]), tuple(p["isr"])
+                    )
+                    for p in line["partitions"]
+                ),
+                key=lambda p: p.partition,
+            )
+        ),
+        configs=tuple(
+            (key, ConfigEntry(str(value), TOPIC_OVERRIDE))
+            for key, value in sorted(line.get("overrides", {}).items())
+        ),
+        topic_id=line.get("topic_id"),
+    )
+    moving = [
+        Reassignment(
+            name, r["partition"], tuple(r["replicas"]), tuple(r["adding"]), tuple(r["removing"])
+        )
+        for r in line.get("reassignments", [])
+    ]
+    return topic, moving

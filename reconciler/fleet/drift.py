@@ -1,0 +1,402 @@
+"""The planner's drift, row for row, as DataFrame expressions over every cluster and date.
+
+`reconciler drift` reports what `reconciler.planning.drift.drift` finds in the plan
+`make_plan` makes; this module computes the same items for each (cluster, date) snapshot, in
+the same kinds, fields and canonical values, and tests/fleet/test_differential.py holds the two
+to each other on generated fleets. The rules, each mirroring planning/diff.py and
+planning/drift.py (their names in brackets):
+
+- Out of reach, never reported: internal topics, names the planner's `ignored` matches (the
+  `_reconciler_` prefix and policy.ignore, by the planner's own function: names.py), a spec
+  naming one of them [ignored_spec].
+- missing: a spec's topic the snapshot lacks, unless its create is refused: a name colliding
+  with an existing topic over '.' versus '_', manual assignments naming unknown brokers, or a
+  replication factor (the spec's, its assignments', else the broker default) above the number
+  of brokers [create].
+- config: keys the spec sets or the cluster overrides, throttles (OPERATIONAL_KEYS) only when
+  the spec names them, compared as canonical strings [_config_changes].
+- partitions (growth) and replication_factor: only where the spec gives a count (omitted
+  counts never drift, KIP-464), and not while a reassignment of the topic is in progress, a
+  replication factor needs more brokers than there are, or manual assignments name unknown
+  brokers [update].
+- partitions above the spec, placement where a spec sets assignments and the replication
+  factor matches, present for a tombstone's topic [drift._blocked].
+- unmanaged: on the cluster, named by no spec (tombstones included), not out of reach.
+
+`first_seen` is the first date of the unbroken run of snapshots (consecutive snapshots of the
+cluster, whatever the calendar gaps between them) showing the same difference: same kind,
+field, desired and actual value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyspark import StorageLevel
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from reconciler.fleet.inputs import Desired, Observed
+from reconciler.fleet.names import ignored_name
+from reconciler.planning.diff import OPERATIONAL_KEYS
+
+DRIFT_COLUMNS = (
+    "cluster",
+    "date",
+    "topic",
+    "field",
+    "desired",
+    "actual",
+    "kind",
+    "first_seen",
+    "from_first_snapshot",
+    "file",
+    "line",
+    "column",
+)
+UNMANAGED_COLUMNS = (
+    "cluster",
+    "date",
+    "topic",
+    "partitions",
+    "replication_factor",
+    "first_seen",
+    "from_first_snapshot",
+)
+
+_ITEM = T.StructType(
+    [
+        T.StructField("kind", T.StringType()),
+        T.StructField("field", T.StringType()),
+        T.StructField("desired", T.StringType()),
+        T.StructField("actual", T.StringType()),
+    ]
+)
+
+_KEYS = ["cluster", "date", "topic"]
+
+
+@dataclass(frozen=True)
+class Rows:
+    """The job's main frame and what the drift items need beside it."""
+
+    # One row per topic of each snapshot that counts, with its spec (none for unmanaged
+    # topics), the snapshot's brokers and the cluster's limits: the drift items, the
+    # consistency and the broker load derive from it. Persisted; partitioned by (cluster,
+    # topic), which the per-topic steps after it reuse.
+    rows: DataFrame
+    # Spec'd topics, per date, the snapshot does not hold: candidates for `missing`
+    absent: DataFrame
+    duplicates: int  # topic lines a snapshot held twice (one copy is kept)
+    cached: tuple[DataFrame, ...]  # to unpersist after the job
+
+
+def prepare(desired: Desired, observed: Observed) -> Rows:
+    """Join the snapshots' topics to their specs, and run it: this is the pass that parses
+    every snapshot line (and counts the bad ones).
+
+    The join is on (cluster, topic), not per date, so the specs are shuffled once rather than
+    once per snapshot date; a spec's dates without its topic come from the dates each topic was
+    seen on, gathered where the rows already sit. Comparing how many rows a topic has with how
+    many dates it was seen on finds duplicated lines without a pass of their own; only when
+    there are any (broken input) are the rows deduplicated.
+    """
+    patterns = {
+        row["cluster"]: tuple(row["ignore"])
+        for row in desired.clusters.select("cluster", "ignore").collect()  # one per cluster
+    }
+    # A lambda, not ignored_name itself: pyspark reads a function's type hints as a request
+    # for a pandas UDF, and this one takes plain values.
+    ignored = F.udf(
+        lambda name, cluster: ignored_name(name, patterns.get(cluster)), "boolean", useArrow=False
+    )
+    specs = desired.specs.withColumnsRenamed(
+        {"partitions": "spec_partitions", "replication_factor": "spec_rf"}
+    )
+    context = F.broadcast(
+        observed.snapshots.drop("brokers", "taken_at").join(
+            F.broadcast(desired.clusters.drop("ignore").withColumn("has_desired", F.lit(True))),
+            "cluster",
+            "left",
+        )
+    )
+    manual = F.coalesce(F.size("assignments") > 0, F.lit(False))
+    managed_cluster = F.coalesce(F.col("has_desired"), F.lit(False))
+    rows = (
+        observed.topics.join(specs, ["cluster", "topic"], "left")
+        .join(context, ["cluster", "date"])
+        .select(
+            "*",
+            managed_cluster.alias("managed_cluster"),
+            F.col("state").isNotNull().alias("managed"),
+            F.when(managed_cluster, ignored(F.col("topic"), F.col("cluster"))).alias("ignored"),
+            manual.alias("manual"),
+            F.size("replicas").alias("cur_count"),
+            F.aggregate("replicas", F.lit(0), lambda acc, r: F.greatest(acc, F.size(r))).alias(
+                "cur_rf"
+            ),
+            # the planner's `spec.partitions or len(manual)` and `replication_factor or
+            # len(manual[0])`: validated specs never hold a 0 for `or` to skip
+            F.coalesce(F.col("spec_partitions"), F.when(manual, F.size("assignments"))).alias(
+                "want_count"
+            ),
+            F.coalesce(
+                F.col("spec_rf"),
+                F.when(manual, F.size(F.try_element_at("assignments", F.lit(1)))),
+            ).alias("want_rf"),
+            F.size("broker_ids").alias("broker_count"),
+        )
+        .drop("has_desired")
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    )
+    seen = (
+        rows.groupBy("cluster", "topic")
+        .agg(F.collect_set("date").alias("seen"), F.count(F.lit(1)).alias("lines"))
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    )
+    twice = seen.agg(F.sum(F.col("lines") - F.size("seen"))).first()
+    duplicates = int(twice[0]) if twice is not None and twice[0] is not None else 0
+    cached: tuple[DataFrame, ...] = (rows, seen)
+    if duplicates:
+        rows = rows.dropDuplicates(_KEYS).persist(StorageLevel.MEMORY_AND_DISK)
+        cached = (*cached, rows)
+    dates = F.broadcast(observed.snapshots.groupBy("cluster").agg(F.collect_set("date").alias("d")))
+    absent = (
+        specs.where(F.col("state") == "present")
+        .join(seen.drop("lines"), ["cluster", "topic"], "left")
+        .join(dates, "cluster")
+        .select(
+            "*",
+            F.explode(F.array_except("d", F.coalesce(F.col("seen"), F.array()))).alias("date"),
+        )
+        .drop("d", "seen")
+        .join(context, ["cluster", "date"])
+        .where(F.col("has_desired"))
+        .select(
+            "*",
+            ignored(F.col("topic"), F.col("cluster")).alias("ignored"),
+            manual.alias("manual"),
+            F.coalesce(
+                F.col("spec_rf"),
+                F.when(manual, F.size(F.try_element_at("assignments", F.lit(1)))),
+            ).alias("want_rf"),
+            F.size("broker_ids").alias("broker_count"),
+        )
+    )
+    return Rows(rows, absent, duplicates, cached)
+
+
+def items(prepared: Rows) -> DataFrame:
+    """The drift items of every (cluster, date), before first_seen: cluster, date, seq, topic,
+    kind, field, desired, actual, file, line, column, partitions, replication_factor (the last
+    two for unmanaged topics)."""
+    c = F.col
+    rows = prepared.rows
+    in_reach = c("managed_cluster") & ~c("ignored") & ~c("internal")
+    spec = in_reach & c("managed")
+    absent = c("state") == "absent"
+    update = spec & ~absent
+
+    config = _config_items(c("config"), c("overrides"))
+    counts = _count_items()
+    placement = _placement_item()
+    present = F.when(spec & absent, _item("present", "topic", None, "present"))
+    unmanaged = F.when(in_reach & ~c("managed"), _item("unmanaged", "topic", None, "present"))
+    found = F.concat(
+        F.when(update, F.concat(config, counts, F.array(placement))).otherwise(
+            F.array().cast(T.ArrayType(_ITEM))
+        ),
+        F.array(present, unmanaged),
+    )
+    exploded = (
+        rows.where(c("managed_cluster"))
+        .select(
+            *_ITEM_CONTEXT,
+            F.explode(F.filter(found, lambda i: i.isNotNull())).alias("i"),
+        )
+        .select("*", "i.*")
+        .drop("i")
+    )
+    return exploded.unionByName(_missing(rows, prepared.absent)).select(
+        "cluster",
+        "date",
+        "seq",
+        "topic",
+        "kind",
+        "field",
+        "desired",
+        "actual",
+        c("spec_file").alias("file"),
+        c("spec_line").alias("line"),
+        c("spec_column").alias("column"),
+        F.when(c("kind") == "unmanaged", c("cur_count")).alias("partitions"),
+        F.when(c("kind") == "unmanaged", c("cur_rf")).alias("replication_factor"),
+    )
+
+
+_ITEM_CONTEXT = (
+    "cluster", "date", "seq", "topic", "spec_file", "spec_line", "spec_column", "cur_count",
+    "cur_rf",
+)  # fmt: skip
+
+
+def _missing(rows: DataFrame, absent: DataFrame) -> DataFrame:
+    """Spec'd topics a snapshot lacks, less the creates the planner refuses [diff.create]: a
+    name policy.ignore covers, one colliding with an existing topic over '.' versus '_',
+    assignments naming unknown brokers, a replication factor above the broker count."""
+    c = F.col
+    key = F.translate(c("topic"), ".", "_")  # Kafka's unifyCollisionChars
+    wanted = absent.where(~c("ignored")).withColumn("key", key)
+    keys = ["cluster", "date", "key"]
+    # The candidates are few: broadcast them and stream the rows past them
+    taken = (
+        rows.select("cluster", "date", key.alias("key"))
+        .join(F.broadcast(wanted.select(*keys).distinct()), keys, "left_semi")
+        .distinct()
+    )
+    rf = F.coalesce(c("want_rf"), c("default_rf"))
+    refused = (c("manual") & ~_known(c("assignments"))) | (
+        rf.isNotNull() & (c("broker_count") > 0) & (rf > c("broker_count"))
+    )
+    return (
+        wanted.join(taken, keys, "left_anti")
+        .where(~refused)
+        .select(
+            "cluster",
+            "date",
+            "seq",
+            "topic",
+            "spec_file",
+            "spec_line",
+            "spec_column",
+            F.lit(None).cast("int").alias("cur_count"),
+            F.lit(None).cast("int").alias("cur_rf"),
+            F.lit("missing").alias("kind"),
+            F.lit("topic").alias("field"),
+            F.lit("present").alias("desired"),
+            F.lit(None).cast("string").alias("actual"),
+        )
+    )
+
+
+def _item(kind: str, field: str | Column, desired: Column | None, actual: Column | str) -> Column:
+    return F.struct(
+        F.lit(kind).alias("kind"),
+        (field if isinstance(field, Column) else F.lit(field)).alias("field"),
+        (desired if desired is not None else F.lit(None).cast("string")).alias("desired"),
+        (actual if isinstance(actual, Column) else F.lit(actual)).alias("actual"),
+    )
+
+
+def _config_items(wanted: Column, overrides: Column) -> Column:
+    """One item per config key whose canonical value differs; both sides are canonical
+    already (compile and the snapshot writer), so this is a string comparison."""
+    operational = F.array(*(F.lit(k) for k in sorted(OPERATIONAL_KEYS)))
+    current = F.map_filter(
+        overrides,
+        lambda k, _: F.map_contains_key(wanted, k) | ~F.array_contains(operational, k),
+    )
+    keys = F.array_sort(F.array_distinct(F.concat(F.map_keys(wanted), F.map_keys(current))))
+    return F.filter(
+        F.transform(
+            keys,
+            lambda k: _item("config", F.concat(F.lit("config."), k), wanted[k], current[k]),
+        ),
+        lambda i: ~i.desired.eqNullSafe(i.actual),
+    )
+
+
+def _known(ids: Column) -> Column:
+    """The planner's _brokers_known: every broker named is listed (always, when the snapshot
+    lists none)."""
+    return (F.col("broker_count") == 0) | F.forall(
+        F.flatten(ids), lambda b: F.array_contains(F.col("broker_ids"), b)
+    )
+
+
+def _count_items() -> Column:
+    """Partition growth and replication-factor changes the plan would make [diff.update]."""
+    c = F.col
+    grow = F.coalesce(c("want_count") > c("cur_count"), F.lit(False))
+    # The planner judges the replication factor on the replicas an in-progress reassignment
+    # settles to, but a topic with one in progress gets neither change (moving, below), so the
+    # replicas as listed give the same answer wherever it matters.
+    reshape = c("want_rf").isNotNull() & F.exists("replicas", lambda r: F.size(r) != c("want_rf"))
+    moving = c("moving")
+    grow = grow & ~moving
+    reshape = reshape & ~moving
+    needed = F.greatest(F.coalesce(c("want_rf"), F.lit(0)), F.when(grow, c("cur_rf")).otherwise(0))
+    reshape = reshape & ~(needed > c("broker_count"))
+    used = F.when(reshape, c("assignments")).otherwise(
+        F.filter("assignments", lambda _, i: i >= c("cur_count"))
+    )
+    refused = c("manual") & (grow | reshape) & ~_known(used)
+    return F.array(
+        F.when(
+            grow & ~refused,
+            _item(
+                "partitions",
+                "partitions",
+                c("want_count").cast("string"),
+                c("cur_count").cast("string"),
+            ),
+        ),
+        F.when(
+            reshape & ~refused,
+            _item(
+                "replication_factor",
+                "replication_factor",
+                c("want_rf").cast("string"),
+                c("cur_rf").cast("string"),
+            ),
+        ),
+        # more partitions than the spec: Kafka cannot shrink them [drift._blocked]
+        F.when(
+            c("want_count") < c("cur_count"),
+            _item(
+                "partitions",
+                "partitions",
+                c("want_count").cast("string"),
+                c("cur_count").cast("string"),
+            ),
+        ),
+    )
+
+
+def _placement_item() -> Column:
+    """Manual assignments the replicas no longer follow, at an unchanged replication factor
+    [drift._blocked]."""
+    c = F.col
+    now = F.slice("replicas", 1, F.size("assignments"))
+    spec = F.slice("assignments", 1, F.size(now))
+    same_rf = F.forall(F.zip_with(now, spec, lambda x, y: F.size(x) == F.size(y)), lambda v: v)
+    return F.when(
+        c("manual") & same_rf & ~(now == spec),
+        _item("placement", "assignments", _lists(spec), _lists(now)),
+    )
+
+
+def _lists(assignments: Column) -> Column:
+    """`[[1, 2], [2, 3]]`, as drift._lists writes it."""
+    inner = F.transform(
+        assignments,
+        lambda r: F.concat(F.lit("["), F.array_join(r.cast("array<string>"), ", "), F.lit("]")),
+    )
+    return F.concat(F.lit("["), F.array_join(inner, ", "), F.lit("]"))
+
+
+def with_first_seen(found: DataFrame, snapshots: DataFrame) -> DataFrame:
+    """Each item with the first date of its unbroken run of snapshots (gaps and islands: in a
+    run, the snapshot sequence number minus the item's row number stays constant), and whether
+    that run already held in the first snapshot read."""
+    same = ["cluster", "topic", "kind", "field", "desired", "actual"]
+    numbered = found.withColumn(
+        "island", F.col("seq") - F.row_number().over(Window.partitionBy(*same).orderBy("seq"))
+    )
+    run = Window.partitionBy(*same, "island")
+    return numbered.select(
+        "*",
+        F.min("date").over(run).alias("first_seen"),
+        (F.min("seq").over(run) == 1).alias("from_first_snapshot"),
+    ).drop("island")

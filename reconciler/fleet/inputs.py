@@ -1,0 +1,353 @@
+"""Reading the pipeline's two inputs into DataFrames, counting bad lines instead of failing.
+
+Snapshots live in a Hive-style layout, SNAPSHOTS/cluster=NAME/date=YYYY-MM-DD/*.jsonl: the
+cluster and the date come from the directories (partition columns, kept as strings), so a
+`--since` filter on `date` prunes whole directories before any file is opened. Each line is
+parsed with `from_json` against the declared schema (schemas.py), then checked; a line that
+fails a check is counted under a reason and left out:
+
+    malformed            not a JSON object with a `record` field
+    unknown record       `record` is neither "cluster" nor "topic"
+    format_version       a line of another format version
+    incomplete           a required field missing or of the wrong type
+    cluster mismatch     a cluster line naming another cluster than its cluster= directory
+    bad date directory   date= is not a calendar date YYYY-MM-DD
+    no cluster line      a topic line whose snapshot (cluster, date, taken_at) has no valid
+                         cluster line (or, on the desired side, whose cluster has none)
+    duplicate            a second line for the same topic in one snapshot (one is kept;
+                         found after the join, see drift.joined)
+
+When a cluster has several snapshots for one date (the job ran twice), the one taken last
+counts and the lines of the others are reported as superseded, not as bad.
+
+The counts are Spark observations: aggregates computed while the job's main pass parses the
+lines, so counting them costs no pass of its own. They are read after that pass has run
+(`Counts.get`). The cluster lines, few, are found first by a text filter and parsed alone.
+
+The desired side (DESIRED/*.jsonl from `reconciler compile`) is read the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+from pyspark.sql import Column, DataFrame, Observation, SparkSession, Window
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from reconciler.errors import ConfigError
+from reconciler.fleet.schemas import DESIRED_LINE, SNAPSHOT_LINE
+
+GLOB = "*.jsonl"
+LAYOUT = "SNAPSHOTS/cluster=NAME/date=YYYY-MM-DD/*.jsonl"
+_DATE = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+
+REASONS = (
+    "malformed", "unknown record", "format_version", "incomplete", "cluster mismatch",
+    "bad date directory", "no cluster line", "duplicate",
+)  # fmt: skip
+
+
+class InputError(ConfigError):
+    """An input directory is missing, empty or not in the layout the job reads."""
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Bad (and superseded) lines of one input, counted while the main pass runs."""
+
+    input: str  # "desired" or "snapshots"
+    observations: tuple[Observation, ...]
+    counted: tuple[tuple[str, int, str | None], ...] = ()  # (reason, lines, file) known already
+
+    def get(self) -> dict[str, tuple[int, str | None]]:
+        """reason -> (lines, one file holding such lines). Blocks until the main pass has run:
+        call it after the job's first action over the topics."""
+        seen = list(self.counted)
+        for observation in self.observations:  # each has every reason's two metrics
+            metrics = observation.get
+            for reason in (*REASONS, "superseded"):
+                lines, example = metrics.get(f"{reason}: lines"), metrics.get(f"{reason}: file")
+                if isinstance(lines, int):
+                    seen.append((reason, lines, example if isinstance(example, str) else None))
+        found: dict[str, tuple[int, str | None]] = {}
+        for reason, lines, example in seen:
+            if lines:
+                before, first = found.get(reason, (0, None))
+                found[reason] = (before + lines, first or example)
+        return found
+
+
+@dataclass(frozen=True)
+class Desired:
+    clusters: DataFrame  # cluster, max_broker_partitions, max_partitions, ignore (small)
+    specs: DataFrame  # cluster, topic, state, partitions, replication_factor, config, ...
+    counts: Counts
+    cached: tuple[DataFrame, ...]  # small frames persisted for reuse: unpersist after the job
+
+
+@dataclass(frozen=True)
+class Observed:
+    # One row per snapshot that counts (small): cluster, date, taken_at, seq (1, 2, ... per
+    # cluster), brokers, broker_ids, default_rf
+    snapshots: DataFrame
+    # One row per topic line of those snapshots: cluster, date, topic, internal, replicas (per
+    # partition, by id), overrides, moving (a reassignment in progress). A topic twice in one
+    # snapshot is two rows: drift.joined finds and drops the copy.
+    topics: DataFrame
+    superseded: DataFrame  # cluster, date, taken_at: snapshots a later one replaced (small)
+    counts: Counts
+    cached: tuple[DataFrame, ...]  # small frames persisted for reuse: unpersist after the job
+
+
+def local_dir(path: str, what: str, hint: str) -> None:
+    """Fail early, with the path, when a local input directory is missing or holds no
+    `*.jsonl`: Spark's own error would be a Java stack trace. Remote URIs (hdfs://, s3a://)
+    are left to Spark."""
+    parsed = urlparse(path)
+    if parsed.scheme not in ("", "file"):
+        return
+    local = Path(parsed.path if parsed.scheme == "file" else path)
+    if not local.is_dir():
+        raise InputError(f"{what} {path} is not a directory; {hint}")
+    if next(local.rglob(GLOB), None) is None:
+        raise InputError(f"{what} {path} holds no {GLOB} file; {hint}")
+
+
+def read_desired(spark: SparkSession, root: str) -> Desired:
+    raw = spark.read.option("pathGlobFilter", GLOB).text(root)
+    r = F.col("r")
+    is_cluster = r.record == "cluster"
+    is_topic = r.record == "topic"
+    cluster_ok = F.coalesce(r.format_version == 1, F.lit(False))
+    assignments_ok = F.coalesce(
+        F.forall(r.assignments, lambda a: a.isNotNull() & F.forall(a, lambda b: b.isNotNull())),
+        F.lit(True),
+    )
+    reason = (
+        F.when(r.isNull() | r.record.isNull(), "malformed")
+        .when(~(is_cluster | is_topic), "unknown record")
+        .when(is_cluster & ~cluster_ok, "format_version")
+        .when(is_cluster & (r.cluster.isNull() | r.ignore.isNull()), "incomplete")
+        .when(
+            is_topic
+            & (
+                r.cluster.isNull()
+                | r.topic.isNull()
+                | ~F.coalesce(r.state.isin("present", "absent"), F.lit(False))
+                | ~assignments_ok
+            ),
+            "incomplete",
+        )
+    )
+    # The cluster lines: few, found by text before parsing (every one holds both words)
+    headers = _parsed(_maybe_cluster_lines(raw), DESIRED_LINE).where(
+        is_cluster & cluster_ok & r.cluster.isNotNull() & r.ignore.isNotNull()
+    )
+    # One cluster line per cluster: a second one (the same cluster compiled into two files)
+    # is a duplicate, and the first file in name order wins.
+    first = Window.partitionBy("cluster").orderBy("file")
+    ranked = headers.select(
+        r.cluster.alias("cluster"),
+        r.limits.max_broker_partitions.alias("max_broker_partitions"),
+        r.limits.max_partitions.alias("max_partitions"),
+        r.ignore.alias("ignore"),
+        "file",
+    ).withColumn("n", F.row_number().over(first))
+    clusters = ranked.where(F.col("n") == 1).drop("n", "file").persist()
+
+    counted = Observation("desired lines")
+    lines = _observe(counted, _parsed(raw, DESIRED_LINE).withColumn("reason", reason))
+    topic_rows = lines.where(F.col("reason").isNull() & is_topic).select(
+        r.cluster.alias("cluster"),
+        r.topic.alias("topic"),
+        r.state.alias("state"),
+        r.partitions.alias("partitions"),
+        r.replication_factor.alias("replication_factor"),
+        F.coalesce(r.config, _empty_map()).alias("config"),
+        r.assignments.alias("assignments"),
+        r.file.alias("spec_file"),
+        r.line.alias("spec_line"),
+        r.column.alias("spec_column"),
+        "file",
+    )
+    known = F.broadcast(clusters.select("cluster", F.lit(True).alias("known")))
+    one = Window.partitionBy("cluster", "topic").orderBy("file", "spec_line")
+    numbered = (
+        topic_rows.join(known, "cluster", "left")
+        .withColumn("n", F.when(F.col("known"), F.row_number().over(one)))
+        .withColumn(
+            "reason",
+            F.when(F.col("known").isNull(), "no cluster line").when(F.col("n") > 1, "duplicate"),
+        )
+    )
+    placed = Observation("desired topics")
+    specs = (
+        _observe(placed, numbered)
+        .where(F.col("reason").isNull())
+        .drop("known", "n", "file", "reason")
+        .persist()  # joined to the snapshots' topics, then to the dates their topic lacks
+    )
+    # A second cluster line for a cluster: counted now, from the few cluster lines
+    twice = ranked.where(F.col("n") > 1).agg(F.count(F.lit(1)), F.min("file")).first()
+    extra = (("duplicate", int(twice[0]), twice[1]),) if twice is not None else ()
+    return Desired(clusters, specs, Counts("desired", (counted, placed), extra), (clusters, specs))
+
+
+def read_snapshots(spark: SparkSession, root: str, since: str | None) -> Observed:
+    raw = spark.read.option("pathGlobFilter", GLOB).text(root)
+    if "cluster" not in raw.columns or "date" not in raw.columns:
+        raise InputError(
+            f"--snapshots {root} is not in the layout the job reads ({LAYOUT}): its files must "
+            "sit in cluster=NAME/date=YYYY-MM-DD directories"
+        )
+    if since is not None:
+        raw = raw.where(F.col("date") >= since)  # a partition filter: Spark skips the directories
+    r = F.col("r")
+    is_cluster = r.record == "cluster"
+    is_topic = r.record == "topic"
+    date_ok = F.col("date").rlike(_DATE) & F.try_to_date(F.col("date"), "yyyy-MM-dd").isNotNull()
+    brokers_ok = F.coalesce(
+        F.forall(r.brokers, lambda b: b.isNotNull() & b.id.isNotNull()), F.lit(False)
+    )
+    partitions_ok = F.coalesce(
+        F.forall(
+            r.partitions,
+            lambda p: p.isNotNull() & p.partition.isNotNull() & _ids_ok(p.replicas),
+        ),
+        F.lit(False),
+    )
+    reassignments_ok = F.coalesce(
+        F.forall(r.reassignments, lambda m: m.isNotNull() & m.partition.isNotNull()), F.lit(True)
+    )
+    reason = (
+        F.when(r.isNull() | r.record.isNull(), "malformed")
+        .when(~(is_cluster | is_topic), "unknown record")
+        .when(~date_ok, "bad date directory")
+        .when(is_cluster & ~F.coalesce(r.format_version == 1, F.lit(False)), "format_version")
+        .when(r.taken_at.isNull(), "incomplete")
+        .when(is_cluster & ~brokers_ok, "incomplete")
+        .when(
+            is_cluster & ~F.coalesce(r.cluster == F.col("cluster"), F.lit(False)),
+            "cluster mismatch",
+        )
+        .when(is_topic & (r.topic.isNull() | ~partitions_ok | ~reassignments_ok), "incomplete")
+    )
+
+    # The cluster lines: few, found by text before parsing (every one holds both words)
+    headers = (
+        _parsed(_maybe_cluster_lines(raw), SNAPSHOT_LINE, "cluster", "date")
+        .withColumn("reason", reason)
+        .where(is_cluster & F.col("reason").isNull())
+        .select(
+            "cluster",
+            "date",
+            r.taken_at.alias("taken_at"),
+            F.try_to_timestamp(r.taken_at).alias("at"),
+            r.brokers.alias("brokers"),
+            F.coalesce(r.broker_defaults, _empty_map()).alias("broker_defaults"),
+        )
+    )
+    latest = Window.partitionBy("cluster", "date").orderBy(
+        F.col("at").desc_nulls_last(), F.col("taken_at").desc()
+    )
+    ranked = headers.withColumn("n", F.row_number().over(latest)).persist()
+    by_date = Window.partitionBy("cluster").orderBy("date")
+    snapshots = (
+        ranked.where(F.col("n") == 1)
+        .withColumn("seq", F.dense_rank().over(by_date))
+        .select(
+            "cluster",
+            "date",
+            "taken_at",
+            "seq",
+            "brokers",
+            # the planner's frozenset of broker ids, and its int() of the broker default
+            F.array_distinct(F.transform("brokers", lambda b: b.id)).alias("broker_ids"),
+            F.col("broker_defaults")
+            .getItem("default.replication.factor")
+            .try_cast("int")
+            .alias("default_rf"),
+        )
+        .persist()
+    )
+    keys = ["cluster", "date", "taken_at"]
+    every = F.broadcast(ranked.select(*keys, (F.col("n") == 1).alias("current")))
+
+    counted = Observation("snapshot lines")
+    lines = _observe(
+        counted, _parsed(raw, SNAPSHOT_LINE, "cluster", "date").withColumn("reason", reason)
+    )
+    topic_lines = lines.where(F.col("reason").isNull() & is_topic).select(
+        "cluster",
+        "date",
+        "file",
+        r.taken_at.alias("taken_at"),
+        r.topic.alias("topic"),
+        F.coalesce(r.internal, F.lit(False)).alias("internal"),
+        # Each partition's replicas, by partition id: all the rest of the job needs of them
+        F.transform(F.array_sort(r.partitions), lambda p: p.replicas).alias("replicas"),
+        F.coalesce(r.overrides, _empty_map()).alias("overrides"),
+        F.coalesce(F.size(r.reassignments) > 0, F.lit(False)).alias("moving"),
+    )
+    placed = Observation("snapshot topics")
+    topics = (
+        _observe(
+            placed,
+            topic_lines.join(every, keys, "left").withColumn(
+                "reason",
+                F.when(F.col("current").isNull(), "no cluster line").when(
+                    ~F.col("current"), "superseded"
+                ),
+            ),
+        )
+        .where(F.col("current"))
+        .drop("current", "reason", "taken_at", "file")
+    )
+    superseded = ranked.where(F.col("n") > 1).select(*keys)
+    return Observed(
+        snapshots, topics, superseded, Counts("snapshots", (counted, placed)), (ranked, snapshots)
+    )
+
+
+def _empty_map() -> Column:
+    return F.create_map().cast(T.MapType(T.StringType(), T.StringType()))
+
+
+def _maybe_cluster_lines(raw: DataFrame) -> DataFrame:
+    """A superset of the cluster lines, by text: a cluster line holds `"record"` and
+    `"cluster"`; the parse and the record check that follow drop the rest."""
+    value = F.col("value")
+    return raw.where(value.contains('"record"') & value.contains('"cluster"'))
+
+
+def _ids_ok(ids: Column) -> Column:
+    return ids.isNotNull() & F.forall(ids, lambda b: b.isNotNull())
+
+
+def _parsed(raw: DataFrame, schema: T.StructType, *partitions: str) -> DataFrame:
+    """Each non-blank line with its file and its parse (`r`; null fields where the line does
+    not fit the schema)."""
+    return raw.where(F.trim(F.col("value")) != "").select(
+        *partitions,
+        F.col("_metadata.file_path").alias("file"),
+        F.from_json(F.col("value"), schema).alias("r"),
+    )
+
+
+def _observe(observation: Observation, frame: DataFrame) -> DataFrame:
+    """`frame` counting its rows by `reason` (and one file per reason) as it is processed."""
+    metrics: list[Column] = []
+    for reason in (*REASONS, "superseded"):
+        hit = F.col("reason") == reason
+        metrics.append(F.count(F.when(hit, 1)).alias(f"{reason}: lines"))
+        metrics.append(F.min(F.when(hit, F.col("file"))).alias(f"{reason}: file"))
+    return frame.observe(observation, *metrics)
+
+
+def counts(found: Mapping[str, tuple[int, str | None]]) -> int:
+    """Bad lines in `found` (Counts.get), superseded ones left out."""
+    return sum(lines for reason, (lines, _) in found.items() if reason != "superseded")

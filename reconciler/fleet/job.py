@@ -1,0 +1,418 @@
+"""The fleet drift job: compiled desired state and nightly snapshots in, Parquet tables out.
+
+    OUT/drift         cluster, date, topic, field, desired, actual, kind, first_seen, ...
+    OUT/unmanaged     topics no spec names, with first_seen
+    OUT/broker_load   replicas per broker and partitions per cluster against KIP-578 limits
+    OUT/consistency   topics that differ between clusters where the specs do not make them
+    OUT/summary.md    the run in a page
+
+Everything is DataFrame operations: the only rows that reach the driver are the summary's
+few aggregates. The same code runs on `local[*]` from `reconciler fleet drift` and on a
+cluster through `spark-submit` of this file, which hands its arguments to the same command:
+
+    spark-submit --master spark://HOST:7077 reconciler/fleet/job.py \\
+        --desired DESIRED --snapshots SNAPSHOTS --out OUT [--since YYYY-MM-DD]
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+from pyspark import StorageLevel
+from pyspark.errors import PySparkException
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from reconciler.errors import ConfigError, EnvironmentProblem, ReconcilerError
+from reconciler.fleet import summary as report
+from reconciler.fleet.consistency import CONSISTENCY_COLUMNS, consistency
+from reconciler.fleet.drift import (
+    DRIFT_COLUMNS,
+    UNMANAGED_COLUMNS,
+    Rows,
+    items,
+    prepare,
+    with_first_seen,
+)
+from reconciler.fleet.inputs import (
+    LAYOUT,
+    Desired,
+    Observed,
+    local_dir,
+    read_desired,
+    read_snapshots,
+)
+from reconciler.fleet.load import LOAD_COLUMNS, broker_load
+
+TABLES = ("drift", "unmanaged", "broker_load", "consistency")
+SUMMARY = "summary.md"
+TOP = 10  # rows in each of the summary's lists
+
+# Settings the job's results depend on, set on whatever session runs it: string partition
+# values (a cluster named 2024 stays "2024"), UTC dates.
+_SQL = {
+    "spark.sql.sources.partitionColumnTypeInference.enabled": "false",
+    "spark.sql.session.timeZone": "UTC",
+}
+
+# Spark's own log: errors only. (The CLI also sends the JVM's output to a file.)
+_LOG4J2 = """\
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+"""
+
+
+def session(
+    master: str | None = None, conf: Mapping[str, str] | None = None, log: Path | None = None
+) -> SparkSession:
+    """A SparkSession for the job: `master` (default `local[*]`, unless spark-submit already
+    chose one), the UI off, and on a local master the driver bound to 127.0.0.1. With `log`,
+    the JVM's own output goes to that file instead of this process's stdout and stderr."""
+    submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit started the JVM for us
+    if master is None and not submitted:
+        master = "local[*]"
+    builder = SparkSession.builder.appName("reconciler fleet drift")
+    settings = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false", **_SQL}
+    if master is not None:
+        builder = builder.master(master)
+        if master.startswith("local"):
+            settings |= {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
+    if not submitted:
+        config = Path(tempfile.gettempdir()) / "reconciler-fleet-log4j2.properties"
+        config.write_text(_LOG4J2, encoding="utf-8")
+        settings["spark.driver.extraJavaOptions"] = f"-Dlog4j.configurationFile=file:{config}"
+    settings |= dict(conf or {})
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    with _jvm_output(log):
+        try:
+            spark = builder.getOrCreate()
+        except Exception as exc:  # pyspark raises its own error types for a JVM that died
+            where = f"; Spark's output is in {log}" if log is not None else ""
+            raise EnvironmentProblem(
+                f"Spark could not start ({type(exc).__name__}: {str(exc).splitlines()[0]})"
+                f"{where}; it needs Java 17 or newer on PATH or in JAVA_HOME"
+            ) from exc
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+@contextmanager
+def _jvm_output(log: Path | None) -> Iterator[None]:
+    """Point file descriptors 1 and 2 at `log` while the JVM starts: it inherits them, and
+    keeps writing there (its warnings, and Python workers' output) for its lifetime."""
+    if log is None:
+        yield
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with log.open("ab") as target:
+        os.dup2(target.fileno(), 1)
+        os.dup2(target.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+
+
+def execute(
+    desired: str,
+    snapshots: str,
+    out: str,
+    *,
+    master: str | None = None,
+    since: str | None = None,
+    conf: Iterable[tuple[str, str]] = (),
+    log: Path | None = None,
+) -> report.FleetResult:
+    """`run` on a session of its own (see `session`), stopped afterwards. A failure inside
+    Spark (a Java exception, an unreadable remote path) becomes a one-line ReconcilerError
+    naming Spark's log; anything else is a bug and propagates."""
+    _check_inputs(desired, snapshots)  # before Spark starts: a wrong path fails in a moment
+    spark = session(master, dict(conf), log)
+    try:
+        return run(spark, desired, snapshots, out, since)
+    except ReconcilerError:
+        raise
+    except Exception as exc:
+        if not isinstance(exc, PySparkException) and not type(exc).__module__.startswith("py4j"):
+            raise
+        where = f" (Spark's log: {log})" if log is not None else ""
+        text = str(exc).strip()
+        first = text.splitlines()[0] if text else type(exc).__name__
+        raise ReconcilerError(f"the Spark job failed: {first}{where}") from exc
+    finally:
+        spark.stop()
+
+
+def run(
+    spark: SparkSession, desired: str, snapshots: str, out: str, since: str | None = None
+) -> report.FleetResult:
+    """Read both inputs, write the four tables and summary.md under `out`."""
+    _check_inputs(desired, snapshots)
+    for key, value in _SQL.items():
+        spark.conf.set(key, value)
+    wanted = read_desired(spark, desired)
+    observed = read_snapshots(spark, snapshots, since)
+    # Every table derives from these rows: computed once (the one pass that parses every
+    # snapshot line, counting the bad ones on the way), kept for the rest of the job.
+    prepared = prepare(wanted, observed)
+    rows = prepared.rows
+    found = with_first_seen(items(prepared), observed.snapshots).persist(
+        StorageLevel.MEMORY_AND_DISK
+    )
+    try:
+        frames = (
+            found.select(*(_dated(c) for c in DRIFT_COLUMNS)).orderBy(
+                "cluster", "date", "topic", "field"
+            ),
+            found.where(F.col("kind") == "unmanaged")
+            .select(*(_dated(c) for c in UNMANAGED_COLUMNS))
+            .orderBy("cluster", "date", "topic"),
+            broker_load(rows, observed, wanted.clusters)
+            .select(*(_dated(c) for c in LOAD_COLUMNS))
+            .orderBy("cluster", "date", "broker"),
+            consistency(rows)
+            .select(*(_dated(c) for c in CONSISTENCY_COLUMNS))
+            .orderBy("date", "topic", "field", "cluster"),
+        )
+        written = tuple(_join(out, name) for name in TABLES)
+        for frame, path in zip(frames, written, strict=True):
+            frame.write.mode("overwrite").parquet(path)
+        tables = {
+            name: spark.read.parquet(path) for name, path in zip(TABLES, written, strict=True)
+        }
+        result = _summary(desired, snapshots, since, prepared, observed, wanted, tables)
+    finally:
+        for frame in (found, *prepared.cached, *wanted.cached, *observed.cached):
+            frame.unpersist()
+    _write_text(_join(out, SUMMARY), report.render(result.summary))
+    return report.FleetResult(
+        out, written, result.summary, result.drift_rows, result.consistency_rows
+    )
+
+
+def _check_inputs(desired: str, snapshots: str) -> None:
+    local_dir(desired, "--desired", "write it with `reconciler compile --all-clusters --out DIR`")
+    local_dir(snapshots, "--snapshots", f"snapshots are read from {LAYOUT}")
+
+
+def _dated(column: str) -> Column:
+    """Dates as DATE values in the tables (they travel as YYYY-MM-DD strings until then)."""
+    if column in ("date", "first_seen"):
+        return F.to_date(F.col(column)).alias(column)
+    return F.col(column)
+
+
+def _join(root: str, name: str) -> str:
+    return f"{root.rstrip('/')}/{name}"
+
+
+def _write_text(path: str, text: str) -> None:
+    parsed = urlparse(path)
+    if parsed.scheme not in ("", "file"):
+        raise ConfigError(f"summary.md can only be written to a local directory, not {path}")
+    target = Path(parsed.path if parsed.scheme == "file" else path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot write {target}: {exc.strerror}") from exc
+
+
+@dataclass(frozen=True, slots=True)
+class _Collected:
+    summary: report.Summary
+    drift_rows: int
+    consistency_rows: int
+
+
+def _summary(
+    desired: str,
+    snapshots: str,
+    since: str | None,
+    prepared: Rows,
+    observed: Observed,
+    wanted: Desired,
+    tables: dict[str, DataFrame],
+) -> _Collected:
+    """The summary's aggregates: one row per cluster at most, top-N lists, counts."""
+    c = F.col
+    snaps = observed.snapshots
+    window = snaps.agg(
+        F.count(F.lit(1)).alias("n"), F.min("date").alias("first"), F.max("date").alias("last")
+    ).first()
+    snapshot_clusters = {r["cluster"] for r in snaps.select("cluster").distinct().collect()}
+    desired_clusters = {r["cluster"] for r in wanted.clusters.select("cluster").collect()}
+    topic_rows = prepared.rows.count()
+    superseded = observed.superseded.count()
+
+    drift = tables["drift"]
+    latest = snaps.groupBy("cluster").agg(F.max("date").alias("date"))
+    on_latest = drift.withColumn("date", c("date").cast("string")).join(latest, ["cluster", "date"])
+    counts = {
+        r["cluster"]: r
+        for r in on_latest.groupBy("cluster")
+        .agg(
+            F.count(F.lit(1)).alias("differences"),
+            F.countDistinct("topic").alias("topics"),
+            F.min("first_seen").alias("since"),
+            F.min_by("from_first_snapshot", "first_seen").alias("open"),
+            *(F.count(F.when(c("kind") == k, 1)).alias(k) for k in report.KINDS),
+        )
+        .collect()
+    }
+    clusters = []
+    for r in latest.where(c("cluster").isin(sorted(desired_clusters))).orderBy("cluster").collect():
+        got = counts.get(r["cluster"])
+        clusters.append(
+            report.ClusterDrift(
+                cluster=r["cluster"],
+                date=r["date"],
+                differences=got["differences"] if got else 0,
+                topics=got["topics"] if got else 0,
+                by_kind=tuple((k, got[k] if got else 0) for k in report.KINDS),
+                since=str(got["since"]) if got and got["since"] else None,
+                from_first_snapshot=bool(got and got["open"]),
+            )
+        )
+
+    load = (
+        tables["broker_load"]
+        .withColumn("date", c("date").cast("string"))
+        .join(latest, ["cluster", "date"])
+    )
+    brokers = [
+        report.BrokerRow(
+            r["cluster"],
+            r["date"],
+            r["broker"],
+            r["rack"],
+            r["replicas"],
+            r["max_broker_partitions"],
+            r["broker_percent"],
+            r["replicas_per_day"],
+            r["days_to_limit"],
+        )
+        for r in load.where(c("broker_percent").isNotNull())
+        .orderBy(c("broker_percent").desc(), "cluster", "broker")
+        .limit(TOP)
+        .collect()
+    ]
+    cluster_load = [
+        report.ClusterLoad(
+            r["cluster"],
+            r["date"],
+            r["cluster_partitions"],
+            r["max_partitions"],
+            r["cluster_percent"],
+            r["cluster_partitions_per_day"],
+        )
+        for r in load.where(c("cluster_percent").isNotNull())
+        .select(
+            "cluster",
+            "date",
+            "cluster_partitions",
+            "max_partitions",
+            "cluster_percent",
+            "cluster_partitions_per_day",
+        )
+        .distinct()
+        .orderBy(c("cluster_percent").desc(), "cluster")
+        .limit(TOP)
+        .collect()
+    ]
+
+    consistent = tables["consistency"].withColumn("date", c("date").cast("string"))
+    by_date = [
+        report.ConsistencyDate(r["date"], r["topics"], r["fields"], r["rows"])
+        for r in consistent.groupBy("date")
+        .agg(
+            F.countDistinct("topic").alias("topics"),
+            F.countDistinct("topic", "field").alias("fields"),
+            F.count(F.lit(1)).alias("rows"),
+        )
+        .orderBy("date")
+        .collect()
+    ]
+    examples: list[report.ConsistencyExample] = []
+    if by_date:
+        last = by_date[-1].date
+        pairs = F.concat_ws("=", c("cluster"), F.coalesce(c("actual"), F.lit("(none)")))
+        for r in (
+            consistent.where(c("date") == last)
+            .groupBy("date", "topic", "field")
+            .agg(F.array_sort(F.collect_list(pairs)).alias("values"))
+            .orderBy("topic", "field")
+            .limit(TOP)
+            .collect()
+        ):
+            examples.append(
+                report.ConsistencyExample(r["date"], r["topic"], r["field"], ", ".join(r["values"]))
+            )
+
+    # Counted while the rows were computed (inputs.Counts); a topic twice in one snapshot
+    # was found when they were joined (drift.prepare)
+    duplicates = prepared.duplicates
+    bad_rows: list[report.BadLines] = []
+    superseded_lines = 0
+    for tally in (wanted.counts, observed.counts):
+        found = tally.get()
+        if tally.input == "snapshots":
+            superseded_lines = found.pop("superseded", (0, None))[0]
+            if duplicates:
+                before, example = found.get("duplicate", (0, None))
+                found["duplicate"] = (before + duplicates, example)
+        bad_rows += [
+            report.BadLines(tally.input, reason, lines, example)
+            for reason, (lines, example) in sorted(found.items())
+        ]
+    result = report.Summary(
+        desired=desired,
+        snapshots=snapshots,
+        since=since,
+        first_date=window["first"] if window else None,
+        last_date=window["last"] if window else None,
+        snapshots_read=window["n"] if window else 0,
+        topic_rows=topic_rows,
+        superseded=superseded,
+        superseded_lines=superseded_lines,
+        desired_clusters=len(desired_clusters),
+        clusters=tuple(clusters),
+        no_desired=tuple(sorted(snapshot_clusters - desired_clusters)),
+        no_snapshots=tuple(sorted(desired_clusters - snapshot_clusters)),
+        brokers=tuple(brokers),
+        cluster_load=tuple(cluster_load),
+        consistency=tuple(by_date),
+        examples=tuple(examples),
+        bad=tuple(bad_rows),
+    )
+    return _Collected(result, drift.count(), consistent.count())
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`spark-submit reconciler/fleet/job.py ARGS`: the same as `reconciler fleet drift ARGS`,
+    on the master spark-submit chose."""
+    from reconciler.cli import main as cli_main
+
+    cli_main(["fleet", "drift", *(sys.argv[1:] if argv is None else argv)])
+
+
+if __name__ == "__main__":
+    main()

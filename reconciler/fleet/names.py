@@ -1,0 +1,37 @@
+"""Which topic names the planner never touches, decided by the planner's own function.
+
+policy.ignore holds Python regular expressions (`re.search`), and Spark's `rlike` is Java's
+regex dialect: the two disagree on named groups, some escapes and flags. So the job does not
+translate the patterns; it calls `reconciler.planning.diff.ignored` (the reserved
+`_reconciler_` prefix included) from a Python UDF. This module imports nothing beyond the
+standard library and the planner, so a Spark worker needs only the reconciler package.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from reconciler.planning.diff import ignored
+
+
+@lru_cache(maxsize=1024)
+def _compiled(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    compiled = []
+    for pattern in patterns:
+        try:
+            compiled.append(re.compile(pattern))
+        except re.error:
+            # The planner skips a pattern it cannot compile too (and reports it as
+            # invalid_ignore_pattern); compile only writes validated specs anyway.
+            continue
+    return tuple(compiled)
+
+
+def ignored_name(name: str | None, patterns: Sequence[str] | None) -> bool | None:
+    """True when the planner never plans nor reports `name` on a cluster with these
+    policy.ignore `patterns`; None for a missing name (a bad input line)."""
+    if name is None:
+        return None
+    return ignored(name, _compiled(tuple(patterns or ())))

@@ -1,0 +1,99 @@
+"""A local cluster as values: its nodes, and the state file `status` and `down` read.
+
+    <state>/state.json          ports, pids, cluster id (written atomically by `start`)
+
+A node's pid is trusted only while /proc shows it is still the JVM started for that node's
+directory: pids get reused, and `down` must never signal someone else's process.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from reconciler.cluster.adapter import ClusterDescription, describe_cluster
+from reconciler.errors import LocalClusterError
+
+STATE_FILE = "state.json"
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    id: int
+    controller: bool  # combined broker+controller; otherwise broker-only
+    rack: str | None
+    port: int  # PLAINTEXT listener
+    controller_port: int | None
+    pid: int | None = None
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+
+@dataclass(frozen=True, slots=True)
+class LocalCluster:
+    state_dir: Path
+    kafka_version: str
+    cluster_id: str
+    nodes: tuple[Node, ...]
+    started_at: float  # epoch seconds
+    overrides: tuple[tuple[str, str], ...] = ()
+    request_log: bool = False  # each node writes requests.log (see REQUEST_LOG4J2)
+
+    @property
+    def bootstrap(self) -> str:
+        return ",".join(n.address for n in self.nodes)
+
+    def node_dir(self, node: Node) -> Path:
+        return self.state_dir / f"n{node.id}"
+
+    def running_pids(self) -> list[int]:
+        return [
+            n.pid for n in self.nodes if n.pid is not None and is_our_jvm(n.pid, self.node_dir(n))
+        ]
+
+    def describe(self, timeout: float = 10.0) -> ClusterDescription:
+        return describe_cluster(self.bootstrap, timeout=timeout)
+
+
+# ---------------------------------------------------------------------------- state file
+
+
+def load_state(state_dir: Path) -> LocalCluster | None:
+    path = state_dir / STATE_FILE
+    if not path.exists():
+        return None
+    try:
+        raw = json.loads(path.read_text())
+        nodes = tuple(Node(**n) for n in raw.pop("nodes"))
+        raw["overrides"] = tuple(tuple(kv) for kv in raw.get("overrides", ()))
+        return LocalCluster(
+            state_dir=state_dir, nodes=nodes, **{k: v for k, v in raw.items() if k != "state_dir"}
+        )
+    except (ValueError, TypeError, KeyError) as exc:
+        raise LocalClusterError(
+            f"{path} is not a state file this version understands ({exc}); stop any Kafka "
+            f"started from {state_dir} by hand and delete the directory."
+        ) from exc
+
+
+def save_state(cluster: LocalCluster) -> None:
+    data = asdict(cluster)
+    data["state_dir"] = str(cluster.state_dir)
+    tmp = cluster.state_dir / (STATE_FILE + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    tmp.replace(cluster.state_dir / STATE_FILE)
+
+
+def is_our_jvm(pid: int, node_dir: Path) -> bool:
+    """True if pid is alive and is the JVM started for node_dir (pids get reused)."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        status = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    if status.split(") ", 1)[-1].startswith("Z"):
+        return False  # a zombie has exited; it only waits to be reaped
+    return str(node_dir / "server.properties").encode() in cmdline

@@ -1,0 +1,55 @@
+# KafkaAdminClient as reconciler calls it (see ../__init__.pyi).
+
+from collections.abc import Mapping, Sequence
+from types import TracebackType
+from typing import Any, TypedDict
+
+from kafka import TopicPartition
+from kafka.errors import BrokerResponseError
+
+class _Reassignment(TypedDict):
+    # One partition's entry of list_partition_reassignments (broker ids).
+    replicas: list[int]
+    adding_replicas: list[int]
+    removing_replicas: list[int]
+
+class KafkaAdminClient:
+    def __init__(
+        self,
+        *,
+        bootstrap_servers: str | list[str] = ...,
+        client_id: str = ...,
+        request_timeout_ms: int = ...,
+        bootstrap_timeout_ms: int = ...,
+        security_protocol: str = ...,
+        sasl_mechanism: str | None = ...,
+        sasl_plain_username: str | None = ...,
+        sasl_plain_password: str | None = ...,
+        ssl_cafile: str | None = ...,
+        ssl_certfile: str | None = ...,
+        ssl_keyfile: str | None = ...,
+        ssl_password: str | None = ...,
+    ) -> None: ...
+    def __enter__(self) -> KafkaAdminClient: ...
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> None: ...
+    def close(self) -> None: ...
+    def list_partition_reassignments(
+        self,
+        topic_partitions: Mapping[str, Sequence[int]] | Sequence[TopicPartition] | None = None,
+        timeout_ms: int | None = None,
+    ) -> dict[TopicPartition, _Reassignment]: ...
+    # Per partition the broker answered for: None (accepted) or the error class; a replica
+    # list of None cancels that partition's reassignment.
+    def alter_partition_reassignments(
+        self,
+        reassignments: Mapping[TopicPartition, Sequence[int] | None],
+        timeout_ms: int | None = None,
+    ) -> dict[TopicPartition, type[BrokerResponseError] | None]: ...
+    # Used only by the tests, as a reader independent of librdkafka.
+    def describe_cluster(self) -> dict[str, Any]: ...
+    def describe_topics(self, topics: Sequence[str] | None = None) -> list[dict[str, Any]]: ...

@@ -1,0 +1,12 @@
+# kafka-python's exceptions that reconciler catches or reads (see ../__init__.pyi).
+
+from typing import ClassVar
+
+class KafkaError(Exception): ...
+
+class BrokerResponseError(KafkaError):
+    # Kafka's error code, its name (e.g. REASSIGNMENT_IN_PROGRESS) and its description: set on
+    # each subclass, which kafka-python reports per partition as the class itself.
+    errno: ClassVar[int | None]
+    message: ClassVar[str | None]
+    description: ClassVar[str | None]
