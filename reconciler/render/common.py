@@ -36,6 +36,14 @@ def config_value(key: str, value: str) -> str:
     return value if human == value else f"{value} ({human})"
 
 
+def count(desired: int | None, default: int | None) -> str:
+    """A partition count or replication factor of a create: the spec's, or the broker's
+    default it will get (KIP-464)."""
+    if desired is not None:
+        return str(desired)
+    return f"broker default ({default})" if default is not None else "broker default"
+
+
 def replicas(replica_list: tuple[int, ...]) -> str:
     return "[" + ", ".join(map(str, replica_list)) + "]"
 

@@ -435,9 +435,9 @@ def _change(change: Change) -> list[str]:
     match change:
         case CreateTopic():
             lines = [
-                f"- partitions: {_count(change.partitions, change.default_partitions)}",
+                f"- partitions: {common.count(change.partitions, change.default_partitions)}",
                 "- replication factor: "
-                + _count(change.replication_factor, change.default_replication_factor),
+                + common.count(change.replication_factor, change.default_replication_factor),
             ]
             if change.assignments is not None:
                 rows = common.numbered(change.assignments, 0)
@@ -487,12 +487,6 @@ def _change(change: Change) -> list[str]:
             return [f"- partitions: {change.partitions}", f"- reason: {reason}", ""]
         case _:
             assert_never(change)
-
-
-def _count(desired: int | None, default: int | None) -> str:
-    if desired is not None:
-        return str(desired)
-    return f"broker default ({default})" if default is not None else "broker default"
 
 
 def _config_row(entry: ConfigChange) -> str:

@@ -125,9 +125,9 @@ def _change(change: Change, paint: _Painter) -> list[str]:
     match change:
         case CreateTopic():
             lines = [
-                f"{_INDENT}partitions: {_count(change.partitions, change.default_partitions)}",
+                f"{_INDENT}partitions: {common.count(change.partitions, change.default_partitions)}",
                 f"{_INDENT}replication_factor: "
-                f"{_count(change.replication_factor, change.default_replication_factor)}",
+                f"{common.count(change.replication_factor, change.default_replication_factor)}",
             ]
             lines.extend(
                 paint.style(f"{_INDENT}+ {key}: {common.config_value(key, value)}", fg="green")
@@ -167,12 +167,6 @@ def _change(change: Change, paint: _Painter) -> list[str]:
             ]
         case _:
             assert_never(change)
-
-
-def _count(desired: int | None, default: int | None) -> str:
-    if desired is not None:
-        return str(desired)
-    return f"broker default ({default})" if default is not None else "broker default"
 
 
 def _config_entry(entry: ConfigChange, paint: _Painter) -> str:

@@ -4,7 +4,9 @@ with acks=all, read back from the beginning of partition 0.
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
@@ -58,6 +60,22 @@ def produce(connection: Connection, topic: str, key: str, value: bytes) -> None:
 
 def first_record(connection: Connection, topic: str, wait: float) -> bytes | None:
     """The value of the first record of partition 0 of `topic`, or None if none comes in time."""
+    found = _read(connection, topic, OFFSET_BEGINNING, None, wait, limit=1)
+    return found[0] if found else None
+
+
+def all_records(connection: Connection, topic: str, wait: float) -> list[bytes]:
+    """Every record value of partition 0 of `topic` up to its current end."""
+    with _consumer(connection) as consumer:
+        partition = KafkaTopicPartition(topic, 0)
+        low, high = consumer.get_watermark_offsets(partition, timeout=connection.seconds)
+    if high <= low:
+        return []
+    return _read(connection, topic, low, high - 1, wait)
+
+
+@contextlib.contextmanager
+def _consumer(connection: Connection) -> Iterator[Consumer]:
     conf = _client_conf(connection)
     conf.update(
         {
@@ -69,31 +87,24 @@ def first_record(connection: Connection, topic: str, wait: float) -> bytes | Non
     )
     consumer = Consumer(conf)
     try:
-        consumer.assign([KafkaTopicPartition(topic, 0, OFFSET_BEGINNING)])
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
-            message = consumer.poll(0.2)
-            if message is None or message.error() is not None:
-                continue
-            value = message.value()
-            return value if isinstance(value, bytes) else None
-        return None
+        yield consumer
     finally:
         consumer.close()
 
 
-def all_records(connection: Connection, topic: str, wait: float) -> list[bytes]:
-    """Every record value of partition 0 of `topic` up to its current end."""
-    conf = _client_conf(connection)
-    conf.update({"group.id": "reconciler-reader", "enable.auto.commit": False})
-    consumer = Consumer(conf)
+def _read(
+    connection: Connection,
+    topic: str,
+    start: int,
+    last: int | None,
+    wait: float,
+    limit: int | None = None,
+) -> list[bytes]:
+    """Record values of partition 0 from offset `start` until offset `last` (None: any), `limit`
+    records, or `wait` seconds, whichever comes first."""
     values: list[bytes] = []
-    try:
-        partition = KafkaTopicPartition(topic, 0)
-        low, high = consumer.get_watermark_offsets(partition, timeout=connection.seconds)
-        if high <= low:
-            return values
-        consumer.assign([KafkaTopicPartition(topic, 0, low)])
+    with _consumer(connection) as consumer:
+        consumer.assign([KafkaTopicPartition(topic, 0, start)])
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
             message = consumer.poll(0.2)
@@ -102,8 +113,9 @@ def all_records(connection: Connection, topic: str, wait: float) -> list[bytes]:
             value = message.value()
             if isinstance(value, bytes):
                 values.append(value)
-            if message.offset() is not None and (message.offset() or 0) >= high - 1:
+            offset = message.offset()
+            if (limit is not None and len(values) >= limit) or (
+                last is not None and offset is not None and offset >= last
+            ):
                 break
-        return values
-    finally:
-        consumer.close()
+    return values
