@@ -17,7 +17,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from reconciler import __version__
-from reconciler.errors import ConfigError, NotBuiltYet, ReconcilerError
+from reconciler.errors import ConfigError, InvalidSpecs, NotBuiltYet, ReconcilerError
 from reconciler.local.commands import local
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -377,7 +377,7 @@ def apply(
     else:
         try:
             reviewed = workflow.plan(ctx.repo, cluster, prune=prune)
-        except workflow.InvalidSpecs as exc:
+        except InvalidSpecs as exc:
             for diagnostic in exc.diagnostics:
                 click.echo(str(diagnostic), err=True)
             raise
@@ -478,10 +478,9 @@ def drift(ctx: Ctx, cluster: str, fmt: str, snapshot_out: Path | None, max_chars
 def _failure_comment(command: str, cluster: str, fmt: str, exc: Exception, max_chars: int) -> None:
     """Invalid specs print their diagnostics on stderr; with --format markdown, stdout also gets
     a comment that says what failed, so a pull request or an issue never shows an empty body."""
-    from reconciler import workflow
     from reconciler.render.markdown import render_failure
 
-    diagnostics = exc.diagnostics if isinstance(exc, workflow.InvalidSpecs) else ()
+    diagnostics = exc.diagnostics if isinstance(exc, InvalidSpecs) else ()
     for diagnostic in diagnostics:
         click.echo(str(diagnostic), err=True)
     if fmt == "markdown":
@@ -519,7 +518,7 @@ def import_(
     _progress(f"reading cluster '{cluster}'")
     try:
         run = workflow.import_topics(ctx.repo, cluster, out, include, exclude)
-    except workflow.InvalidSpecs as exc:
+    except InvalidSpecs as exc:
         for diagnostic in exc.diagnostics:
             click.echo(str(diagnostic), err=True)
         raise
@@ -631,7 +630,7 @@ def compile_(ctx: Ctx, cluster: str | None, all_clusters: bool, out: Path) -> No
         raise ConfigError("compile needs exactly one of --cluster NAME and --all-clusters")
     try:
         written, diagnostics = workflow.compile_desired(ctx.repo, cluster, out)
-    except workflow.InvalidSpecs as exc:
+    except InvalidSpecs as exc:
         for diagnostic in exc.diagnostics:
             click.echo(str(diagnostic), err=True)
         raise

@@ -2,6 +2,8 @@
 
     ReconcilerError             exit 1  anything the user can act on; never shown with a traceback
     ├── ConfigError             exit 1  reconciler.yaml or a CLI argument is wrong
+    ├── InvalidSpecs            exit 1  the spec files have errors (carries the diagnostics)
+    ├── InvalidConfigValue      exit 1  a topic config value Kafka would refuse (also ValueError)
     ├── EnvironmentProblem      exit 1  a tool the command needs (java, mvn) is missing or too old
     ├── LocalClusterError       exit 1  the local KRaft cluster could not be fetched, started or
     │                                   stopped
@@ -19,6 +21,8 @@ top level catches `ReconcilerError`, prints its message and exits with its `exit
 
 from __future__ import annotations
 
+from reconciler.diagnostics import Diagnostic
+
 
 class ReconcilerError(Exception):
     """Root of every error the CLI turns into a message and an exit code."""
@@ -28,6 +32,28 @@ class ReconcilerError(Exception):
 
 class ConfigError(ReconcilerError):
     """reconciler.yaml, an environment variable or a command-line argument is wrong."""
+
+
+class InvalidSpecs(ReconcilerError):
+    """The spec files have error diagnostics; nothing was read from or sent to any cluster."""
+
+    def __init__(self, diagnostics: tuple[Diagnostic, ...]) -> None:
+        errors = sum(1 for d in diagnostics if d.is_error)
+        super().__init__(
+            f"{errors} error(s) in the spec files; fix them (see `reconciler validate`) and retry"
+        )
+        self.diagnostics = diagnostics
+
+
+class InvalidConfigValue(ReconcilerError, ValueError):
+    """A topic config value (or key) Kafka would not accept; the message says what is.
+
+    Validation turns it into a diagnostic; one that escapes to the CLI is still a message.
+    """
+
+    def __init__(self, message: str, key: str) -> None:
+        super().__init__(message)
+        self.key = key
 
 
 class EnvironmentProblem(ReconcilerError):

@@ -36,7 +36,9 @@ import yaml
 
 from reconciler import __version__
 from reconciler.cluster.state import BrokerState, ClusterState, TopicState
-from reconciler.planning.diff import OPERATIONAL_KEYS, ignored, settled_replicas
+from reconciler.errors import InvalidConfigValue
+from reconciler.planning.configs import OPERATIONAL_KEYS
+from reconciler.planning.diff import ignored, settled_replicas
 from reconciler.spec import catalog
 from reconciler.spec.catalog import ConfigType
 from reconciler.spec.units import format_duration_ms, format_size_bytes
@@ -166,7 +168,7 @@ def spec_value(key: str, value: str) -> Any:
         try:
             if catalog.normalise(key, candidate) == value:
                 return candidate
-        except catalog.InvalidConfigValue:
+        except InvalidConfigValue:
             continue
     return value
 

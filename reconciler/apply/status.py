@@ -37,7 +37,7 @@ from reconciler.planning.changes import (
     IncreasePartitions,
     ReassignReplicas,
 )
-from reconciler.planning.diff import OPERATIONAL_KEYS
+from reconciler.planning.configs import OPERATIONAL_KEYS
 from reconciler.spec import catalog
 
 

@@ -39,7 +39,7 @@ from pyspark.sql import types as T
 
 from reconciler.fleet.inputs import Desired, Observed
 from reconciler.fleet.names import ignored_name
-from reconciler.planning.diff import OPERATIONAL_KEYS
+from reconciler.planning.configs import OPERATIONAL_KEYS
 
 DRIFT_COLUMNS = (
     "cluster",

@@ -88,7 +88,13 @@ def session(
     if master is not None:
         builder = builder.master(master)
         if master.startswith("local"):
-            settings |= {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
+            settings |= {
+                "spark.driver.host": "127.0.0.1",
+                "spark.driver.bindAddress": "127.0.0.1",
+                # Spark's 200 shuffle partitions cost more in task overhead than they save on
+                # one machine: a few per core
+                "spark.sql.shuffle.partitions": str(4 * _local_cores(master)),
+            }
     if not submitted:
         config = Path(tempfile.gettempdir()) / "reconciler-fleet-log4j2.properties"
         config.write_text(_LOG4J2, encoding="utf-8")
@@ -107,6 +113,12 @@ def session(
             ) from exc
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def _local_cores(master: str) -> int:
+    """N of local[N] (local[*] and local: this machine's cores)."""
+    inside = master.partition("[")[2].partition("]")[0].split(",")[0]
+    return int(inside) if inside.isdigit() else os.cpu_count() or 1
 
 
 @contextmanager

@@ -29,7 +29,6 @@ from reconciler.planning.changes import (
     AlterTopicConfig,
     Assignments,
     Change,
-    ConfigChange,
     CreateTopic,
     DeleteReason,
     DeleteTopic,
@@ -38,7 +37,7 @@ from reconciler.planning.changes import (
     ReassignReplicas,
     TopicChange,
 )
-from reconciler.spec import catalog
+from reconciler.planning.configs import config_changes
 from reconciler.spec.model import DesiredState, Policy, Presence, TopicSpec
 from reconciler.spec.topic_rules import collision_key
 
@@ -77,13 +76,6 @@ def diff(
         run.prune(unmanaged)
     return tuple(run.changes), tuple(run.diagnostics), unmanaged
 
-
-# Replication throttles that a reassignment (apply --throttle, kafka-reassign-partitions) sets
-# on a topic while replicas move and removes afterwards: operational state, not a spec's concern,
-# so an override of these keys is left alone unless the spec names the key.
-OPERATIONAL_KEYS = frozenset(
-    {"leader.replication.throttled.replicas", "follower.replication.throttled.replicas"}
-)
 
 # reconciler's own topics (apply's lock and audit record): never planned, whatever the ignore
 # patterns say, so no --prune can delete the lock another apply holds.
@@ -217,7 +209,7 @@ class _Diff:
         planned: list[Change] = []
         found: list[Hazard] = []
 
-        entries = self._config_changes(spec, current)
+        entries = config_changes(spec, current, self.state.broker_defaults)
         if entries:
             planned.append(AlterTopicConfig(name, entries))
             found.extend(hazards.config_hazards(entries))
@@ -280,38 +272,6 @@ class _Diff:
                     name, Action.UPDATE, tuple(planned), tuple(found), depends_on=spec.depends_on
                 )
             )
-
-    def _config_changes(self, spec: TopicSpec, current: TopicState) -> tuple[ConfigChange, ...]:
-        desired = spec.config_map  # already canonical (validated specs)
-        overrides = {
-            k: catalog.canonical(k, v)
-            for k, v in current.overrides.items()
-            if k in desired or k not in OPERATIONAL_KEYS
-        }
-        entries = []
-        for key in sorted(overrides.keys() | desired.keys()):
-            now, wanted = overrides.get(key), desired.get(key)
-            if now == wanted:
-                continue
-            inherited = self._inherited(current, key) if now is None or wanted is None else None
-            entries.append(ConfigChange(key, now, wanted, inherited))
-        return tuple(entries)
-
-    def _inherited(self, topic: TopicState, key: str) -> str | None:
-        """The value `key` has without a topic override.
-
-        DescribeConfigs reports an overridden key's own value only, so for a removal the
-        fallback comes from the broker's setting (ConfigDef.server_default) if the state read
-        it, else Kafka's built-in default from the catalog.
-        """
-        value = topic.inherited(key)
-        defn = catalog.lookup(key)
-        if value is None and defn is not None:
-            broker_key = defn.server_default or key
-            value = self.state.broker_defaults.get(broker_key)
-            if value is None:
-                value = defn.default
-        return catalog.canonical(key, value) if value is not None else None
 
     def _increase(
         self, spec: TopicSpec, current: TopicState, desired: int, reshape: bool

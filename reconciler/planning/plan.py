@@ -22,8 +22,10 @@ own (`change`) or pre-existing (`drift`); the marks are for reviewers, apply ign
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
 
+from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Severity, sort_key
 from reconciler.planning import hazards
@@ -108,15 +110,29 @@ def make_plan(
     desired: DesiredState,
     state: ClusterState,
     cluster: ClusterConfig,
-    based_on: str,
+    based_on: str | None = None,
     prune: bool = False,
+    warnings: Iterable[Diagnostic] = (),
 ) -> Plan:
-    """The plan for `cluster`; `based_on` is the state's fingerprint, computed by the caller."""
+    """The plan for `cluster`, built whole.
+
+    `based_on`: None records the fingerprint of the state of the topics the plan touches (what
+    apply checks a saved plan against); a caller that means another state (drift: all of it)
+    or a fixed value (tests, golden files) passes it. `warnings`: the spec loader's warnings,
+    shown with the plan's own diagnostics.
+    """
     policy = cluster.policy
     changes, diagnostics, unmanaged = diff(desired, state, policy, prune=prune)
     ordered = order(hazards.review(changes, desired, policy))
     broker_load, over_limits = check_limits(ordered, state, desired, cluster.limits, policy)
-    found = (*diagnostics, *over_limits, *check_policies(ordered, desired, state, policy))
+    found = {
+        *diagnostics,
+        *over_limits,
+        *check_policies(ordered, desired, state, policy),
+        *warnings,
+    }
+    if based_on is None:
+        based_on = fingerprint(state, [c.topic for c in ordered])
     return Plan(
         cluster=cluster.name,
         based_on=based_on,

@@ -23,23 +23,16 @@ unreachable cluster), so a pull request or an issue never shows an empty or stal
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import assert_never
 
 from reconciler.diagnostics import Diagnostic
 from reconciler.planning.changes import (
     Action,
-    AlterTopicConfig,
-    Change,
-    ConfigChange,
-    CreateTopic,
-    DeleteTopic,
     Hazard,
-    IncreasePartitions,
-    ReassignReplicas,
     TopicChange,
 )
 from reconciler.planning.plan import Plan
 from reconciler.render import common
+from reconciler.render import markdown_blocks as parts
 
 COLLAPSE_ABOVE = 20  # topics (or unmanaged names); beyond this, their lists are collapsible
 DEFAULT_MAX_CHARS = 60_000  # GitHub refuses a comment or issue body over 65,536 characters
@@ -70,7 +63,7 @@ def render_failure(
     head = [
         f"## reconciler {command} for `{cluster}`",
         "",
-        f"**`reconciler {command}` failed**: {_cell(message)}",
+        f"**`reconciler {command}` failed**: {parts.cell(message)}",
         "",
         "Nothing was changed on the cluster.",
     ]
@@ -79,8 +72,8 @@ def render_failure(
         head.append("")
         tail = [f"`reconciler validate --cluster {cluster}` lists the same problems."]
     room = _Room(max_chars - _cost([*head, *tail]))
-    errors = [_diagnostic(d) for d in diagnostics if d.is_error]
-    warnings = [_diagnostic(d) for d in diagnostics if not d.is_error]
+    errors = [parts.diagnostic_row(d) for d in diagnostics if d.is_error]
+    warnings = [parts.diagnostic_row(d) for d in diagnostics if not d.is_error]
     if diagnostics:
         room.reserve([*_DIAGNOSTICS_HEAD, _more_diagnostics(len(errors), len(warnings)), ""])
     shown_errors, shown_warnings = _prefixes(room, [_rows(errors), _rows(warnings)])
@@ -96,13 +89,13 @@ def render_failure(
 def _whole(plan: Plan) -> list[str]:
     lines = _head(plan)
     if plan.diagnostics:
-        lines += [*_DIAGNOSTICS_HEAD, *(_diagnostic(d) for d in plan.diagnostics), ""]
+        lines += [*_DIAGNOSTICS_HEAD, *(parts.diagnostic_row(d) for d in plan.diagnostics), ""]
     lines += _load(plan)
     collapse = len(plan.changes) > COLLAPSE_ABOVE
     for title, changes in _groups(plan):
         lines += title
         for topic_change in changes:
-            lines += _topic(topic_change, collapse)
+            lines += parts.topic_section(topic_change, collapse)
     if plan.unmanaged:
         lines += _unmanaged(plan.unmanaged, len(plan.unmanaged))
     return lines + _tail(plan, compact=False)
@@ -111,7 +104,7 @@ def _whole(plan: Plan) -> list[str]:
 def _head(plan: Plan) -> list[str]:
     s = plan.summary
     refused = common.not_applyable(plan)
-    verdict = "Applyable." if refused is None else f"**Not applyable**: {_cell(refused)}"
+    verdict = "Applyable." if refused is None else f"**Not applyable**: {parts.cell(refused)}"
     lines = [
         f"## reconciler plan for `{plan.cluster}`",
         "",
@@ -124,9 +117,9 @@ def _head(plan: Plan) -> list[str]:
     ]
     if plan.changed_since is not None:
         lines += [
-            f"Compared with {_code(plan.changed_since)}: {s.from_change} topic change(s) from "
-            f"this pull request, {s.drift} pre-existing drift (the cluster already differed from "
-            "specs this pull request does not change; apply makes both).",
+            f"Compared with {parts.code(plan.changed_since)}: {s.from_change} topic change(s) "
+            f"from this pull request, {s.drift} pre-existing drift (the cluster already differed "
+            "from specs this pull request does not change; apply makes both).",
             "",
         ]
     return lines
@@ -140,7 +133,7 @@ def _tail(plan: Plan, compact: bool) -> list[str]:
     # A fitted comment lists every hazard in its table: the sentence then names a few topics
     pending = common.unacknowledged_line(plan, max_topics=_FEW if compact else None)
     if pending is not None:
-        lines += ["", f"**{_cell(pending)}**"]
+        lines += ["", f"**{parts.cell(pending)}**"]
     return lines
 
 
@@ -174,7 +167,7 @@ def _groups(plan: Plan) -> list[tuple[list[str], tuple[TopicChange, ...]]]:
         return []
     if plan.changed_since is None:
         return [(["### Changes, in execution order", ""], plan.changes)]
-    ref = _code(plan.changed_since)
+    ref = parts.code(plan.changed_since)
     # A change without a cause cannot be claimed to be drift: it is shown as the change's own
     ours = tuple(c for c in plan.changes if c.cause != "drift")
     drift = tuple(c for c in plan.changes if c.cause == "drift")
@@ -216,8 +209,8 @@ def _fitted(plan: Plan, max_chars: int) -> list[str]:
     head, tail = _head(plan), _tail(plan, compact=True)
     room = _Room(max_chars - _cost([*head, *tail]))
 
-    errors = [_diagnostic(d) for d in plan.errors]
-    warnings = [_diagnostic(d) for d in plan.diagnostics if not d.is_error]
+    errors = [parts.diagnostic_row(d) for d in plan.errors]
+    warnings = [parts.diagnostic_row(d) for d in plan.diagnostics if not d.is_error]
     hazards = [(c.topic, h) for c in plan.changes for h in c.hazards]
     blocking = [_hazard_row(t, h) for t, h in hazards if h.blocks_apply]
     others = [_hazard_row(t, h) for t, h in hazards if not h.blocks_apply]
@@ -249,7 +242,7 @@ def _fitted(plan: Plan, max_chars: int) -> list[str]:
 
     sections: list[list[list[str]]] = []
     for (_, changes), most in zip(groups, most_changes, strict=True):
-        blocks = [_topic(c, collapse) for c in changes]
+        blocks = [parts.topic_section(c, collapse) for c in changes]
         [count] = _prefixes(room, [blocks])
         sections.append(blocks[:count])
         if count == len(changes):
@@ -352,7 +345,7 @@ _HAZARDS_HEAD = [
 
 def _hazard_row(topic: str, hazard: Hazard) -> str:
     # No message: a row per hazard must stay short for every hazard of a large plan to fit
-    return f"| {_code(topic)} | `{hazard.code}` | {common.hazard_status(hazard)} |"
+    return f"| {parts.code(topic)} | `{hazard.code}` | {common.hazard_status(hazard)} |"
 
 
 def _more_diagnostics(errors: int, warnings: int) -> str:
@@ -385,132 +378,3 @@ def _at_most(text: str, max_chars: int) -> str:
         return text
     cut = "\n\n*… cut at the comment size limit*"
     return text[: max(max_chars - len(cut), 0)] + cut[:max_chars]
-
-
-# --- pieces -----------------------------------------------------------------------------------
-
-
-def _cell(text: str) -> str:
-    """Text safe inside a table cell: no pipe, newline or HTML tag can break the row."""
-    return (
-        text.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("|", "\\|")
-        .replace("\n", " ")
-    )
-
-
-def _code(text: str) -> str:
-    fence = "``" if "`" in text else "`"
-    return f"{fence}{text}{fence}"
-
-
-def _diagnostic(d: Diagnostic) -> str:
-    topic = _code(d.topic) if d.topic else ""
-    where = _code(str(d.location)) if d.location else ""
-    return (
-        f"| {d.severity.value} | {d.code} | `{d.rule}` | {topic} | {where} | {_cell(d.message)} |"
-    )
-
-
-def _topic(topic_change: TopicChange, collapse: bool) -> list[str]:
-    action = topic_change.action
-    title = f"{action.value} {action.word} `{topic_change.topic}`"
-    body: list[str] = []
-    for change in topic_change.changes:
-        body.extend(_change(change))
-    if topic_change.depends_on:
-        body += [f"Depends on: {', '.join(_code(t) for t in topic_change.depends_on)}", ""]
-    for hazard in topic_change.hazards:
-        status = common.hazard_status(hazard)
-        body += [f"> **Hazard** `{hazard.code}` ({status}): {_cell(hazard.message)}", ""]
-    if collapse:
-        summary = f"{action.value} {action.word} <code>{topic_change.topic}</code>"
-        return ["<details>", f"<summary>{summary}</summary>", "", *body, "</details>", ""]
-    return [f"#### {title}", "", *body]
-
-
-def _change(change: Change) -> list[str]:
-    match change:
-        case CreateTopic():
-            lines = [
-                f"- partitions: {common.count(change.partitions, change.default_partitions)}",
-                "- replication factor: "
-                + common.count(change.replication_factor, change.default_replication_factor),
-            ]
-            if change.assignments is not None:
-                rows = common.numbered(change.assignments, 0)
-                lines.append("- assignments: " + _placements(rows))
-            lines.append("")
-            if change.config:
-                lines += ["| config | desired |", "| --- | --- |"]
-                lines.extend(
-                    f"| `{k}` | {_code(_cell(common.config_value(k, v)))} |"
-                    for k, v in change.config
-                )
-                lines.append("")
-            return lines
-        case AlterTopicConfig():
-            lines = ["| config | current | desired |", "| --- | --- | --- |"]
-            lines.extend(_config_row(entry) for entry in change.entries)
-            return [*lines, ""]
-        case IncreasePartitions():
-            lines = [f"- partitions: {change.current} → {change.desired}"]
-            if change.assignments is not None:
-                rows = common.numbered(change.assignments, change.current)
-                lines.append("- new partitions placed on: " + _placements(rows))
-            return [*lines, ""]
-        case ReassignReplicas():
-            lines = [
-                f"- replication factor: {change.current_rf} → {change.desired_rf} "
-                f"({common.reassignment_summary(change)})",
-                "",
-                "| partition | current | target |",
-                "| ---: | --- | --- |",
-            ]
-            moves = common.moved(change)
-            lines.extend(
-                f"| {p} | `{common.replicas(c)}` | `{common.replicas(t)}` |"
-                for p, c, t in moves[: common.MAX_LISTED_PARTITIONS]
-            )
-            if len(moves) > common.MAX_LISTED_PARTITIONS:
-                more = len(moves) - common.MAX_LISTED_PARTITIONS
-                lines.append(f"| … | {more} more partition(s) | |")
-            return [*lines, ""]
-        case DeleteTopic():
-            reason = (
-                "tombstone (`state: absent`)"
-                if change.reason == "tombstone"
-                else "unmanaged, `--prune`"
-            )
-            return [f"- partitions: {change.partitions}", f"- reason: {reason}", ""]
-        case _:
-            assert_never(change)
-
-
-def _config_row(entry: ConfigChange) -> str:
-    def shown(value: str) -> str:
-        return _code(_cell(common.config_value(entry.key, value)))
-
-    if entry.desired is None:
-        fallback = shown(entry.inherited) if entry.inherited is not None else "unknown"
-        desired = f"*removed, falls back to* {fallback}"
-    else:
-        desired = shown(entry.desired)
-    if entry.current is None:
-        current = "*not set*"
-        if entry.inherited is not None:
-            current += f" (inherited {shown(entry.inherited)})"
-    else:
-        current = shown(entry.current)
-    return f"| `{entry.key}` | {current} | {desired} |"
-
-
-def _placements(rows: list[tuple[int, tuple[int, ...]]]) -> str:
-    shown = ", ".join(
-        f"{p}: `{common.replicas(r)}`" for p, r in rows[: common.MAX_LISTED_PARTITIONS]
-    )
-    if len(rows) > common.MAX_LISTED_PARTITIONS:
-        shown += f", … and {len(rows) - common.MAX_LISTED_PARTITIONS} more"
-    return shown

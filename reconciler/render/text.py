@@ -125,7 +125,8 @@ def _change(change: Change, paint: _Painter) -> list[str]:
     match change:
         case CreateTopic():
             lines = [
-                f"{_INDENT}partitions: {common.count(change.partitions, change.default_partitions)}",
+                f"{_INDENT}partitions: "
+                f"{common.count(change.partitions, change.default_partitions)}",
                 f"{_INDENT}replication_factor: "
                 f"{common.count(change.replication_factor, change.default_replication_factor)}",
             ]

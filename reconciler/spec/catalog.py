@@ -51,7 +51,7 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Literal, assert_never
 
-from reconciler.errors import ReconcilerError
+from reconciler.errors import InvalidConfigValue
 from reconciler.spec.units import (
     GENERIC_REASONS,
     NOT_A_NUMBER,
@@ -101,18 +101,6 @@ class ConfigDef:
     unit: Unit | None = None  # what the integer counts; enables human units (7d, 512MiB)
     server_default: str | None = None  # broker property inherited when the topic has no override
     special_values: tuple[tuple[int, str], ...] = ()  # sentinels and what they mean
-
-
-class InvalidConfigValue(ReconcilerError, ValueError):
-    """A topic config value (or key) Kafka would not accept; the message says what is.
-
-    A `ReconcilerError` too, so one that escapes to the CLI becomes a message, not a traceback;
-    validation normally turns it into a diagnostic first.
-    """
-
-    def __init__(self, message: str, key: str) -> None:
-        super().__init__(message)
-        self.key = key
 
 
 _UNLIMITED = "unlimited"

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from reconciler.diagnostics import Diagnostic, Location
+from reconciler.errors import InvalidConfigValue
 from reconciler.spec import catalog, rules
 from reconciler.spec.yaml_reader import JsonPath, YamlDocument
 
@@ -51,6 +52,6 @@ def read_config(
         value_at = doc.value_at((*path, key))
         try:
             entries[key] = ConfigEntry(catalog.normalise(key, value), value_at)
-        except catalog.InvalidConfigValue as exc:
+        except InvalidConfigValue as exc:
             found.append(rules.INVALID_CONFIG_VALUE(str(exc), value_at, topic))
     return entries, found

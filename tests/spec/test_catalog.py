@@ -8,14 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reconciler.errors import ReconcilerError
+from reconciler.errors import InvalidConfigValue, ReconcilerError
 from reconciler.spec.catalog import (
     CATALOG,
     KAFKA_VERSION,
     REMOVED_CONFIGS,
     ConfigDef,
     ConfigType,
-    InvalidConfigValue,
     accepted,
     java_double_str,
     lookup,

@@ -19,9 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from reconciler.errors import InvalidConfigValue
 from reconciler.resources import schema_text
 from reconciler.spec import catalog, schema, schema_gen
-from reconciler.spec.catalog import CATALOG, InvalidConfigValue, normalise
+from reconciler.spec.catalog import CATALOG, normalise
 from reconciler.spec.units import BYTES_PER_UNIT, MS_PER_UNIT
 from reconciler.spec.yaml_reader import parse_yaml
 from tests.spec.test_catalog import GOOD
