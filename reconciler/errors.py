@@ -11,8 +11,7 @@
     │                                   refused)
     ├── ApplyRefused            exit 1  apply's pre-flight refused the plan; nothing was changed
     │   └── StalePlan           exit 1  the cluster changed since the saved plan was made
-    ├── LockHeld                exit 1  another apply holds the cluster's lock
-    └── NotBuiltYet             exit 1  a planned command that does not exist yet
+    └── LockHeld                exit 1  another apply holds the cluster's lock
 
 Validation problems in spec files are not exceptions: they are collected as `Diagnostic`
 values (reconciler.diagnostics) so that every problem is reported in one run. Only the CLI's
@@ -79,7 +78,3 @@ class StalePlan(ApplyRefused):
 
 class LockHeld(ReconcilerError):
     """Another apply holds the cluster's lock (or took it again each time it was broken)."""
-
-
-class NotBuiltYet(ReconcilerError):
-    """A planned command that this version does not implement yet."""

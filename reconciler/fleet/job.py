@@ -92,8 +92,9 @@ def session(
                 "spark.driver.host": "127.0.0.1",
                 "spark.driver.bindAddress": "127.0.0.1",
                 # Spark's 200 shuffle partitions cost more in task overhead than they save on
-                # one machine: a few per core
-                "spark.sql.shuffle.partitions": str(4 * _local_cores(master)),
+                # one machine; 16 per core keeps a task's share of a large fleet small, and
+                # adaptive execution merges them again for a small one
+                "spark.sql.shuffle.partitions": str(16 * _local_cores(master)),
             }
     if not submitted:
         config = Path(tempfile.gettempdir()) / "reconciler-fleet-log4j2.properties"

@@ -1,0 +1,238 @@
+"""Commands that plan and change a cluster: plan, apply."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from reconciler.cli.shared import (
+    CONTEXT,
+    Ctx,
+    cluster_option,
+    failure_comment,
+    format_option,
+    pass_ctx,
+    show_progress,
+    use_color,
+    write_json,
+)
+from reconciler.errors import ConfigError, InvalidSpecs, ReconcilerError
+
+
+@click.command(context_settings=CONTEXT)
+@cluster_option()
+@format_option()
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Save the plan (JSON) for `apply`.",
+)
+@click.option(
+    "--detailed-exitcode", is_flag=True, help="Exit 2 when there are changes, 0 when none."
+)
+@click.option(
+    "--state",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Plan offline against a snapshot file instead of the live cluster.",
+)
+@click.option(
+    "--changed-since",
+    metavar="GIT_REF",
+    help="Mark each change as this change's own (its spec file changed since GIT_REF) or as "
+    "pre-existing drift; the whole plan is still shown.",
+)
+@click.option(
+    "--prune", is_flag=True, help="Also plan deletes of unmanaged topics (policy permitting)."
+)
+@click.option(
+    "--max-chars",
+    type=click.IntRange(min=2000),
+    default=60_000,
+    show_default=True,
+    help="Longest Markdown output (a GitHub comment holds 65,536 characters); what does not "
+    "fit is counted.",
+)
+@pass_ctx
+def plan(
+    ctx: Ctx,
+    cluster: str,
+    fmt: str,
+    out: Path | None,
+    detailed_exitcode: bool,
+    state: Path | None,
+    changed_since: str | None,
+    prune: bool,
+    max_chars: int,
+) -> None:
+    """Show what apply would change on a cluster, like `terraform plan`.
+
+    Creates, partition increases, config changes, replication-factor changes and deletes, with
+    the limit and policy violations they would cause. Reads the cluster in a fixed number of
+    round trips, whatever the number of topics.
+
+    Exit 1 when the plan is not applyable (an error, or a hazard the specs do not acknowledge:
+    apply would refuse it) or when planning failed; with --detailed-exitcode, exit 2 when there
+    are changes and 0 when there are none. With --format markdown, a failure still prints a
+    Markdown comment that says what failed.
+    """
+    from reconciler import workflow
+    from reconciler.planning.json_plan import to_json
+    from reconciler.render.json import render_json
+    from reconciler.render.markdown import render_markdown
+    from reconciler.render.text import render_text
+
+    show_progress(f"planning cluster '{cluster}'" + (f" against {state}" if state else ""))
+    try:
+        result = workflow.plan(ctx.repo, cluster, state, prune, changed_since)
+    except ReconcilerError as exc:
+        failure_comment("plan", cluster, fmt, exc, max_chars)
+        raise
+    if out is not None:
+        write_json(out, to_json(result))
+    if fmt == "json":
+        click.echo(render_json(result))
+    elif fmt == "markdown":
+        click.echo(render_markdown(result, max_chars).rstrip("\n"))
+    else:
+        click.echo(render_text(result, color=use_color()).rstrip("\n"))
+    if out is not None:
+        click.echo(f"Saved the plan to {out}; apply it with `reconciler apply --cluster "
+                   f"{cluster} {out}`.", err=True)  # fmt: skip
+    # Not applyable (errors or unacknowledged hazards): the apply on merge would refuse it, so
+    # the pull-request check fails now
+    if not result.applyable:
+        click.get_current_context().exit(1)
+    if detailed_exitcode and result.changes:
+        click.get_current_context().exit(2)
+
+
+@click.command(context_settings=CONTEXT)
+@cluster_option()
+@click.argument(
+    "plan_file",
+    metavar="[PLAN.json]",
+    required=False,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+)
+@click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation.")
+@click.option("--fail-fast", is_flag=True, help="Stop at the first failed operation.")
+@click.option("--prune", is_flag=True, help="Also delete unmanaged topics (policy permitting).")
+@click.option("--force-unlock", is_flag=True, help="Break the lock of a crashed apply.")
+@click.option(
+    "--throttle",
+    metavar="RATE",
+    help="Limit the replication traffic of replication-factor changes to RATE bytes/s per "
+    "broker (e.g. 50MiB); removed when they finish.",
+)
+@click.option(
+    "--audit-json",
+    metavar="FILE",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="Also write the audit record as JSON to FILE ('-': standard output).",
+)
+@pass_ctx
+def apply(
+    ctx: Ctx,
+    cluster: str,
+    plan_file: Path | None,
+    auto_approve: bool,
+    fail_fast: bool,
+    prune: bool,
+    force_unlock: bool,
+    throttle: str | None,
+    audit_json: Path | None,
+) -> None:
+    """Apply a saved plan (or plan and confirm), in a dependency-safe order.
+
+    Pre-flight checks the plan is not stale, takes a per-cluster lock and lets Kafka validate
+    creates and partition increases before anything changes. A re-run after an interruption
+    converges. Without PLAN.json, plans, shows the plan and asks for confirmation (on a
+    terminal; elsewhere --auto-approve is required). Exit 0 when everything was applied, 1 when
+    anything failed or was refused. docs/apply.md has the details.
+    """
+    from reconciler import workflow
+    from reconciler.render.text import render_text
+    from reconciler.spec.units import parse_size_bytes
+
+    rate = None
+    if throttle is not None:
+        try:
+            rate = parse_size_bytes(throttle)
+        except ValueError as exc:
+            raise ConfigError(
+                f"--throttle {throttle!r}: {exc}; give bytes per second, e.g. 50MiB"
+            ) from exc
+        if rate <= 0:
+            raise ConfigError(f"--throttle {throttle!r}: the rate must be above 0, e.g. 50MiB")
+
+    def progress(message: str) -> None:
+        click.echo(message, err=True)
+
+    from reconciler.apply.audit import git_info
+
+    checkout = git_info(ctx.repo)
+    if checkout is not None and checkout["dirty"]:
+        from reconciler.words import listing
+
+        click.echo(
+            f"warning: the spec repository has uncommitted changes "
+            f"({listing(checkout['changed_files'])}): the audit record "
+            f"names commit {checkout['commit'][:12]}, which does not hold exactly what is "
+            "applied; commit first so the record can be traced.",
+            err=True,
+        )
+    if plan_file is not None:
+        reviewed = workflow.load_plan(plan_file)
+    else:
+        try:
+            reviewed = workflow.plan(ctx.repo, cluster, prune=prune)
+        except InvalidSpecs as exc:
+            for diagnostic in exc.diagnostics:
+                click.echo(str(diagnostic), err=True)
+            raise
+        click.echo(render_text(reviewed, color=use_color()).rstrip("\n"))
+        # An empty or unapplyable plan (errors, unacknowledged hazards) needs no confirmation:
+        # apply says so, or pre-flight refuses it with the reason.
+        if reviewed.changes and reviewed.applyable and not auto_approve:
+            if not sys.stdin.isatty():
+                raise ConfigError(
+                    "apply without a saved plan asks for confirmation, but there is no terminal "
+                    "here; review the plan and pass --auto-approve, or apply a saved plan "
+                    "(`reconciler plan -o PLAN.json`)"
+                )
+            if not click.confirm(f"Apply these changes to cluster '{cluster}'?", default=False):
+                click.echo("Apply cancelled; nothing was changed.", err=True)
+                click.get_current_context().exit(1)
+    result = workflow.apply(
+        ctx.repo,
+        cluster,
+        reviewed,
+        fail_fast=fail_fast,
+        force_unlock=force_unlock,
+        throttle=rate,
+        progress=progress,
+    )
+    if not result.results:
+        click.echo(f"No changes: cluster '{cluster}' already matches the plan.")
+    for done in result.results:
+        note = f": {done.message}" if done.message else ""
+        click.echo(f"{done.status.value:>12}  {done.operation.summary}{note}")
+    if result.results:
+        click.echo(
+            f"Apply {'complete' if result.ok else 'incomplete'}: {len(result.applied)} applied, "
+            f"{len(result.unchanged)} already done, {len(result.failed)} failed, "
+            f"{len(result.skipped)} skipped."
+        )
+    if result.audit_error:
+        click.echo(f"warning: the audit record was not written: {result.audit_error}", err=True)
+    if audit_json is not None and result.audit:
+        if str(audit_json) == "-":
+            click.echo(json.dumps(result.audit, indent=1))
+        else:
+            write_json(audit_json, result.audit)
+    if not result.ok:
+        click.get_current_context().exit(1)

@@ -1,0 +1,217 @@
+"""Commands about the spec repository itself: init, validate, import, compile."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from reconciler.cli.shared import (
+    CONTEXT,
+    Ctx,
+    cluster_option,
+    format_option,
+    pass_ctx,
+    show_progress,
+)
+from reconciler.errors import ConfigError, InvalidSpecs
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument(
+    "directory", metavar="[DIR]", required=False, type=click.Path(file_okay=False, path_type=Path)
+)
+@click.option(
+    "--bootstrap",
+    metavar="HOST:PORT[,...]",
+    required=True,
+    help="The cluster's bootstrap servers (CI overrides them with $KAFKA_BOOTSTRAP).",
+)
+@click.option(
+    "--cluster",
+    "-c",
+    metavar="NAME",
+    default="default",
+    show_default=True,
+    help="The cluster's name in reconciler.yaml.",
+)
+def init(directory: Path | None, bootstrap: str, cluster: str) -> None:
+    """Start a spec repository in DIR (default: the current directory).
+
+    Writes reconciler.yaml with one cluster, an empty topics/, the JSON Schemas (so the
+    editor modeline works offline) and the GitHub workflows: plan comments on pull requests,
+    apply on merge, scheduled drift. Never overwrites a file: refuses, writing nothing, if any
+    of them exists. Next: `reconciler import --cluster NAME` to adopt the cluster's topics.
+    """
+    from reconciler.init_repo import scaffold, write_new
+
+    root = directory or Path(".")
+    written = write_new(root, scaffold(cluster, bootstrap))
+    for path in written:
+        click.echo(f"created {path}")
+    click.echo(
+        f"\nA spec repository for cluster '{cluster}' is ready in {root}. Next:\n"
+        f"  reconciler --repo {root} validate\n"
+        f"  reconciler --repo {root} import --cluster {cluster}   # specs for the existing topics\n"
+        f"  reconciler --repo {root} plan --cluster {cluster}\n"
+        "Then commit, push, and create the GitHub environments the workflows name (secrets "
+        "KAFKA_BOOTSTRAP, KAFKA_USERNAME, KAFKA_PASSWORD)."
+    )
+
+
+@click.command(context_settings=CONTEXT)
+@cluster_option(required=False)
+@format_option(("text", "json"))
+@pass_ctx
+def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
+    """Check reconciler.yaml and every topic file against the schemas and Kafka's rules.
+
+    Reports every problem at once as `path:line:col: error[CODE]: message`. With --cluster,
+    templates are rendered for that cluster only; without, for every cluster. Reads no cluster.
+    Exit 0 when valid (warnings alone do not fail), 1 otherwise.
+    """
+
+    from reconciler import diagnostics, workflow
+    from reconciler.spec.loader import load_repo
+
+    def counted(count: int, noun: str) -> str:
+        return f"{count} {noun}{'' if count == 1 else 's'}"
+
+    result = load_repo(ctx.repo, cluster)
+    if cluster is not None and result.config is not None:
+        workflow.select_cluster(result.config, cluster)  # an unknown name is an error
+    topics = {name: len(state.topics) for name, state in sorted(result.desired.items())}
+    if fmt == "json":
+        # schemas/validate.schema.json; each diagnostic in the plan's shape (diagnostics.to_json)
+        document = {
+            "valid": result.valid,
+            "files": result.files,
+            "topics": topics,
+            "diagnostics": [diagnostics.to_json(d) for d in result.diagnostics],
+        }
+        click.echo(json.dumps(document, indent=2))
+    else:
+        for diagnostic in result.diagnostics:
+            click.echo(str(diagnostic))
+        files = counted(result.files, "file")
+        if result.valid:
+            warned = f" ({counted(result.warnings, 'warning')})" if result.warnings else ""
+            click.echo(
+                f"ok: {counted(len(result.topic_names), 'topic')} in {files} for "
+                f"{counted(len(topics), 'cluster')} ({', '.join(topics)}){warned}"
+            )
+        else:
+            problems = f"{counted(result.errors, 'error')}, {counted(result.warnings, 'warning')}"
+            click.echo(f"{problems} in {files}")
+    if not result.valid:
+        click.get_current_context().exit(1)
+
+
+@click.command("import", context_settings=CONTEXT)
+@cluster_option()
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory for the new spec files (default: the repository's topics directory).",
+)
+@click.option(
+    "--include", metavar="REGEX", help="Only topics whose name matches (Python re.search)."
+)
+@click.option("--exclude", metavar="REGEX", help="Leave out topics whose name matches.")
+@pass_ctx
+def import_(
+    ctx: Ctx, cluster: str, out: Path | None, include: str | None, exclude: str | None
+) -> None:
+    """Write spec files for the topics a live cluster has, to adopt an existing cluster.
+
+    One file per name prefix (payments.yaml for payments.*), topics sorted by name; each spec
+    says the topic's partitions, replication factor and its own config overrides (never a
+    broker or Kafka default; human units where exact, like 7d), and manual assignments only
+    where the placement is not one Kafka would choose. Topics a spec already names, internal
+    and ignored topics are left out, and no existing file is overwritten. Afterwards the new
+    specs are planned against the state just read: `plan` shows no changes for them.
+    Changes nothing on the cluster. Exit 0 when the new specs are exact, 1 otherwise.
+    """
+    from reconciler import workflow
+    from reconciler.words import listing
+
+    show_progress(f"reading cluster '{cluster}'")
+    try:
+        run = workflow.import_topics(ctx.repo, cluster, out, include, exclude)
+    except InvalidSpecs as exc:
+        for diagnostic in exc.diagnostics:
+            click.echo(str(diagnostic), err=True)
+        raise
+    for done in run.files:
+        click.echo(f"created {done.path} ({len(done.topics)} topic(s))")
+    if run.skipped:
+        click.echo(
+            f"skipped {len(run.skipped)} topic(s) a spec already names: {listing(run.skipped)}"
+        )
+    for topic in run.topics:
+        for note in topic.notes:
+            click.echo(f"note: {topic.name}: {note}", err=True)
+    count = len(run.topics)
+    if not count:
+        click.echo(f"Nothing to import: every topic of cluster '{cluster}' that reconciler "
+                   "manages is already in a spec.")  # fmt: skip
+        return
+    click.echo(f"Imported {count} topic(s) of cluster '{cluster}' into {len(run.files)} file(s).")
+    if not run.checked:
+        click.echo(
+            f"note: {out} is outside the topics directory, so validate and plan do not read "
+            "these files; move them under it to manage the topics",
+            err=True,
+        )
+    for diagnostic in run.problems:
+        click.echo(str(diagnostic), err=True)
+    if run.inexact:
+        click.echo(
+            f"warning: a plan would still change {len(run.inexact)} imported topic(s) "
+            f"({listing(list(run.inexact))}); the notes above say why",
+            err=True,
+        )
+    if run.problems or run.inexact:
+        raise ConfigError(
+            "the imported specs do not describe the cluster exactly (see above); edit them, "
+            "or fix the topics on the cluster, then run `reconciler validate` and `plan`"
+        )
+    if run.checked:
+        click.echo(f"Next: `reconciler plan --cluster {cluster}` shows no changes for them.")
+
+
+@click.command("compile", context_settings=CONTEXT)
+@cluster_option(required=False)
+@click.option(
+    "--all-clusters", is_flag=True, help="Every cluster reconciler.yaml defines, one file each."
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory for NAME.jsonl (created if missing; existing files are replaced).",
+)
+@pass_ctx
+def compile_(ctx: Ctx, cluster: str | None, all_clusters: bool, out: Path) -> None:
+    """Write each cluster's desired state, after templates and defaults, as OUT/NAME.jsonl.
+
+    One topic a line (tombstones included) with canonical config values, after a first line
+    holding the cluster's limits and policy.ignore patterns (schemas/desired-line.schema.json):
+    the desired side of `reconciler fleet drift`. Reads no cluster. The specs must be valid;
+    otherwise their diagnostics are printed and nothing is written (exit 1).
+    """
+    from reconciler import workflow
+
+    if (cluster is None) == (not all_clusters):
+        raise ConfigError("compile needs exactly one of --cluster NAME and --all-clusters")
+    try:
+        written, diagnostics = workflow.compile_desired(ctx.repo, cluster, out)
+    except InvalidSpecs as exc:
+        for diagnostic in exc.diagnostics:
+            click.echo(str(diagnostic), err=True)
+        raise
+    for diagnostic in diagnostics:
+        click.echo(str(diagnostic), err=True)
+    for done in written:
+        click.echo(f"wrote {done.path}: {done.topics} topic(s) of cluster '{done.cluster}'")

@@ -1,0 +1,82 @@
+"""What every command shares: the global options' context, common options, colour and progress
+rules, writing JSON, and the Markdown comment a failed command still prints."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from reconciler.errors import ConfigError, InvalidSpecs
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class Ctx:
+    """What the global options set, handed to every command."""
+
+    def __init__(self, repo: Path, debug: bool) -> None:
+        self.repo = repo
+        self.debug = debug
+
+
+pass_ctx = click.make_pass_decorator(Ctx)
+
+
+def use_color() -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set (no-color.org)."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+def show_progress(message: str) -> None:
+    """A status line on stderr for people watching a terminal; silent in pipes and CI logs."""
+    if sys.stderr.isatty():
+        click.echo(f"{message} ...", err=True)
+
+
+def write_json(path: Path, document: object) -> None:
+    try:
+        path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot write {path}: {exc.strerror}") from exc
+
+
+def cluster_option(required: bool = True) -> Callable[[F], F]:
+    return click.option(
+        "--cluster",
+        "-c",
+        metavar="NAME",
+        required=required,
+        help="Cluster name from reconciler.yaml.",
+    )
+
+
+def format_option(choices: tuple[str, ...] = ("text", "json", "markdown")) -> Callable[[F], F]:
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(choices),
+        default="text",
+        show_default=True,
+        help="Output format.",
+    )
+
+
+def failure_comment(command: str, cluster: str, fmt: str, exc: Exception, max_chars: int) -> None:
+    """Invalid specs print their diagnostics on stderr; with --format markdown, stdout also gets
+    a comment that says what failed, so a pull request or an issue never shows an empty body."""
+    from reconciler.render.markdown import render_failure
+
+    diagnostics = exc.diagnostics if isinstance(exc, InvalidSpecs) else ()
+    for diagnostic in diagnostics:
+        click.echo(str(diagnostic), err=True)
+    if fmt == "markdown":
+        click.echo(render_failure(command, cluster, str(exc), diagnostics, max_chars=max_chars))

@@ -1,0 +1,113 @@
+"""Commands that read a cluster and report: drift, snapshot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from reconciler.cli.shared import (
+    CONTEXT,
+    Ctx,
+    cluster_option,
+    failure_comment,
+    format_option,
+    pass_ctx,
+    show_progress,
+)
+from reconciler.errors import ReconcilerError
+
+
+@click.command(context_settings=CONTEXT)
+@cluster_option()
+@format_option()
+@click.option(
+    "--snapshot-out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the cluster state that was read, as a snapshot file.",
+)
+@click.option(
+    "--max-chars",
+    type=click.IntRange(min=1000),
+    default=60_000,
+    show_default=True,
+    help="Longest Markdown output (a GitHub issue body holds 65,536 characters).",
+)
+@pass_ctx
+def drift(ctx: Ctx, cluster: str, fmt: str, snapshot_out: Path | None, max_chars: int) -> None:
+    """Report what differs between the specs and the live cluster: the scheduled job's command.
+
+    Config, partition counts, replication factors and (where a spec sets `assignments`) replica
+    placement changed outside git, spec'd topics missing from the cluster, tombstoned topics
+    still present, and unmanaged topics, each with its spec file and line. Changes nothing.
+
+    Exit 0 in sync, 2 drift, 1 error. With --format markdown, an error still prints a Markdown
+    report that says what failed.
+    """
+    from reconciler import workflow
+    from reconciler.cluster.snapshot import write_snapshot
+    from reconciler.planning.drift import to_json
+    from reconciler.render.drift import render_drift_markdown, render_drift_text
+
+    show_progress(f"checking cluster '{cluster}' for drift")
+    try:
+        found = workflow.drift(ctx.repo, cluster)
+    except ReconcilerError as exc:
+        failure_comment("drift", cluster, fmt, exc, max_chars)
+        raise
+    if snapshot_out is not None:
+        write_snapshot(snapshot_out, cluster, found.state)
+    report = found.report
+    if fmt == "json":
+        click.echo(json.dumps(to_json(report), indent=1))
+    elif fmt == "markdown":
+        click.echo(render_drift_markdown(report, max_chars))
+    else:
+        click.echo(render_drift_text(report))
+    if not report.in_sync:
+        click.get_current_context().exit(2)
+
+
+@click.command(context_settings=CONTEXT)
+@cluster_option()
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Snapshot file (default: standard output).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("json", "jsonl")),
+    help="json (what `plan --state` reads) or jsonl (one topic a line, what `fleet drift` "
+    "reads).  [default: jsonl for a FILE ending in .jsonl, else json]",
+)
+@pass_ctx
+def snapshot(ctx: Ctx, cluster: str, out: Path | None, fmt: str | None) -> None:
+    """Write the cluster's state (brokers, topics, configs, reassignments) to a file.
+
+    JSON (schemas/snapshot.schema.json): `plan --state FILE` plans against it offline. JSON
+    Lines (schemas/snapshot-line.schema.json): one topic a line with its own config overrides
+    in canonical form, the input of `reconciler fleet drift`, stored as
+    SNAPSHOTS/cluster=NAME/date=YYYY-MM-DD/*.jsonl. Reads the cluster in a fixed number of
+    round trips, whatever the number of topics.
+    """
+    from reconciler import workflow
+    from reconciler.cluster import jsonl
+    from reconciler.cluster.snapshot import dumps, write_snapshot
+
+    config = workflow.cluster_config(ctx.repo, cluster)
+    show_progress(f"reading cluster '{cluster}' at {config.bootstrap}")
+    state = workflow.read_state(config)
+    if out is None:
+        text = jsonl.dumps(cluster, state) if fmt == "jsonl" else dumps(cluster, state)
+        click.echo(text, nl=False)
+        return
+    write_snapshot(out, cluster, state, fmt)
+    click.echo(
+        f"wrote {out}: {len(state.topics)} topics on {len(state.brokers)} brokers of cluster "
+        f"'{cluster}'",
+        err=True,
+    )
