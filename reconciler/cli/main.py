@@ -19,7 +19,7 @@ from reconciler.cli.shared import (
     Ctx,
 )
 from reconciler.cli.state_commands import drift, snapshot
-from reconciler.errors import ReconcilerError
+from reconciler.errors import InvalidSpecs, ReconcilerError
 from reconciler.local.commands import local
 
 
@@ -72,6 +72,9 @@ def main(argv: list[str] | None = None) -> None:
     except ReconcilerError as exc:
         if debug:
             traceback.print_exc()
+        if isinstance(exc, InvalidSpecs):  # every problem, file:line first, then the summary
+            for diagnostic in exc.diagnostics:
+                click.echo(str(diagnostic), err=True)
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:

@@ -19,7 +19,7 @@ from reconciler.cli.shared import (
     use_color,
     write_json,
 )
-from reconciler.errors import ConfigError, InvalidSpecs, ReconcilerError
+from reconciler.errors import ConfigError, ReconcilerError
 
 
 @click.command(context_settings=CONTEXT)
@@ -188,12 +188,7 @@ def apply(
     if plan_file is not None:
         reviewed = workflow.load_plan(plan_file)
     else:
-        try:
-            reviewed = workflow.plan(ctx.repo, cluster, prune=prune)
-        except InvalidSpecs as exc:
-            for diagnostic in exc.diagnostics:
-                click.echo(str(diagnostic), err=True)
-            raise
+        reviewed = workflow.plan(ctx.repo, cluster, prune=prune)
         click.echo(render_text(reviewed, color=use_color()).rstrip("\n"))
         # An empty or unapplyable plan (errors, unacknowledged hazards) needs no confirmation:
         # apply says so, or pre-flight refuses it with the reason.

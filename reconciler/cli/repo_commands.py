@@ -15,7 +15,7 @@ from reconciler.cli.shared import (
     pass_ctx,
     show_progress,
 )
-from reconciler.errors import ConfigError, InvalidSpecs
+from reconciler.errors import ConfigError
 
 
 @click.command(context_settings=CONTEXT)
@@ -137,12 +137,7 @@ def import_(
     from reconciler.words import listing
 
     show_progress(f"reading cluster '{cluster}'")
-    try:
-        run = workflow.import_topics(ctx.repo, cluster, out, include, exclude)
-    except InvalidSpecs as exc:
-        for diagnostic in exc.diagnostics:
-            click.echo(str(diagnostic), err=True)
-        raise
+    run = workflow.import_topics(ctx.repo, cluster, out, include, exclude)
     for done in run.files:
         click.echo(f"created {done.path} ({len(done.topics)} topic(s))")
     if run.skipped:
@@ -205,12 +200,7 @@ def compile_(ctx: Ctx, cluster: str | None, all_clusters: bool, out: Path) -> No
 
     if (cluster is None) == (not all_clusters):
         raise ConfigError("compile needs exactly one of --cluster NAME and --all-clusters")
-    try:
-        written, diagnostics = workflow.compile_desired(ctx.repo, cluster, out)
-    except InvalidSpecs as exc:
-        for diagnostic in exc.diagnostics:
-            click.echo(str(diagnostic), err=True)
-        raise
+    written, diagnostics = workflow.compile_desired(ctx.repo, cluster, out)
     for diagnostic in diagnostics:
         click.echo(str(diagnostic), err=True)
     for done in written:

@@ -71,12 +71,11 @@ def format_option(choices: tuple[str, ...] = ("text", "json", "markdown")) -> Ca
 
 
 def failure_comment(command: str, cluster: str, fmt: str, exc: Exception, max_chars: int) -> None:
-    """Invalid specs print their diagnostics on stderr; with --format markdown, stdout also gets
-    a comment that says what failed, so a pull request or an issue never shows an empty body."""
+    """With --format markdown, stdout gets a comment that says what failed (the diagnostics of
+    invalid specs with file:line), so a pull request or an issue never shows an empty body; the
+    error itself still goes to stderr (cli.main)."""
     from reconciler.render.markdown import render_failure
 
     diagnostics = exc.diagnostics if isinstance(exc, InvalidSpecs) else ()
-    for diagnostic in diagnostics:
-        click.echo(str(diagnostic), err=True)
     if fmt == "markdown":
         click.echo(render_failure(command, cluster, str(exc), diagnostics, max_chars=max_chars))
