@@ -1,0 +1,306 @@
+"""The Spark job against the Python planner on a generated fleet, row for row.
+
+20 clusters x 5 dates, every drift kind injected along with every rule that holds one back
+(bench/fleet_gen.py). For each cluster and date, the job's drift rows must equal what
+`reconciler.planning.drift.drift` reports over `make_plan` for that cluster's desired state and
+that date's state: what `reconciler drift` prints. first_seen, the broker load and the
+consistency table are checked against plain-Python computations over the same fleet.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyspark.sql import SparkSession
+
+from bench import fleet_gen
+from reconciler.fleet import job
+from reconciler.planning import placement, rules
+from reconciler.planning.configs import OPERATIONAL_KEYS
+from reconciler.planning.diff import ignored
+from reconciler.planning.drift import drift
+from reconciler.planning.plan import Plan, make_plan
+from reconciler.spec import catalog
+from reconciler.spec.model import Presence
+
+SHAPE = fleet_gen.Shape(clusters=20, topics=40, dates=5, seed=7)
+
+Row = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Fleet:
+    generated: tuple[fleet_gen.GeneratedCluster, ...]
+    out: Path
+    tables: dict[str, list[dict[str, Any]]]
+    summary: str
+
+
+@pytest.fixture(scope="module")
+def fleet(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Fleet:
+    root = tmp_path_factory.mktemp("fleet")
+    fleet_gen.write(SHAPE, root / "desired", root / "snapshots")
+    out = root / "out"
+    job.run(spark, str(root / "desired"), str(root / "snapshots"), str(out))
+    tables = {
+        name: [r.asDict() for r in spark.read.parquet(str(out / name)).collect()]
+        for name in job.TABLES
+    }
+    return Fleet(tuple(fleet_gen.clusters(SHAPE)), out, tables, (out / "summary.md").read_text())
+
+
+def plans(fleet: Fleet) -> dict[tuple[str, str], Plan]:
+    return {
+        (g.config.name, day): make_plan(g.desired, state, g.config, based_on="")
+        for g in fleet.generated
+        for day, state in g.snapshots
+    }
+
+
+def python_drift(fleet: Fleet) -> dict[tuple[str, str], set[Row]]:
+    """(cluster, date) -> the planner's drift items, as the table's columns."""
+    found: dict[tuple[str, str], set[Row]] = {}
+    for g in fleet.generated:
+        for day, state in g.snapshots:
+            report = drift(make_plan(g.desired, state, g.config, based_on=""), g.desired, state)
+            found[(g.config.name, day)] = {
+                (i.topic, i.field, i.desired, i.current, i.kind,
+                 *((i.location.file, i.location.line, i.location.column) if i.location
+                   else (None, None, None)))
+                for i in report.items
+            }  # fmt: skip
+    return found
+
+
+def spark_drift(fleet: Fleet) -> dict[tuple[str, str], set[Row]]:
+    found: dict[tuple[str, str], set[Row]] = defaultdict(set)
+    for r in fleet.tables["drift"]:
+        found[(r["cluster"], str(r["date"]))].add(
+            (r["topic"], r["field"], r["desired"], r["actual"], r["kind"], r["file"], r["line"],
+             r["column"])
+        )  # fmt: skip
+    return found
+
+
+def test_the_fleet_exercises_every_kind_and_every_rule_that_holds_drift_back(fleet: Fleet) -> None:
+    assert len(fleet.generated) >= 20
+    assert all(len(g.snapshots) >= 4 for g in fleet.generated)
+    assert sum(len(g.snapshots) == SHAPE.dates for g in fleet.generated) >= 19
+    kinds = Counter(item[4] for items in python_drift(fleet).values() for item in items)
+    assert set(kinds) == {
+        "missing", "config", "partitions", "replication_factor", "placement", "present",
+        "unmanaged",
+    }, kinds  # fmt: skip
+    held_back = Counter(d.rule for p in plans(fleet).values() for d in p.diagnostics)
+    for rule in (
+        rules.IGNORED_TOPIC, rules.REASSIGNMENT_IN_PROGRESS, rules.TOPIC_COLLISION,
+        rules.UNKNOWN_BROKER, rules.REPLICATION_FACTOR_UNREACHABLE, rules.PARTITION_DECREASE,
+        rules.DELETE_NOT_ALLOWED, rules.DELETE_PROTECTED,
+    ):  # fmt: skip
+        assert held_back[rule.name] > 0, f"no {rule.name} in the generated fleet"
+
+
+def test_drift_rows_equal_the_python_planner_for_every_cluster_and_date(fleet: Fleet) -> None:
+    expected = python_drift(fleet)
+    got = spark_drift(fleet)
+    assert set(got) <= set(expected), set(got) - set(expected)
+    differences = {
+        key: (sorted(expected[key] - got.get(key, set()), key=str),
+              sorted(got.get(key, set()) - expected[key], key=str))
+        for key in expected
+        if expected[key] != got.get(key, set())
+    }  # fmt: skip
+    assert not differences, f"(python only, spark only) per (cluster, date): {differences}"
+    assert sum(len(v) for v in expected.values()) > 500  # a fleet with plenty of drift
+
+
+def test_first_seen_is_the_start_of_the_unbroken_run_of_snapshots(fleet: Fleet) -> None:
+    expected = python_drift(fleet)
+    first_seen: dict[tuple[str, str, Row], tuple[str, bool]] = {}
+    for g in fleet.generated:
+        days = [day for day, _ in g.snapshots]
+        for index, day in enumerate(days):
+            for item in expected[(g.config.name, day)]:
+                start = index
+                while start > 0 and item in expected[(g.config.name, days[start - 1])]:
+                    start -= 1
+                first_seen[(g.config.name, day, item[:5])] = (days[start], start == 0)
+    got = {
+        (r["cluster"], str(r["date"]),
+         (r["topic"], r["field"], r["desired"], r["actual"], r["kind"])):
+        (str(r["first_seen"]), r["from_first_snapshot"])
+        for r in fleet.tables["drift"]
+    }  # fmt: skip
+    assert got == first_seen
+    # runs that start after the first date, and runs that break and start again, are there
+    later = [k for k, (seen, _) in got.items() if seen != k[1] and seen != str(SHAPE.start)]
+    assert later
+    assert any(first == str(SHAPE.start) for first, _ in got.values())
+
+
+def test_unmanaged_table_lists_the_unmanaged_drift_rows_with_their_shape(fleet: Fleet) -> None:
+    rows = fleet.tables["unmanaged"]
+    from_drift = {
+        (r["cluster"], r["date"], r["topic"], r["first_seen"])
+        for r in fleet.tables["drift"]
+        if r["kind"] == "unmanaged"
+    }
+    assert {(r["cluster"], r["date"], r["topic"], r["first_seen"]) for r in rows} == from_drift
+    states = {(g.config.name, day): s for g in fleet.generated for day, s in g.snapshots}
+    for r in rows:
+        topic = states[(r["cluster"], str(r["date"]))].topics[r["topic"]]
+        assert (r["partitions"], r["replication_factor"]) == (
+            len(topic.partitions),
+            topic.replication_factor,
+        )
+
+
+def test_broker_load_counts_every_replica_as_the_planner_does(fleet: Fleet) -> None:
+    expected: dict[tuple[str, str, int], int] = {}
+    partitions: dict[tuple[str, str], int] = {}
+    limits: dict[str, tuple[int | None, int | None]] = {}
+    for g in fleet.generated:
+        limits[g.config.name] = (g.config.limits.max_broker_partitions,
+                                 g.config.limits.max_partitions)  # fmt: skip
+        for day, state in g.snapshots:
+            for broker, count in placement.replica_load(state).items():
+                expected[(g.config.name, day, broker)] = count
+            partitions[(g.config.name, day)] = sum(len(t.partitions) for t in state.topics.values())
+    rows = fleet.tables["broker_load"]
+    got = {(r["cluster"], str(r["date"]), r["broker"]): r["replicas"] for r in rows}
+    assert got == expected
+    for r in rows:
+        assert r["cluster_partitions"] == partitions[(r["cluster"], str(r["date"]))]
+        assert (r["max_broker_partitions"], r["max_partitions"]) == limits[r["cluster"]]
+        if r["max_broker_partitions"]:  # Spark rounds half up
+            share = Decimal(r["replicas"] * 100) / Decimal(r["max_broker_partitions"])
+            assert r["broker_percent"] == float(share.quantize(Decimal("0.1"), ROUND_HALF_UP))
+    # the trend: a change from the previous snapshot on every row but each broker's first
+    by_broker: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by_broker[(r["cluster"], r["broker"])].append(r)
+    for history in by_broker.values():
+        history.sort(key=lambda r: r["date"])
+        assert history[0]["replicas_change"] is None
+        for before, after in itertools.pairwise(history):
+            assert after["replicas_change"] == after["replicas"] - before["replicas"]
+
+
+def said(managed: bool, value: object) -> str:
+    """What the specs say about a field, as the consistency groups compare it."""
+    if not managed:
+        return "no spec"
+    return "unset" if value is None else f"={value}"
+
+
+def python_consistency(fleet: Fleet) -> set[Row]:
+    """The consistency rule in plain Python: group each (date, topic, field) by what the specs
+    say, report every member whose actual value some member of its group does not share."""
+    values: dict[tuple[str, str, str], list[tuple[str, str, str | None]]] = defaultdict(list)
+    for g in fleet.generated:
+        patterns = [re.compile(p) for p in g.config.policy.ignore]
+        for day, state in g.snapshots:
+            for name, topic in state.topics.items():
+                spec = g.desired.topics.get(name)
+                if topic.internal or ignored(name, patterns):
+                    continue
+                if spec is not None and spec.state is Presence.ABSENT:
+                    continue
+                wanted = dict(spec.config) if spec is not None else {}
+                overrides = {
+                    k: catalog.canonical(k, v)
+                    for k, v in topic.overrides.items()
+                    if k in wanted or k not in OPERATIONAL_KEYS
+                }
+                manual = spec.assignments if spec is not None else None
+                want_count = (
+                    (spec.partitions or (len(manual) if manual else None)) if spec else None
+                )
+                want_rf = (spec.replication_factor or (len(manual[0]) if manual else None)
+                           if spec else None)  # fmt: skip
+
+                managed = spec is not None
+                fields: dict[str, tuple[str, str | None]] = {
+                    "partitions": (said(managed, want_count), str(len(topic.partitions))),
+                    "replication_factor": (said(managed, want_rf), str(topic.replication_factor)),
+                }
+                for k in wanted.keys() | overrides.keys():
+                    fields[f"config.{k}"] = (said(managed, wanted.get(k)), overrides.get(k))
+                for field, (says, actual) in fields.items():
+                    values[(day, name, field)].append((g.config.name, says, actual))
+    # a config key one member lacks entirely: that member holds no override and no spec value
+    found: set[Row] = set()
+    present: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for (day, name, field), members in values.items():
+        if field == "partitions":
+            present[(day, name)] = [m[0] for m in members]
+    for (day, name, field), members in list(values.items()):
+        if not field.startswith("config."):
+            continue
+        have = {m[0] for m in members}
+        for g in fleet.generated:
+            cluster = g.config.name
+            if cluster in present[(day, name)] and cluster not in have:
+                spec = g.desired.topics.get(name)
+                members.append((cluster, "no spec" if spec is None else "unset", None))
+    for (day, name, field), members in values.items():
+        if len(present[(day, name)]) < 2:
+            continue
+        for cluster, says, value in members:
+            group = [m for m in members if m[1] == says]
+            if any(m[2] != value for m in group):
+                found.add((day, name, field, cluster, value))
+    return found
+
+
+def test_consistency_reports_differences_the_specs_do_not_intend(fleet: Fleet) -> None:
+    got = {
+        (str(r["date"]), r["topic"], r["field"], r["cluster"], r["actual"])
+        for r in fleet.tables["consistency"]
+    }
+    expected = python_consistency(fleet)
+    assert got == expected, (sorted(expected - got)[:10], sorted(got - expected)[:10])
+    assert len(got) > 20
+    for r in fleet.tables["consistency"]:
+        assert r["same"] < r["clusters"] and r["differs_from"]
+        assert r["cluster"] not in r["differs_from"]
+
+    # An intended difference (prod's doubled partitions, a template variable's doing) is
+    # never reported between prod and the others, though their partition counts do differ.
+    def prod(cluster: str) -> bool:
+        return cluster.endswith("-prod")
+
+    doubled = [
+        r for r in fleet.tables["consistency"]
+        if r["field"] == "partitions" and int(r["topic"].rsplit(".t", 1)[1]) % 10 == 2
+    ]  # fmt: skip
+    assert all(prod(o) == prod(r["cluster"]) for r in doubled for o in r["differs_from"])
+    counts = {
+        (g.config.name, day, name): len(t.partitions)
+        for g in fleet.generated
+        for day, state in g.snapshots
+        for name, t in state.topics.items()
+        if ".t" in name and int(name.rsplit(".t", 1)[1]) % 10 == 2
+    }
+    assert any(
+        n != m
+        for (a, day, name), n in counts.items()
+        for (b, other_day, other), m in counts.items()
+        if prod(a) and not prod(b) and (day, name) == (other_day, other)
+    )
+
+
+def test_summary_counts_each_clusters_drift_on_its_latest_snapshot(fleet: Fleet) -> None:
+    expected = python_drift(fleet)
+    for g in fleet.generated:
+        day, _ = g.snapshots[-1]
+        items = expected[(g.config.name, day)]
+        assert f"| {g.config.name} | {day} | {len(items):,} | " in fleet.summary
+    assert "Bad input lines: none." in fleet.summary
