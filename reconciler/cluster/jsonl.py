@@ -47,6 +47,12 @@ FORMAT_VERSION = 1
 SUFFIX = ".jsonl"
 
 
+def brokers_from_json(items: list[dict[str, Any]]) -> tuple[BrokerState, ...]:
+    """The brokers of a snapshot (either form), sorted by id as ClusterState keeps them."""
+    found = (BrokerState(b["id"], b["host"], b["port"], b.get("rack")) for b in items)
+    return tuple(sorted(found, key=lambda b: b.id))
+
+
 def lines(cluster: str, state: ClusterState, taken_at: datetime | None = None) -> Iterator[str]:
     """The snapshot as JSON lines (no newline at the end of each): the cluster line first,
     then one line per topic, sorted by name."""
@@ -169,15 +175,7 @@ def load(path: Path) -> tuple[str, datetime, ClusterState]:
     state = ClusterState(
         cluster_id=header.get("cluster_id"),
         controller_id=header.get("controller_id"),
-        brokers=tuple(
-            sorted(
-                (
-                    BrokerState(b["id"], b["host"], b["port"], b.get("rack"))
-                    for b in header["brokers"]
-                ),
-                key=lambda b: b.id,
-            )
-        ),
+        brokers=brokers_from_json(header["brokers"]),
         topics=dict(sorted(topics.items())),
         broker_defaults={str(k): str(v) for k, v in header.get("broker_defaults", {}).items()},
         reassignments=tuple(reassignments),

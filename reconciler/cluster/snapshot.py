@@ -16,7 +16,6 @@ from typing import Any
 
 from reconciler.cluster import jsonl
 from reconciler.cluster.state import (
-    BrokerState,
     ClusterState,
     ConfigEntry,
     PartitionState,
@@ -85,15 +84,7 @@ def from_json(document: dict[str, Any]) -> tuple[str, ClusterState]:
     state = ClusterState(
         cluster_id=document.get("cluster_id"),
         controller_id=document.get("controller_id"),
-        brokers=tuple(
-            sorted(
-                (
-                    BrokerState(b["id"], b["host"], b["port"], b.get("rack"))
-                    for b in document["brokers"]
-                ),
-                key=lambda b: b.id,
-            )
-        ),
+        brokers=jsonl.brokers_from_json(document["brokers"]),
         topics=dict(sorted(topics.items())),
         broker_defaults={str(k): str(v) for k, v in document.get("broker_defaults", {}).items()},
         reassignments=tuple(
