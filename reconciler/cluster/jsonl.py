@@ -47,6 +47,15 @@ FORMAT_VERSION = 1
 SUFFIX = ".jsonl"
 
 
+def partitions_from_json(items: list[dict[str, Any]]) -> tuple[PartitionState, ...]:
+    """A topic's partitions in a snapshot (either form), sorted by partition id."""
+    found = (
+        PartitionState(p["partition"], p.get("leader"), tuple(p["replicas"]), tuple(p["isr"]))
+        for p in items
+    )
+    return tuple(sorted(found, key=lambda p: p.partition))
+
+
 def brokers_from_json(items: list[dict[str, Any]]) -> tuple[BrokerState, ...]:
     """The brokers of a snapshot (either form), sorted by id as ClusterState keeps them."""
     found = (BrokerState(b["id"], b["host"], b["port"], b.get("rack")) for b in items)
@@ -188,17 +197,7 @@ def _topic(line: dict[str, Any]) -> tuple[TopicState, list[Reassignment]]:
     topic = TopicState(
         name=name,
         internal=bool(line.get("internal", False)),
-        partitions=tuple(
-            sorted(
-                (
-                    PartitionState(
-                        p["partition"], p.get("leader"), tuple(p["replicas"]), tuple(p["isr"])
-                    )
-                    for p in line["partitions"]
-                ),
-                key=lambda p: p.partition,
-            )
-        ),
+        partitions=partitions_from_json(line["partitions"]),
         configs=tuple(
             (key, ConfigEntry(str(value), TOPIC_OVERRIDE))
             for key, value in sorted(line.get("overrides", {}).items())

@@ -18,7 +18,6 @@ from reconciler.cluster import jsonl
 from reconciler.cluster.state import (
     ClusterState,
     ConfigEntry,
-    PartitionState,
     Reassignment,
     TopicState,
 )
@@ -105,17 +104,7 @@ def _topic(t: dict[str, Any]) -> TopicState:
     return TopicState(
         name=t["name"],
         internal=bool(t.get("internal", False)),
-        partitions=tuple(
-            sorted(
-                (
-                    PartitionState(
-                        p["partition"], p.get("leader"), tuple(p["replicas"]), tuple(p["isr"])
-                    )
-                    for p in t["partitions"]
-                ),
-                key=lambda p: p.partition,
-            )
-        ),
+        partitions=jsonl.partitions_from_json(t["partitions"]),
         configs=tuple(
             (key, ConfigEntry(entry[0], entry[1], len(entry) > 2 and bool(entry[2])))
             for key, entry in sorted(t.get("configs", {}).items())

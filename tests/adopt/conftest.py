@@ -1,4 +1,5 @@
-"""The wheel built from this checkout, installed in a fresh virtualenv outside it, once per run.
+"""The wheel built from this checkout (`python -m pip wheel --no-deps`), installed in a fresh
+virtualenv outside it, once per run.
 
 tests/adopt/test_installed_wheel.py runs the CLI from it as a new user would;
 tests/adopt/test_workflows.py installs that wheel in the GitHub workflows' install step.
