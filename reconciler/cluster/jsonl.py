@@ -47,6 +47,19 @@ FORMAT_VERSION = 1
 SUFFIX = ".jsonl"
 
 
+def partitions_to_json(partitions: Iterable[PartitionState]) -> list[dict[str, Any]]:
+    """A topic's partitions as both snapshot forms store them."""
+    return [
+        {
+            "partition": p.partition,
+            "leader": p.leader,
+            "replicas": list(p.replicas),
+            "isr": list(p.isr),
+        }
+        for p in partitions
+    ]
+
+
 def partitions_from_json(items: list[dict[str, Any]]) -> tuple[PartitionState, ...]:
     """A topic's partitions in a snapshot (either form), sorted by partition id."""
     found = (
@@ -94,15 +107,7 @@ def _topic_line(when: str, topic: TopicState, moving: Iterable[Reassignment]) ->
         "topic": topic.name,
         "topic_id": topic.topic_id,
         "internal": topic.internal,
-        "partitions": [
-            {
-                "partition": p.partition,
-                "leader": p.leader,
-                "replicas": list(p.replicas),
-                "isr": list(p.isr),
-            }
-            for p in topic.partitions
-        ],
+        "partitions": partitions_to_json(topic.partitions),
         "overrides": {k: catalog.canonical(k, v) for k, v in sorted(topic.overrides.items())},
     }
     reassignments = [

@@ -57,15 +57,7 @@ def _topic_json(topic: TopicState) -> dict[str, Any]:
         "name": topic.name,
         "topic_id": topic.topic_id,
         "internal": topic.internal,
-        "partitions": [
-            {
-                "partition": p.partition,
-                "leader": p.leader,
-                "replicas": list(p.replicas),
-                "isr": list(p.isr),
-            }
-            for p in topic.partitions
-        ],
+        "partitions": jsonl.partitions_to_json(topic.partitions),
         "configs": {
             key: [e.value, e.source, True] if e.sensitive else [e.value, e.source]
             for key, e in topic.configs
