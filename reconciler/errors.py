@@ -10,7 +10,9 @@
     ├── ClusterError            exit 1  talking to a Kafka cluster failed (unreachable, timeout,
     │                                   refused)
     ├── ApplyRefused            exit 1  apply's pre-flight refused the plan; nothing was changed
-    │   └── StalePlan           exit 1  the cluster changed since the saved plan was made
+    │   ├── StalePlan           exit 1  the cluster changed since the saved plan was made
+    │   └── PlanMismatch        exit 1  the saved plan is not the plan the specs give now (edited
+    │                                   after review, or specs or cluster changed)
     └── LockHeld                exit 1  another apply holds the cluster's lock
 
 Validation problems in spec files are not exceptions: they are collected as `Diagnostic`
@@ -74,6 +76,11 @@ class ApplyRefused(ReconcilerError):
 
 class StalePlan(ApplyRefused):
     """The cluster changed since the saved plan was made, beyond the plan's own work."""
+
+
+class PlanMismatch(ApplyRefused):
+    """A saved plan's remaining work differs from the plan derived again at apply from the specs
+    and the cluster (apply.verify), or a change's depends_on topic is gone."""
 
 
 class LockHeld(ReconcilerError):

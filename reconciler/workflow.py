@@ -11,24 +11,30 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from reconciler import import_cluster
 from reconciler.apply import ApplyResult, Options, apply_plan
+from reconciler.apply.preflight import check_plan
+from reconciler.apply.verify import verify as verify_plan
 from reconciler.changed_since import caused_by_change, changed_files
 from reconciler.cluster import adapter
+from reconciler.cluster.adapter.permissions import check_visible
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.snapshot import load_snapshot
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic
 from reconciler.errors import ConfigError, InvalidSpecs
 from reconciler.init_repo import NewFile, write_new
+from reconciler.planning.changes import Action
 from reconciler.planning.drift import DriftReport
 from reconciler.planning.drift import drift as find_drift
 from reconciler.planning.json_plan import from_json
 from reconciler.planning.plan import Plan, make_plan, mark_causes
+from reconciler.planning.plan_input import check_document
 from reconciler.spec.loader import load_repo
 from reconciler.spec.model import ClusterConfig, DesiredState, RepoConfig
 from reconciler.spec.repo_config import load_repo_config
@@ -101,6 +107,9 @@ def plan(
     changed = changed_files(repo, changed_since) if changed_since is not None else None
     state = read_state(specs.cluster, snapshot)
     whole = make_plan(specs.desired, state, specs.cluster, prune=prune, warnings=specs.warnings)
+    if snapshot is None:  # a topic the principal may not Describe looks absent: say so
+        creates = [c.topic for c in whole.changes if c.action is Action.CREATE]
+        check_visible(connection(specs.cluster), creates)
     if changed_since is None or changed is None:
         return whole
     ours = caused_by_change(repo, cluster, specs.desired, whole, changed_since, changed)
@@ -111,16 +120,41 @@ def plan(
 
 
 def load_plan(path: Path) -> Plan:
-    """A saved plan (`plan -o PLAN.json`); ConfigError when the file is not one."""
+    """A saved plan (`plan -o PLAN.json`); ConfigError when the file is not one.
+
+    The file is untrusted input (it travels through CI artifacts): its shape and every value
+    are checked here, before any request (planning.plan_input); whether it is the plan the
+    specs give is checked at apply (apply.verify)."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(document, dict):
-            raise ValueError("not a JSON object")
-        return from_json(document)
+        text = path.read_text(encoding="utf-8")
     except (OSError, ValueError) as exc:
-        raise ConfigError(
-            f"{path} is not a saved plan this reconciler can read ({exc}); save one with "
+        raise ConfigError(f"{path} cannot be read ({exc}); pass a saved plan file") from exc
+
+    def unreadable(why: str) -> ConfigError:
+        return ConfigError(
+            f"{path} is not a saved plan this reconciler can read ({why}); save one with "
             "`reconciler plan --cluster NAME -o PLAN.json`"
+        )
+
+    try:
+        document = json.loads(text)
+    except RecursionError as exc:
+        raise unreadable("it is nested too deeply") from exc
+    except ValueError as exc:  # not JSON, or an integer beyond Python's digit limit
+        digits = f"a number has more than {sys.get_int_max_str_digits()} digits"
+        why = f"not JSON: {exc}" if isinstance(exc, json.JSONDecodeError) else digits
+        raise unreadable(why) from exc
+    try:
+        check_document(document)
+        assert isinstance(document, dict)  # check_document holds it to the schema
+        return from_json(document)
+    except RecursionError as exc:  # the checks walk the document
+        raise unreadable("it is nested too deeply") from exc
+    except ValueError as exc:
+        raise ConfigError(
+            f"{path}: {exc}. The plan file was edited or damaged: plan again "
+            "(`reconciler plan --cluster NAME -o PLAN.json`), review it and apply that. "
+            "Nothing was changed."
         ) from exc
 
 
@@ -136,11 +170,21 @@ def apply(
 ) -> ApplyResult:
     """Apply `saved` (a reviewed plan, or one just made and confirmed) to `cluster`.
 
-    The specs are loaded again for the cluster's connection (the plan carries the hazards they
-    acknowledge); reconciler.apply.run lists the steps.
+    The specs are loaded again: for the cluster's connection, and to derive the plan again
+    under the lock from them and the state read there, which the saved plan's remaining work
+    must equal (reconciler.apply.verify: limits, policies and hazards are judged again, so a
+    plan file edited after review is refused). reconciler.apply.run lists the steps.
     """
     specs = load_specs(repo, cluster)
+
+    def derive(state: ClusterState, prune: bool) -> Plan:
+        return make_plan(specs.desired, state, specs.cluster, prune=prune)
+
     with adapter.Cluster(connection(specs.cluster)) as kafka:
+        if not saved.changes:
+            # Nothing to lock for, but an emptied plan file is not "no changes" either
+            check_plan(saved, specs.cluster.name)
+            verify_plan(saved, kafka.read_state(), derive)
         return apply_plan(
             saved,
             kafka,
@@ -148,6 +192,7 @@ def apply(
             force_unlock=force_unlock,
             options=Options(fail_fast=fail_fast, throttle=throttle),
             progress=progress,
+            verify=lambda state: verify_plan(saved, state, derive),
         )
 
 

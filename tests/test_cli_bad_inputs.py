@@ -70,3 +70,47 @@ def test_unknown_cluster_names_the_known_ones(repo: SpecRepo) -> None:
     result = repo.run("plan", "--cluster", "nope")
     assert result.code == 1
     assert "unknown cluster 'nope': reconciler.yaml defines test" in result.stderr
+
+
+BAD_SPECS = {
+    # Finding 8: an integer beyond Python's 4,300-digit limit
+    "huge partitions": (
+        "topics/main.yaml",
+        "topics:\n  - name: t.a\n    partitions: " + "9" * 5000,
+    ),
+    "huge config": (
+        "topics/main.yaml",
+        "topics:\n  - name: t.a\n    config:\n      retention.ms: '" + "9" * 5000 + "'",
+    ),
+    # Finding 6: a template that doubles a string
+    "template bomb": (
+        "topics/bomb.yaml.j2",
+        "{% set ns = namespace(s='x') %}topics: []\n"
+        "{% for i in range(64) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_SPECS))
+@pytest.mark.parametrize("command", ["plan", "apply"])
+def test_bad_specs_stop_plan_and_apply_before_any_connection(
+    repo: SpecRepo, case: str, command: str
+) -> None:
+    """Findings 6 and 8: plan and apply (with --prune) exit 1 with the file's diagnostic, no
+    internal error, and never reach the cluster."""
+    path, text = BAD_SPECS[case]
+    repo.write(path, text)
+    extra = ["--auto-approve"] if command == "apply" else []
+    result = repo.run(command, "--cluster", "test", "--prune", *extra)
+    assert result.code == 1, result.stderr
+    assert "internal error" not in result.stderr
+    assert f"{path}:" in result.stdout + result.stderr
+    assert "127.0.0.1:1" not in result.stderr  # refused before any connection
+
+
+def test_a_dangling_symlinked_directory_stops_prune(repo: SpecRepo) -> None:
+    """Finding 1: a directory of topics replaced by a dangling link is not "no topics"."""
+    (repo.root / "topics" / "team").symlink_to(repo.root / "elsewhere")
+    result = repo.run("plan", "--cluster", "test", "--prune")
+    assert result.code == 1
+    assert "topics/team:1:1: error[R008]" in result.stdout + result.stderr

@@ -4,7 +4,8 @@ run.py          one apply, start to end (lists the steps)
 operations.py   the plan as a DAG of operations, cut into levels (pure)
 status.py       is a planned change on the cluster: Done, Partly, NotStarted, Diverged (pure)
 preflight.py    plan checks, stale-plan refusal or resume, Kafka's validate_only
-lock.py         the per-cluster lock's holder, taking and breaking it
+verify.py       a saved plan against the plan derived again from the specs and the cluster
+lock.py         the per-cluster lock: holder identity, lease, breaking only a certain-dead holder
 execute.py      the level loop: skip, judge, send, wait; one result per operation
 batching.py     the requests a level sends, cut where Kafka's limits demand (pure)
 dispatch.py     one request per kind per level, and what each answer means
@@ -12,11 +13,13 @@ reassign.py     replication-factor changes: start every move of a level, follow 
 throttle.py     --throttle: the replication throttle around a level's reassignments
 wait.py         waiting until metadata shows what Kafka accepted
 sentences.py    Kafka error codes as sentences
-audit.py        the audit record
+audit.py        the audit record's content (who, git, plan hash, results)
+journal.py      the audit record as a write-ahead log; closing applies that never finished
+interrupted.py  an interrupted apply's every change, as the cluster shows it
 results.py      what each operation and the whole apply did
 
 The cluster is reached only through reconciler.cluster.adapter.Cluster; its errors, and apply's
-own refusals (ApplyRefused, StalePlan, LockHeld), are in reconciler.errors.
+own refusals (ApplyRefused, StalePlan, PlanMismatch, LockHeld), are in reconciler.errors.
 """
 
 from reconciler.apply.execute import Options

@@ -69,7 +69,7 @@ def git_info(repo: Path) -> dict[str, Any] | None:
     }
 
 
-def _iso(epoch: float) -> str:
+def iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")
 
 
@@ -95,8 +95,8 @@ def record(
         "git": git,
         "plan_hash": hash_,
         "based_on": plan.based_on,
-        "started": _iso(started),
-        "finished": _iso(finished),
+        "started": iso(started),
+        "finished": iso(finished),
         "seconds": round(finished - started, 3),
         "outcome": outcome,
         "counts": counts,

@@ -29,6 +29,8 @@ from reconciler.cluster.adapter import Cluster
 from reconciler.cluster.state import ClusterState
 
 Progress = Callable[[str], None]
+BeforeLevel = Callable[[int, Level], None]  # may raise to stop the apply before the level
+AfterLevel = Callable[[int, int, tuple[OperationResult, ...]], None]  # level, of, its results
 
 _VERB = {
     Step.CREATE: "create",
@@ -53,12 +55,20 @@ class Executor:
     """Runs levels against one cluster; results accumulate in `results`."""
 
     def __init__(
-        self, cluster: Cluster, state: ClusterState, options: Options, progress: Progress
+        self,
+        cluster: Cluster,
+        state: ClusterState,
+        options: Options,
+        progress: Progress,
+        before_level: BeforeLevel | None = None,
+        after_level: AfterLevel | None = None,
     ) -> None:
         self.cluster = cluster
         self.state = state
         self.options = options
         self.progress = progress
+        self.before_level = before_level  # the lock's lease check
+        self.after_level = after_level  # the audit journal's progress record
         self.results: dict[int, OperationResult] = {}
         self.stopped = False
 
@@ -66,10 +76,15 @@ class Executor:
         ordered: list[Operation] = []
         for number, level in enumerate(levels, start=1):
             ordered.extend(level.operations)
+            if self.before_level is not None:
+                self.before_level(number, level)
             self.progress(
                 f"level {number}/{len(levels)}: {level.name}: {len(level.operations)} operation(s)"
             )
             self._level(level)
+            if self.after_level is not None:
+                done = tuple(self.results[o.id] for o in level.operations)
+                self.after_level(number, len(levels), done)
             if self.options.fail_fast and any(
                 self.results[o.id].status is Status.FAILED for o in level.operations
             ):

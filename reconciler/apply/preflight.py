@@ -5,14 +5,17 @@ check_plan      the plan is for this cluster, applyable (no error diagnostic: li
 freshness       the plan's fingerprint against a fresh read; a stale plan is refused with
                 what changed, unless every difference is the plan's own work (an
                 interrupted apply of this very plan), which is resumed
+refuse_diverged what freshness refuses whatever the fingerprint says: a planned change the
+                cluster shows otherwise (apply.verify runs it before its comparison)
 validate        Kafka's own validate_only CreateTopics and CreatePartitions for what is left
+                (and the Kafka client's own range checks, as a refusal)
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import assert_never
+from typing import NoReturn, assert_never
 
 from reconciler.apply.batching import (
     MAX_PARTITIONS_PER_REQUEST,
@@ -68,6 +71,22 @@ def freshness(plan: Plan, state: ClusterState) -> Freshness:
     touched = [c.topic for c in plan.changes]
     if fingerprint(state, touched) == plan.based_on:
         return Freshness(True)
+    reasons, progressed = _differences(plan, state)
+    if reasons or not progressed:
+        _stale(reasons)
+    return Freshness(False, tuple(progressed))
+
+
+def refuse_diverged(plan: Plan, state: ClusterState) -> None:
+    """StalePlan naming what differs when the cluster shows, for some planned change, something
+    the plan neither saw nor makes (status.Diverged), whatever the fingerprint says."""
+    reasons, _ = _differences(plan, state)
+    if reasons:
+        _stale(reasons)
+
+
+def _differences(plan: Plan, state: ClusterState) -> tuple[list[str], list[str]]:
+    """(what differs beyond the plan's own work, topics some of whose work is there)."""
     reasons: list[str] = []
     progressed: list[str] = []
     for change in plan.changes:
@@ -75,16 +94,19 @@ def freshness(plan: Plan, state: ClusterState) -> Freshness:
         reasons.extend(why)
         if moved:
             progressed.append(change.topic)
-    if reasons or not progressed:
-        detail = "; ".join(reasons) or (
-            "the brokers, their racks, the broker defaults or a topic setting the plan does not "
-            "mention changed"
-        )
-        raise StalePlan(
-            f"the plan is stale: the cluster changed since it was made ({detail}). Plan again "
-            "and review the new plan. Nothing was changed."
-        )
-    return Freshness(False, tuple(progressed))
+    return reasons, progressed
+
+
+def _stale(reasons: list[str]) -> NoReturn:
+    detail = "; ".join(reasons) or (
+        "its based_on is not the fingerprint of the cluster now: the brokers, their racks, the "
+        "broker defaults or a topic setting the plan does not mention changed, or based_on was "
+        "edited"
+    )
+    raise StalePlan(
+        f"the plan is stale: the cluster changed since it was made ({detail}). Plan again "
+        "and review the new plan. Nothing was changed."
+    )
 
 
 def _topic_difference(change: TopicChange, state: ClusterState) -> tuple[list[str], bool]:
@@ -116,14 +138,23 @@ def validate(cluster: Cluster, state: ClusterState, ops: Sequence[Operation]) ->
     creates = [c for c in todo if isinstance(c, CreateTopic)]
     increases = [c for c in todo if isinstance(c, IncreasePartitions)]
     problems: list[str] = []
-    for batch in batches(creates, lambda c: create_weight(c, state), MAX_RECORDS_PER_REQUEST):
-        answers = cluster.create_topics([new_topic(c) for c in batch], validate_only=True)
-        problems += [sentence(f, t, "create") for t, f in sorted(answers.items()) if f]
-    for group in batches(increases, increase_weight, MAX_PARTITIONS_PER_REQUEST):
-        answers = cluster.create_partitions(
-            [partitions_request(c) for c in group], validate_only=True
-        )
-        problems += [sentence(f, t, "partitions") for t, f in sorted(answers.items()) if f]
+    try:
+        for batch in batches(creates, lambda c: create_weight(c, state), MAX_RECORDS_PER_REQUEST):
+            answers = cluster.create_topics([new_topic(c) for c in batch], validate_only=True)
+            problems += [sentence(f, t, "create") for t, f in sorted(answers.items()) if f]
+        for group in batches(increases, increase_weight, MAX_PARTITIONS_PER_REQUEST):
+            answers = cluster.create_partitions(
+                [partitions_request(c) for c in group], validate_only=True
+            )
+            problems += [sentence(f, t, "partitions") for t, f in sorted(answers.items()) if f]
+    except ValueError as exc:
+        # The Kafka client checks counts itself before sending (librdkafka caps a topic's
+        # partitions at 100,000, and replication factors too): a count within Kafka's int32 but
+        # beyond the client's limits is refused here, before the first mutation, not a crash.
+        raise ApplyRefused(
+            f"the Kafka client refused a planned request before sending it ({exc}); lower the "
+            "count in the spec, plan again and apply. Nothing was changed."
+        ) from exc
     if problems:
         listed = "\n  ".join(problems[:10])
         if len(problems) > 10:

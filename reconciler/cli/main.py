@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from reconciler import __version__
+from reconciler import __version__, redaction
 from reconciler.cli.fleet_commands import fleet
 from reconciler.cli.plan_commands import apply, plan
 from reconciler.cli.repo_commands import compile_, import_, init, validate
@@ -33,7 +33,9 @@ from reconciler.local.commands import local
     help="Spec repository (holds reconciler.yaml and topics/).",
 )
 @click.option(
-    "--debug", is_flag=True, help="Show tracebacks, and the Kafka clients' own logs, on stderr."
+    "--debug",
+    is_flag=True,
+    help="Show tracebacks, and the Kafka clients' own logs, on stderr (secrets as ***).",
 )
 @click.pass_context
 def cli(ctx: click.Context, repo: Path, debug: bool) -> None:
@@ -48,10 +50,9 @@ def cli(ctx: click.Context, repo: Path, debug: bool) -> None:
     --detailed-exitcode, drift).
     """
     ctx.obj = Ctx(repo=repo, debug=debug)
-    if debug:
-        import logging
-
-        logging.basicConfig(level=logging.DEBUG, format="%(asctime)s %(name)s %(message)s")
+    # Every library's log records (kafka-python's, librdkafka's, ours) only with --debug, and
+    # through the filter that replaces secret values (reconciler.redaction).
+    redaction.install_logging(debug)
 
 
 for command in (init, validate, plan, apply, drift, import_, snapshot, compile_, fleet, local):
@@ -61,6 +62,7 @@ for command in (init, validate, plan, apply, drift, import_, snapshot, compile_,
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; only here are errors turned into messages and exit codes."""
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    redaction.install_streams()  # no secret value of `client:` in anything printed
     try:
         code = cli.main(args=argv, prog_name="reconciler", standalone_mode=False)
     except click.exceptions.Abort:

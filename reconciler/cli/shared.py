@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 import click
 
 from reconciler.errors import ConfigError, InvalidSpecs
+from reconciler.redaction import redact
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -44,7 +45,8 @@ def show_progress(message: str) -> None:
 
 def write_json(path: Path, document: object) -> None:
     try:
-        path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+        # Plans and audit records hold no `client:` values; redacting costs little if one did.
+        path.write_text(redact(json.dumps(document, indent=1)) + "\n", encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot write {path}: {exc.strerror}") from exc
 

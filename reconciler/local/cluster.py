@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import ctypes
+import dataclasses
 import os
 import shutil
 import signal
@@ -30,7 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reconciler.errors import ClusterError, LocalClusterError
-from reconciler.local.distribution import Distribution
+from reconciler.local import security
+from reconciler.local.distribution import Distribution, ensure_distribution
 from reconciler.local.state import (
     STATE_FILE,
     LocalCluster,
@@ -119,16 +121,20 @@ def free_port() -> int:
 
 def _properties(cluster: LocalCluster, node: Node) -> str:
     controller = next(n for n in cluster.nodes if n.controller)
+    client = security.protocol(cluster.security)  # also the listener's name
     props: dict[str, str] = {
         "process.roles": "broker,controller" if node.controller else "broker",
         "node.id": str(node.id),
         "controller.quorum.bootstrap.servers": f"127.0.0.1:{controller.controller_port}",
-        "inter.broker.listener.name": "PLAINTEXT",
+        "inter.broker.listener.name": client,
         "controller.listener.names": "CONTROLLER",
-        "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+        "listener.security.protocol.map": (
+            f"CONTROLLER:{security.controller_protocol(cluster.security)},{client}:{client}"
+        ),
         "log.dirs": str(cluster.node_dir(node) / "data"),
     }
-    listeners = f"PLAINTEXT://127.0.0.1:{node.port}"
+    props.update(security.broker_properties(cluster.state_dir, cluster.security))
+    listeners = f"{client}://127.0.0.1:{node.port}"
     if node.controller:
         listeners += f",CONTROLLER://127.0.0.1:{node.controller_port}"
     props["listeners"] = props["advertised.listeners"] = listeners
@@ -186,8 +192,11 @@ def start(
     timeout: float = 120.0,
     progress: Progress = _quiet,
     request_log: bool = False,
+    security_mode: str = "none",
 ) -> LocalCluster:
     """Format and start a fresh cluster in state_dir; return once every broker is registered.
+
+    security_mode: none, sasl_scram or tls (reconciler/local/security.py).
 
     tie_to_parent: the JVMs die with this process (test fixtures); `local up` leaves them running.
     request_log: every node logs each request it serves to `n<i>/requests.log`.
@@ -210,11 +219,14 @@ def start(
         started_at=time.time(),
         overrides=tuple(sorted((overrides or {}).items())),
         request_log=request_log,
+        security=security_mode,
     )
+    security.prepare(state_dir, security_mode, java)
     for node in cluster.nodes:
         node_dir = cluster.node_dir(node)
         (node_dir / "data").mkdir(parents=True)
-        (node_dir / "server.properties").write_text(_properties(cluster, node))
+        # 0600: with --security it holds the JAAS and keystore passwords.
+        security.write_private(node_dir / "server.properties", _properties(cluster, node))
         (node_dir / "log4j2.properties").write_text(
             LOG4J2 + (REQUEST_LOG4J2 if request_log else "")
         )
@@ -222,6 +234,7 @@ def start(
     _format_all(java, dist, cluster)
     cluster, procs = _launch(java, dist, cluster, tie_to_parent)
     save_state(cluster)
+    security.write_client_files(state_dir, security_mode, cluster.bootstrap)
     try:
         _wait_ready(cluster, procs, timeout, progress)
     except BaseException:
@@ -250,6 +263,7 @@ def _format_all(java: str, dist: Distribution, cluster: LocalCluster) -> None:
                 "-c", str(node_dir / "server.properties")]  # fmt: skip
         if node.controller:
             args.append("--standalone")  # the sole voter (KIP-853 dynamic quorum)
+        args += security.format_args(cluster.state_dir, cluster.security)
         cmd = _java(java, dist, node_dir, *args)
         procs.append(
             (
@@ -259,6 +273,7 @@ def _format_all(java: str, dist: Distribution, cluster: LocalCluster) -> None:
         )
     for node, proc in procs:
         out, _ = proc.communicate(timeout=120)
+        out = security.redact(cluster.state_dir, out)
         if proc.returncode != 0:
             (cluster.node_dir(node) / "format-failed.log").write_text(out)
             raise LocalClusterError(f"formatting storage of node {node.id} failed:\n{out.strip()}")
@@ -282,21 +297,28 @@ def _launch(
     procs = {}
     # Controller first: brokers register with it.
     for node in sorted(cluster.nodes, key=lambda n: not n.controller):
-        node_dir = cluster.node_dir(node)
-        with (node_dir / "kafka.log").open("wb") as log:
-            proc = subprocess.Popen(
-                _java(java, dist, node_dir, "kafka.Kafka", str(node_dir / "server.properties")),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,  # Ctrl-C in the shell that ran `local up` spares it
-                # Safe here: no other thread runs while a cluster starts.
-                preexec_fn=_die_with_parent if tie_to_parent else None,  # noqa: PLW1509
-                cwd=node_dir,
-            )
+        proc = _spawn(java, dist, cluster, node, tie_to_parent)
         nodes.append(_replace_pid(node, proc.pid))
         procs[node.id] = proc
     return _with_nodes(cluster, tuple(sorted(nodes, key=lambda n: n.id))), procs
+
+
+def _spawn(
+    java: str, dist: Distribution, cluster: LocalCluster, node: Node, tie_to_parent: bool
+) -> subprocess.Popen[bytes]:
+    """Start one node's JVM; its log starts afresh, so "Kafka Server started" is this run's."""
+    node_dir = cluster.node_dir(node)
+    with (node_dir / "kafka.log").open("wb") as log:
+        return subprocess.Popen(
+            _java(java, dist, node_dir, "kafka.Kafka", str(node_dir / "server.properties")),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # Ctrl-C in the shell that ran `local up` spares it
+            # Safe here: no other thread runs while a node starts.
+            preexec_fn=_die_with_parent if tie_to_parent else None,  # noqa: PLW1509
+            cwd=node_dir,
+        )
 
 
 def _replace_pid(node: Node, pid: int | None) -> Node:
@@ -304,8 +326,7 @@ def _replace_pid(node: Node, pid: int | None) -> Node:
 
 
 def _with_nodes(cluster: LocalCluster, nodes: tuple[Node, ...]) -> LocalCluster:
-    return LocalCluster(cluster.state_dir, cluster.kafka_version, cluster.cluster_id, nodes,
-                        cluster.started_at, cluster.overrides, cluster.request_log)  # fmt: skip
+    return dataclasses.replace(cluster, nodes=nodes)
 
 
 def _wait_ready(
@@ -313,12 +334,17 @@ def _wait_ready(
     procs: dict[int, subprocess.Popen[bytes]],
     timeout: float,
     progress: Progress,
+    only: tuple[int, ...] | None = None,
 ) -> None:
+    """Wait until the nodes in `only` (default: all) logged their start and every node of the
+    cluster is registered."""
     deadline = time.monotonic() + timeout
-    pending = {n.id for n in cluster.nodes}
+    pending = {n.id for n in cluster.nodes if only is None or n.id in only}
     progress(f"waiting for {len(pending)} node(s) to start")
     while pending:
         for node in cluster.nodes:
+            if node.id not in procs:
+                continue
             log = cluster.node_dir(node) / "kafka.log"
             if procs[node.id].poll() is not None:
                 raise LocalClusterError(
@@ -334,16 +360,17 @@ def _wait_ready(
                 f"logs in {cluster.state_dir}."
             )
         time.sleep(0.2)
+    expected = {n.id for n in cluster.nodes if only is None or n.id in only}
     while True:
         try:
-            seen = cluster.describe(timeout=5).brokers
+            seen = {b.id for b in cluster.describe(timeout=5).brokers}
         except ClusterError:
-            seen = ()
-        if len(seen) == len(cluster.nodes):
+            seen = set()
+        if expected <= seen:
             return
         if time.monotonic() > deadline:
             raise LocalClusterError(
-                f"only {len(seen)} of {len(cluster.nodes)} brokers registered within "
+                f"only {len(seen & expected)} of {len(expected)} brokers registered within "
                 f"{timeout:.0f} s; see the logs in {cluster.state_dir}."
             )
         time.sleep(0.3)
@@ -358,8 +385,15 @@ class StopReport:
     killed: tuple[int, ...]  # node ids that needed SIGKILL
 
 
+def current(cluster: LocalCluster) -> LocalCluster:
+    """The cluster as its state file says now: pids change when single nodes stop and start,
+    and a caller may hold the value `start` returned before that."""
+    return load_state(cluster.state_dir) or cluster
+
+
 def stop(cluster: LocalCluster, grace: float = 30.0) -> StopReport:
     """Stop every JVM of the cluster: broker-only nodes first, then the controller."""
+    cluster = current(cluster)
     stopped: list[int] = []
     killed: list[int] = []
     for wave in (
@@ -403,3 +437,75 @@ def _reap(node: Node, wait: bool) -> None:
         deadline = time.monotonic() + 10
         while wait and Path(f"/proc/{node.pid}").exists() and time.monotonic() < deadline:
             time.sleep(0.05)
+
+
+# ---------------------------------------------------------------------------- single nodes
+
+
+def _node(cluster: LocalCluster, node_id: int) -> Node:
+    for node in cluster.nodes:
+        if node.id == node_id:
+            return node
+    raise LocalClusterError(
+        f"the local cluster in {cluster.state_dir} has no node {node_id}; its nodes are "
+        f"{[n.id for n in cluster.nodes]}."
+    )
+
+
+def down_nodes(cluster: LocalCluster) -> tuple[int, ...]:
+    """Ids of the nodes whose JVM is not running (never started, stopped, or died)."""
+    return tuple(
+        n.id for n in cluster.nodes if not (n.pid and is_our_jvm(n.pid, cluster.node_dir(n)))
+    )
+
+
+def stop_node(cluster: LocalCluster, node_id: int, grace: float = 30.0) -> LocalCluster:
+    """Stop one node's JVM (SIGTERM, SIGKILL after `grace` s); the others keep running.
+
+    The state file records the node as down, so `status` names it and `start_node` (or
+    `local up`) brings it back on the same ports and data. Returns the updated cluster.
+    """
+    cluster = current(cluster)
+    node = _node(cluster, node_id)
+    if node.pid and is_our_jvm(node.pid, cluster.node_dir(node)):
+        _signal(node, signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        while is_our_jvm(node.pid, cluster.node_dir(node)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        killed = is_our_jvm(node.pid, cluster.node_dir(node))
+        if killed:
+            _signal(node, signal.SIGKILL)
+        _reap(node, wait=killed)
+    nodes = tuple(_replace_pid(n, None) if n.id == node_id else n for n in cluster.nodes)
+    updated = _with_nodes(cluster, nodes)
+    save_state(updated)
+    return updated
+
+
+def start_node(
+    cluster: LocalCluster,
+    node_id: int,
+    tie_to_parent: bool = False,
+    timeout: float = 120.0,
+    progress: Progress = _quiet,
+) -> LocalCluster:
+    """Start one stopped node again, on its ports and storage; return once it is registered.
+
+    Starting a node that runs already is a no-op. Returns the updated cluster.
+    """
+    cluster = current(cluster)
+    node = _node(cluster, node_id)
+    if node.pid and is_our_jvm(node.pid, cluster.node_dir(node)):
+        return cluster
+    java, _ = find_java()
+    dist = ensure_distribution()  # the pinned version's cached jars, as `start` used
+    proc = _spawn(java, dist, cluster, node, tie_to_parent)
+    nodes = tuple(_replace_pid(n, proc.pid) if n.id == node_id else n for n in cluster.nodes)
+    updated = _with_nodes(cluster, nodes)
+    save_state(updated)
+    try:
+        _wait_ready(updated, {node_id: proc}, timeout, progress, only=(node_id,))
+    except BaseException:
+        stop_node(updated, node_id)
+        raise
+    return updated

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import click
 
+from reconciler.cluster.adapter import ClusterDescription
 from reconciler.errors import ClusterError, LocalClusterError
 from reconciler.local import cluster as local_cluster
+from reconciler.local import security as local_security
 from reconciler.local import state as local_state
 from reconciler.local.distribution import Distribution, ensure_distribution
 
@@ -47,28 +49,67 @@ def fetch_distribution() -> Distribution:
 
 
 def _print_status(cl: local_state.LocalCluster) -> None:
+    """Print what runs; raise (exit 1) naming every node that is down or not registered."""
     click.echo(f"bootstrap: {cl.bootstrap}")
+    down = set(local_cluster.down_nodes(cl))
     try:
-        desc = cl.describe(timeout=5)
+        desc: ClusterDescription | None = cl.describe(timeout=5)
     except ClusterError as exc:
-        raise LocalClusterError(
-            f"the local cluster in {cl.state_dir} has live processes but does not answer: {exc}"
-        ) from exc
+        if not down:
+            raise LocalClusterError(
+                f"the local cluster in {cl.state_dir} has live processes but does not answer: {exc}"
+            ) from exc
+        desc = None  # e.g. the controller is down: still say which nodes are
     # KRaft's DescribeCluster names a random broker as "controller" for old clients; the real
     # controller is the sole quorum voter of our layout.
     voter = next(n.id for n in cl.nodes if n.controller)
+    cluster_id = desc.cluster_id if desc else cl.cluster_id
     click.echo(
-        f"kafka: {cl.kafka_version}  cluster id: {desc.cluster_id}  "
+        f"kafka: {cl.kafka_version}  cluster id: {cluster_id}  "
         f"controller: node {voter} (KRaft voter)"
     )
-    pids = {n.id: n.pid for n in cl.nodes}
-    roles = {n.id: "broker,controller" if n.controller else "broker" for n in cl.nodes}
+    registered = {b.id: b for b in desc.brokers} if desc else {}
     click.echo("brokers:")
-    for broker in desc.brokers:
+    for node in cl.nodes:
+        roles = "broker,controller" if node.controller else "broker"
+        broker = registered.get(node.id)
+        where = f"{broker.host}:{broker.port}" if broker else node.address
+        rack = (broker.rack if broker else node.rack) or "-"
+        if node.id in down:
+            health = "  DOWN (no process)"
+        elif broker is None:
+            health = "  NOT REGISTERED (process alive, not in DescribeCluster)"
+        else:
+            health = ""
         click.echo(
-            f"  {broker.id}  {broker.host}:{broker.port}  rack={broker.rack or '-'}  "
-            f"roles={roles.get(broker.id, '?')}  pid={pids.get(broker.id) or '-'}"
+            f"  {node.id}  {where}  rack={rack}  roles={roles}  pid={node.pid or '-'}{health}"
         )
+    for line in local_security.describe_lines(cl.state_dir, cl.security):
+        click.echo(line)
+    unregistered = {n.id for n in cl.nodes if n.id not in registered} - down
+    if down or unregistered:
+        raise _degraded(cl, down, unregistered)
+
+
+def _degraded(
+    cl: local_state.LocalCluster, down: set[int], unregistered: set[int]
+) -> LocalClusterError:
+    """Finding 9: a cluster missing a node is not "running"; say which and what to do."""
+    parts = []
+    if down:
+        parts.append(f"node(s) {sorted(down)} down")
+    if unregistered:
+        parts.append(f"node(s) {sorted(unregistered)} running but not registered")
+    fix = (
+        "start them with `reconciler local start-node N` or `reconciler local up`"
+        if down
+        else "see their kafka.log, or restart them with `reconciler local stop-node N` and "
+        "`start-node N`"
+    )
+    return LocalClusterError(
+        f"the local cluster in {cl.state_dir} is degraded ({len(cl.nodes)} nodes): "
+        f"{' and '.join(parts)}; {fix}."
+    )
 
 
 @click.group(context_settings=CONTEXT)
@@ -104,19 +145,47 @@ def local(ctx: click.Context, state_dir: Path | None) -> None:
     show_default=True,
     help="Seconds to wait for every broker to register.",
 )
+@click.option(
+    "--security",
+    "security_mode",
+    type=click.Choice(local_security.MODES),
+    help="sasl_scram: SCRAM-SHA-512 listener with ACLs; tls: SSL listener with a CA made on "
+    "the spot. Credentials go to STATE/security/ (mode 0600), never to the terminal. "
+    "[default: none]",
+)
 @click.pass_obj
-def up(state_dir: Path, brokers: int, timeout: float) -> None:
+def up(state_dir: Path, brokers: int, timeout: float, security_mode: str | None) -> None:
     """Fetch Kafka if needed, format storage, start the brokers, wait until all are registered."""
     existing = local_state.load_state(state_dir)
     if existing and existing.running_pids():
-        click.echo(f"already running from {state_dir}", err=True)
+        if security_mode is not None and security_mode != existing.security:
+            raise LocalClusterError(
+                f"the local cluster running from {state_dir} has --security "
+                f"{existing.security}, not {security_mode}; run `reconciler local down` first "
+                "to start one with other security."
+            )
+        down = local_cluster.down_nodes(existing)
+        if not down:
+            click.echo(f"already running from {state_dir}", err=True)
+            _print_status(existing)
+            return
+        # Finding 9: a degraded cluster is not "already running"; bring the missing nodes back.
+        click.echo(
+            f"the local cluster in {state_dir} is degraded ({len(existing.nodes)} nodes): "
+            f"node(s) {list(down)} down; starting them again",
+            err=True,
+        )
+        for node_id in down:
+            existing = local_cluster.start_node(
+                existing, node_id, timeout=timeout, progress=_progress
+            )
         _print_status(existing)
         return
     dist = fetch_distribution()
     started = time.monotonic()
     cl = local_cluster.start(
         state_dir, dist, brokers=brokers, overrides=default_overrides(brokers),
-        timeout=timeout, progress=_progress,
+        timeout=timeout, progress=_progress, security_mode=security_mode or "none",
     )  # fmt: skip
     click.echo(f"started {brokers} broker(s) in {time.monotonic() - started:.1f} s", err=True)
     _print_status(cl)
@@ -126,12 +195,7 @@ def up(state_dir: Path, brokers: int, timeout: float) -> None:
 @click.pass_obj
 def status(state_dir: Path) -> None:
     """Show bootstrap servers, brokers, racks and controller (exit 1 if not running)."""
-    cl = local_state.load_state(state_dir)
-    if cl is None or not cl.running_pids():
-        raise LocalClusterError(
-            f"no local cluster is running from {state_dir}; start one with `reconciler local up`."
-        )
-    _print_status(cl)
+    _print_status(_running(state_dir))
 
 
 @local.command(context_settings=CONTEXT)
@@ -158,3 +222,50 @@ def down(state_dir: Path, grace: float) -> None:
 def fetch() -> None:
     """Download the pinned Kafka's jars from Maven Central into the cache (no broker started)."""
     fetch_distribution()
+
+
+@local.command("stop-node", context_settings=CONTEXT)
+@click.argument("node_id", metavar="N", type=int)
+@click.option(
+    "--grace",
+    type=float,
+    default=30.0,
+    show_default=True,
+    help="Seconds the node gets to shut down before SIGKILL.",
+)
+@click.pass_obj
+def stop_node(state_dir: Path, node_id: int, grace: float) -> None:
+    """Stop node N only (for drills); `status` then names it down until `start-node N`."""
+    cl = _running(state_dir)
+    local_cluster.stop_node(cl, node_id, grace=grace)
+    click.echo(f"stopped node {node_id}; `reconciler local start-node {node_id}` starts it again")
+
+
+@local.command("start-node", context_settings=CONTEXT)
+@click.argument("node_id", metavar="N", type=int)
+@click.option(
+    "--timeout",
+    type=float,
+    default=120.0,
+    show_default=True,
+    help="Seconds to wait for the node to register.",
+)
+@click.pass_obj
+def start_node(state_dir: Path, node_id: int, timeout: float) -> None:
+    """Start node N again on its ports and data, and wait until it is registered."""
+    cl = local_state.load_state(state_dir)
+    if cl is None:
+        raise LocalClusterError(
+            f"there is no local cluster in {state_dir}; start one with `reconciler local up`."
+        )
+    local_cluster.start_node(cl, node_id, timeout=timeout, progress=_progress)
+    click.echo(f"node {node_id} is running and registered")
+
+
+def _running(state_dir: Path) -> local_state.LocalCluster:
+    cl = local_state.load_state(state_dir)
+    if cl is None or not cl.running_pids():
+        raise LocalClusterError(
+            f"no local cluster is running from {state_dir}; start one with `reconciler local up`."
+        )
+    return cl

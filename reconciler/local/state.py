@@ -14,6 +14,7 @@ from pathlib import Path
 
 from reconciler.cluster.adapter import ClusterDescription, describe_cluster
 from reconciler.errors import LocalClusterError
+from reconciler.local import security
 
 STATE_FILE = "state.json"
 
@@ -23,7 +24,7 @@ class Node:
     id: int
     controller: bool  # combined broker+controller; otherwise broker-only
     rack: str | None
-    port: int  # PLAINTEXT listener
+    port: int  # the client listener (PLAINTEXT, or SASL_PLAINTEXT/SSL with --security)
     controller_port: int | None
     pid: int | None = None
 
@@ -41,6 +42,7 @@ class LocalCluster:
     started_at: float  # epoch seconds
     overrides: tuple[tuple[str, str], ...] = ()
     request_log: bool = False  # each node writes requests.log (see REQUEST_LOG4J2)
+    security: str = "none"  # none | sasl_scram | tls (reconciler/local/security.py)
 
     @property
     def bootstrap(self) -> str:
@@ -54,8 +56,12 @@ class LocalCluster:
             n.pid for n in self.nodes if n.pid is not None and is_our_jvm(n.pid, self.node_dir(n))
         ]
 
+    def client_config(self) -> dict[str, str]:
+        """librdkafka properties of the super user (empty for an unsecured cluster)."""
+        return security.client_config(self.state_dir, self.security)
+
     def describe(self, timeout: float = 10.0) -> ClusterDescription:
-        return describe_cluster(self.bootstrap, timeout=timeout)
+        return describe_cluster(self.bootstrap, client=self.client_config(), timeout=timeout)
 
 
 # ---------------------------------------------------------------------------- state file

@@ -53,7 +53,7 @@ def to_json(plan: Plan) -> Json:
             "errors": summary.errors,
             "warnings": summary.warnings,
         },
-        "changes": [_topic_change(c) for c in plan.changes],
+        "changes": [topic_change_json(c) for c in plan.changes],
         "diagnostics": [diagnostics.to_json(d) for d in plan.diagnostics],
         "unmanaged": list(plan.unmanaged),
         "changed_since": plan.changed_since,
@@ -110,7 +110,8 @@ def _config_entry(entry: ConfigChange) -> Json:
     return out
 
 
-def _topic_change(topic_change: TopicChange) -> Json:
+def topic_change_json(topic_change: TopicChange) -> Json:
+    """One entry of `changes`; apply.verify compares saved and derived plans in this form."""
     entry: Json = {"topic": topic_change.topic, "action": topic_change.action.word}
     for change in topic_change.changes:
         entry.update(_change_fields(change))

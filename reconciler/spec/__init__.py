@@ -5,6 +5,7 @@ repo_config.py  reconciler.yaml: clusters, env expansion, policy and limits
 discovery.py    which files are topic files (topics/**/*.yaml, *.yaml.j2)
 source.py       one file's text, or why it is not a spec file (size, encoding, symlinks)
 templates.py    Jinja2 templates rendered per cluster, lines mapped back
+render_limits.py  the child process rendering runs in, under CPU, memory and wall-clock limits
 yaml_reader.py  safe YAML with locations (parse_yaml, YamlDocument)
 yaml_builder.py   its engine: parser events to data and positions, with depth and alias budgets
 yaml_scalars.py   YAML 1.2 core-schema scalars, and what YAML 1.1 would read (R015)

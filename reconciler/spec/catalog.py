@@ -62,6 +62,7 @@ from reconciler.spec.units import (
     parse_integer,
     parse_size_bytes,
 )
+from reconciler.spec.yaml_scalars import shown_integer
 
 KAFKA_VERSION = "4.1.1"
 
@@ -547,7 +548,8 @@ def _shown(value: object) -> str:
     if isinstance(value, bool):
         return f"{str(value).lower()} (a boolean)"
     if isinstance(value, str | int | float | list | tuple):
-        return repr(value)
+        text = repr(value)  # ints are bounded by the reader (R016), so repr cannot fail
+        return text if len(text) <= 80 else f"{text[:60]}... ({len(text)} characters)"
     return f"{value!r} (a {type(value).__name__})"
 
 
@@ -648,10 +650,10 @@ def _out_of_range(defn: ConfigDef, number: int, low: int, high: int) -> str:
         limit = _type_max(defn)
         kind = "a Java int" if defn.type is ConfigType.INT else "a Java long"
         shown = f"{limit} = {format_size_bytes(limit + 1)} - 1" if defn.unit == "bytes" else limit
-        return f"{number} is too large for {kind}, whose maximum is {shown}"
+        return f"{shown_integer(number)} is too large for {kind}, whose maximum is {shown}"
     if number < low:
-        return f"{number} is below the minimum {low}"
-    return f"{number} is above the maximum {high}"
+        return f"{shown_integer(number)} is below the minimum {low}"
+    return f"{shown_integer(number)} is above the maximum {high}"
 
 
 # --- booleans, doubles, strings -------------------------------------------------------------
@@ -738,7 +740,7 @@ def _normalise_text(defn: ConfigDef, value: object) -> str:
 _THROTTLED_REPLICAS = frozenset(
     {"leader.replication.throttled.replicas", "follower.replication.throttled.replicas"}
 )
-_REPLICA_RE = re.compile(r"(\d+):(\d+)")
+_REPLICA_RE = re.compile(r"(\d{1,10}):(\d{1,10})")  # int32 partition and broker ids
 
 
 def _normalise_list(defn: ConfigDef, value: object) -> str:
@@ -808,6 +810,9 @@ def _throttled_replicas(defn: ConfigDef, value: object, items: list[str]) -> str
         match = _REPLICA_RE.fullmatch(item)
         if match is None:
             reason = "'*' cannot be combined with pairs" if item == "*" else None
-            raise _invalid(defn, value, reason or f"{item!r} is not a partition:broker pair")
-        pairs.add((int(match.group(1)), int(match.group(2))))
+            raise _invalid(defn, value, reason or f"{_shown(item)} is not a partition:broker pair")
+        partition, broker = int(match.group(1)), int(match.group(2))
+        if max(partition, broker) > INT_MAX:
+            raise _invalid(defn, value, f"{item} is out of range: ids are Java ints")
+        pairs.add((partition, broker))
     return ",".join(f"{partition}:{broker}" for partition, broker in sorted(pairs))

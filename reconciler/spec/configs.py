@@ -14,6 +14,7 @@ from reconciler.diagnostics import Diagnostic, Location
 from reconciler.errors import InvalidConfigValue
 from reconciler.spec import catalog, rules
 from reconciler.spec.yaml_reader import JsonPath, YamlDocument
+from reconciler.spec.yaml_scalars import oversized
 
 _SCALAR = (str, int, float, bool)
 
@@ -47,8 +48,12 @@ def read_config(
         well_typed = isinstance(value, _SCALAR) or (
             isinstance(value, list) and all(isinstance(v, _SCALAR) for v in value)
         )
-        if not well_typed:
-            continue
+        if (
+            not well_typed
+            or oversized(value)
+            or (isinstance(value, list) and any(oversized(v) for v in value))
+        ):
+            continue  # the schema (wrong type) or the reader (R016) said so
         value_at = doc.value_at((*path, key))
         try:
             entries[key] = ConfigEntry(catalog.normalise(key, value), value_at)

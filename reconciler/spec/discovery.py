@@ -4,11 +4,17 @@ Sorted by path so every run reads them in the same order. Hidden files and direc
 starting with '.') are skipped; near misses (`.yml`, `.yaml.jinja`, ...) are warned about rather
 than ignored silently (R013); a symlinked directory is followed only while it stays inside the
 repository (R007), and only once, so a link loop ends.
+
+Specs are read whole or not at all: a directory that cannot be listed, or an entry that cannot
+be examined (no permission, a dangling symlink, removed while walking), is an error (R008)
+naming the path, never a silent skip. A skipped directory's topics would look deleted, and
+`plan --prune` would delete them; any error stops every command that plans.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from reconciler.diagnostics import Diagnostic, Location
@@ -22,7 +28,7 @@ _NEAR_MISSES = (".yml", ".yml.j2", ".yaml.jinja", ".yaml.jinja2", ".yaml.tmpl", 
 
 
 def find_topic_files(root: Path, topics_dir: Path) -> tuple[list[Path], list[Diagnostic]]:
-    """Topic files under `topics_dir`, sorted by path relative to `root`.
+    """Topic files under `topics_dir`, sorted by path relative to `root`, and the problems.
 
     Symlinked directories are followed only while they stay inside the repository (and only
     once, so a link loop ends); symlinked files are returned and refused by `read_source` if
@@ -31,32 +37,40 @@ def find_topic_files(root: Path, topics_dir: Path) -> tuple[list[Path], list[Dia
     real_root = real_path(root)
     found: list[Diagnostic] = []
     paths: list[Path] = []
-    visited: set[Path] = set()
-    for current, dirnames, filenames in os.walk(topics_dir, followlinks=True):
-        here = Path(current)
-        visited.add(real_path(here))
-        kept: list[str] = []
-        for name in sorted(dirnames):
+    seen: set[Path] = {real_path(topics_dir)}
+    pending = [topics_dir]
+    while pending:
+        here = pending.pop()
+        try:
+            with os.scandir(here) as listing:
+                names = sorted(entry.name for entry in listing)
+        except OSError as exc:
+            found.append(unreadable(here, root, exc, "directory"))
+            continue
+        for name in names:
             if name.startswith("."):
-                continue
-            target = real_path(here / name)
-            if not target.is_relative_to(real_root):
-                rel = relative(here / name, root)
-                found.append(
-                    rules.SYMLINK_ESCAPE(
-                        f"{rel} is a symlink to {target}, outside the repository: topic files "
-                        "must live in it; copy them in instead",
-                        Location(rel, 1, 1),
-                    )
-                )
-            elif target not in visited:
-                kept.append(name)
-        dirnames[:] = kept
-        for name in filenames:
-            if name.startswith("."):
-                continue  # editor lock files and the like
+                continue  # editor lock files (often dangling symlinks) and the like
             path = here / name
-            if name.endswith(TOPIC_SUFFIXES):
+            try:
+                mode = os.stat(path).st_mode  # follows symlinks: what the entry leads to
+            except OSError as exc:
+                found.append(unreadable(path, root, exc, "entry"))
+                continue
+            if stat.S_ISDIR(mode):
+                target = real_path(path)
+                if not target.is_relative_to(real_root):
+                    rel = relative(path, root)
+                    found.append(
+                        rules.SYMLINK_ESCAPE(
+                            f"{rel} is a symlink to {target}, outside the repository: topic "
+                            "files must live in it; copy them in instead",
+                            Location(rel, 1, 1),
+                        )
+                    )
+                elif target not in seen:
+                    seen.add(target)
+                    pending.append(path)
+            elif name.endswith(TOPIC_SUFFIXES):
                 paths.append(path)
             elif name.endswith(_NEAR_MISSES):
                 rel = relative(path, root)
@@ -69,3 +83,22 @@ def find_topic_files(root: Path, topics_dir: Path) -> tuple[list[Path], list[Dia
                 )
     paths.sort(key=lambda p: relative(p, root))
     return paths, found
+
+
+def unreadable(path: Path, root: Path, exc: OSError, what: str) -> Diagnostic:
+    """R008 for a directory that cannot be listed or an entry that cannot be examined."""
+    rel = relative(path, root)
+    reason = exc.strerror or type(exc).__name__
+    if isinstance(exc, FileNotFoundError):
+        reason += " (a dangling symlink, or removed while reading)"
+    fix = (
+        "give the reconciler's user read and search permission on it"
+        if isinstance(exc, PermissionError)
+        else "fix or remove it"
+    )
+    kind = "the directory cannot be listed: " if what == "directory" else ""
+    return rules.UNREADABLE_FILE(
+        f"{rel} cannot be read: {kind}{reason}; its topics would be missing from every plan, so "
+        f"nothing is planned until you {fix}",
+        Location(rel, 1, 1),
+    )

@@ -79,7 +79,7 @@ def load_repo(
     """
     root = Path(root).absolute()
     config, found = load_repo_config(root, os.environ if env is None else env)
-    files = 1 if config is not None or (root / "reconciler.yaml").exists() else 0
+    files = 1 if config is not None or os.path.lexists(root / "reconciler.yaml") else 0
     if config is None:
         selected: list[str] = []
     elif cluster is None:
@@ -90,7 +90,7 @@ def load_repo(
     topics_dir = config.topics_dir if config is not None else root / "topics"
     inside = real_path(topics_dir).is_relative_to(real_path(root))  # else reconciler.yaml said so
     paths: list[Path] = []
-    if inside and topics_dir.is_dir():
+    if inside and os.path.isdir(topics_dir):  # else reconciler.yaml's error says why
         paths, problems = find_topic_files(root, topics_dir)
         found += problems
     files += len(paths)
@@ -105,6 +105,7 @@ def load_repo(
             run.template(source)
         else:
             run.plain(source)
+    run.render_templates()
 
     desired: dict[str, DesiredState] = {}
     for group in run.groups:
@@ -142,6 +143,7 @@ class _Run:
     found: list[Diagnostic] = field(default_factory=list)
     per_cluster: dict[str, list[Diagnostic]] = field(init=False)
     declared: dict[str, list[Topic]] = field(init=False)
+    queued: list[templates.TemplateJob] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.groups = list(self.selected) or [""]
@@ -163,23 +165,26 @@ class _Run:
                 self.declared[group] += topics
 
     def template(self, source: Source) -> None:
-        """Compiled once (syntax errors once), rendered and read per selected cluster."""
-        compiled, problems = templates.compile_template(source)
-        self.found += problems
-        if compiled is None or self.config is None:
-            return  # without reconciler.yaml there are no vars to render with
-        for name in self.selected:
-            variables = self.config.clusters[name].vars
-            rendered, problems = templates.render(compiled, name, variables)
-            self.per_cluster[name] += problems
-            if rendered is None:
-                continue
-            doc, problems = parse_yaml(rendered.text, source.rel, rendered.line_map)
-            self.per_cluster[name] += problems
-            if doc is not None:
-                topics, problems = read_topic_file(doc, self.known_clusters, template=True)
+        """Queued: compiled once (syntax errors once) and rendered per selected cluster.
+        Without reconciler.yaml there are no vars to render with: compiled only."""
+        config = self.config
+        clusters = [(n, config.clusters[n].vars) for n in self.selected] if config else []
+        self.queued.append(templates.TemplateJob(source, tuple(clusters)))
+
+    def render_templates(self) -> None:
+        """Every queued template, in one child process under hard limits, then read."""
+        for job, outcome in zip(self.queued, templates.process_all(self.queued), strict=True):
+            self.found += outcome.problems
+            for name, (rendered, render_problems) in outcome.rendered.items():
+                self.per_cluster[name] += render_problems
+                if rendered is None:
+                    continue
+                doc, problems = parse_yaml(rendered.text, job.source.rel, rendered.line_map)
                 self.per_cluster[name] += problems
-                self.declared[name] += topics
+                if doc is not None:
+                    topics, problems = read_topic_file(doc, self.known_clusters, template=True)
+                    self.per_cluster[name] += problems
+                    self.declared[name] += topics
 
 
 def _on_cluster(spec: TopicSpec, cluster: str) -> bool:

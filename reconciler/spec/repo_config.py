@@ -17,49 +17,56 @@ output shows instead.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from reconciler import redaction
 from reconciler.diagnostics import Diagnostic, Location
 from reconciler.spec import rules, schema
 from reconciler.spec.model import ClusterConfig, Limits, Policy, RepoConfig
 from reconciler.spec.source import read_source, real_path
 from reconciler.spec.yaml_reader import JsonPath, YamlDocument, parse_yaml
+from reconciler.spec.yaml_scalars import shown_integer
 
 REPO_CONFIG = "reconciler.yaml"
 DEFAULT_TOPICS_DIR = "topics/"
 REDACTED = "***"
+_LONG_MAX = 2**63 - 1
 
+# An optional security-protocol prefix (librdkafka accepts one), a host, a port.
+_SERVER = re.compile(
+    r"(?:(?:PLAINTEXT|SSL|SASL_PLAINTEXT|SASL_SSL)://)?(?P<host>\[[^\]]*\]|[^:\[\]]+):"
+    r"(?P<port>[0-9]+)"
+)
+_HOST = re.compile(r"(?!-)[A-Za-z0-9_-]{1,63}(?<!-)(?:\.(?!-)[A-Za-z0-9_-]{1,63}(?<!-))*\.?")
 _REFERENCE = re.compile(r"\$\{(?P<body>[^}]*)(?P<close>\}?)")
 _VARIABLE = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?::-(?P<default>.*))?", re.DOTALL)
-# Property names that carry credentials in librdkafka / Kafka clients. Over-redacting a
-# harmless property (ssl.key.location) costs nothing; leaking a password costs a rotation.
-_SECRET = re.compile(
-    r"password|passwd|secret|token|credential|jaas|private|ssl\.key|keystore\.key|"
-    r"oauthbearer\.config|api\.?key",
-    re.IGNORECASE,
-)
 
 
 def is_secret(key: str) -> bool:
-    """Whether a client property's value must never be shown."""
-    return _SECRET.search(key) is not None
+    """Whether a client property's value must never be shown (reconciler.redaction's rule)."""
+    return redaction.is_secret(key)
 
 
 def redacted(client: Mapping[str, str] | Iterable[tuple[str, str]]) -> dict[str, str]:
-    """Client properties safe to print: secret-looking values replaced by '***'."""
-    pairs = client.items() if isinstance(client, Mapping) else client
-    return {key: REDACTED if is_secret(key) else value for key, value in pairs}
+    """Client properties safe to print: secret-looking values replaced by '***', and the
+    secrets remembered so that reconciler.redaction hides them wherever else they appear."""
+    pairs = list(client.items() if isinstance(client, Mapping) else client)
+    redaction.remember_client(pairs)
+    return redaction.redacted_properties(pairs)
 
 
 def expand_env(text: str, env: Mapping[str, str]) -> tuple[str, list[str]]:
     """`text` with `${VAR}` and `${VAR:-default}` replaced, and the problems found.
 
     As in a POSIX shell, `${VAR:-default}` uses the default when VAR is unset or empty. A
-    default cannot contain '}'. There is no escape for a literal '${'.
+    default cannot contain '}' or '${': a nested reference (`${X:-${Y}}`) is an error, not
+    text. There is no escape for a literal '${'.
     """
     problems: list[str] = []
 
@@ -76,6 +83,13 @@ def expand_env(text: str, env: Mapping[str, str]) -> tuple[str, list[str]]:
             )
             return match.group(0)
         name, default = variable.group("name"), variable.group("default")
+        if default is not None and "${" in default:
+            # `${X:-${Y}}` would otherwise read as default '${Y' plus a literal '}'.
+            problems.append(
+                f"'{match.group(0)}}}' nests a reference in a default, which is not supported: "
+                f"write a literal default (${{{name}:-host:9092}}), or set {name}"
+            )
+            return match.group(0)
         value = env.get(name)
         if value:
             return value
@@ -98,7 +112,7 @@ def load_repo_config(
     root = root.absolute()
     path = root / REPO_CONFIG
     start = Location(REPO_CONFIG, 1, 1)
-    if not path.exists() and not path.is_symlink():
+    if not os.path.lexists(path):  # a dangling symlink is read_source's to report
         return None, [
             rules.MISSING_REPO_CONFIG(
                 f"no {REPO_CONFIG} in {root}: a spec repository starts with one (see "
@@ -141,6 +155,13 @@ def _topics_dir(doc: YamlDocument, root: Path) -> tuple[Path, list[Diagnostic]]:
     if not isinstance(value, str) or not value:
         return root / DEFAULT_TOPICS_DIR, []  # the schema error says why
     at = doc.value_at(("topics",))
+    if "\x00" in value:  # no path can hold one (and os functions raise ValueError)
+        return root / DEFAULT_TOPICS_DIR, [
+            rules.INVALID_TOPICS_DIR(
+                f"topics: {value!r} contains a NUL character, which no path can hold: fix the path",
+                at,
+            )
+        ]
     # Kept unresolved, so diagnostics show paths as the user sees them (not via symlinks).
     directory = Path(os.path.normpath(root / value))
     if not real_path(directory).is_relative_to(real_path(root)):
@@ -151,7 +172,19 @@ def _topics_dir(doc: YamlDocument, root: Path) -> tuple[Path, list[Diagnostic]]:
                 at,
             )
         ]
-    if not directory.is_dir():
+    try:
+        is_dir = stat.S_ISDIR(os.stat(directory).st_mode)
+    except FileNotFoundError:
+        is_dir = False
+    except OSError as exc:  # no search permission on a parent, a loop: not a silent "no topics"
+        return directory, [
+            rules.INVALID_TOPICS_DIR(
+                f"topics: '{value}' cannot be examined ({exc.strerror}): give the reconciler's "
+                "user read and search permission on it",
+                at,
+            )
+        ]
+    if not is_dir:
         return directory, [
             rules.INVALID_TOPICS_DIR(
                 f"topics: '{value}' is not a directory of this repository: create it or fix "
@@ -181,6 +214,16 @@ def _cluster(
                     at,
                 )
             )
+        elif bootstrap:
+            problem = bootstrap_problem(bootstrap)
+            if problem is not None:
+                found.append(
+                    rules.INVALID_BOOTSTRAP(
+                        f"bootstrap of cluster {name}: {problem}; write a comma-separated list "
+                        "of host:port (port 1-65535, an IPv6 address in brackets: [::1]:9092)",
+                        at,
+                    )
+                )
     client: list[tuple[str, str]] = []
     if isinstance(raw.get("client"), dict):
         for key, value in raw["client"].items():
@@ -195,6 +238,7 @@ def _cluster(
     variables = raw.get("vars")
     policy, problems = _policy(doc, (*path, "policy"), raw.get("policy"))
     found += problems
+    found += _counts_in_range(doc, path, raw)
     cluster = ClusterConfig(
         name=name,
         bootstrap=bootstrap,
@@ -204,6 +248,35 @@ def _cluster(
         policy=policy,
     )
     return cluster, found
+
+
+def bootstrap_problem(bootstrap: str) -> str | None:
+    """Why an expanded bootstrap is not a comma list of host:port, or None when it is one."""
+    for item in bootstrap.split(","):
+        server = item.strip()
+        shown = _shown_server(server)
+        match = _SERVER.fullmatch(server)
+        if match is None:
+            if not server:
+                return "an entry is empty (a stray comma?)"
+            if server.count(":") > 1 and not server.startswith("["):
+                return f"{shown} looks like an IPv6 address without brackets"
+            return f"{shown} is not host:port"
+        host, port = match.group("host"), match.group("port")
+        if host.startswith("["):
+            try:
+                ipaddress.IPv6Address(host[1:-1].split("%")[0])
+            except ValueError:
+                return f"{shown} has no valid IPv6 address in its brackets"
+        elif not _HOST.fullmatch(host):
+            return f"{shown} has no valid host name"
+        if len(port) > 5 or not 1 <= int(port) <= 65535:
+            return f"{shown} has port {port if len(port) <= 10 else port[:10] + '...'}, not 1-65535"
+    return None
+
+
+def _shown_server(server: str) -> str:
+    return repr(server) if len(server) <= 60 else repr(server[:57] + "...")
 
 
 def _expanded(
@@ -220,9 +293,27 @@ def _expanded(
     return (None if problems else text), found
 
 
+def _counts_in_range(doc: YamlDocument, path: JsonPath, raw: dict[str, Any]) -> list[Diagnostic]:
+    """Limits and policy counts are compared with Kafka's numbers, which are Java longs at
+    most: a larger one is a mistake, not "unlimited" (the schema gives only the minimum)."""
+    found: list[Diagnostic] = []
+    for section in ("limits", "policy"):
+        entries = raw.get(section)
+        for key, value in entries.items() if isinstance(entries, dict) else ():
+            if isinstance(value, int) and not isinstance(value, bool) and value > _LONG_MAX:
+                found.append(
+                    rules.SCHEMA_CONSTRAINT(
+                        f"clusters.{path[-1]}.{section}.{key}: must be at most {_LONG_MAX} "
+                        f"(a Java long); got {shown_integer(value)}",
+                        doc.value_at((*path, section, key)),
+                    )
+                )
+    return found
+
+
 def _count(value: object, minimum: int) -> int | None:
     """An integer the schema accepts (bool is not one), or None."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= _LONG_MAX:
         return None
     return value
 

@@ -37,6 +37,7 @@ COMPLEX_KEY = Rule("R012", "complex_key", _E)
 IGNORED_FILE = Rule("R013", "ignored_file", _W)
 MULTIPLE_DOCUMENTS = Rule("R014", "multiple_documents", _E)
 YAML_1_1_DIFFERENCE = Rule("R015", "yaml_1_1_difference", _W)
+NUMBER_TOO_LARGE = Rule("R016", "number_too_large", _E)
 
 # R1xx: topic configs
 INVALID_CONFIG_VALUE = Rule("R101", "invalid_config_value", _E)
@@ -77,6 +78,7 @@ INVALID_REGEX = Rule("R503", "invalid_regex", _E)
 INVALID_TOPICS_DIR = Rule("R504", "invalid_topics_dir", _E)
 INVALID_ENV_REFERENCE = Rule("R505", "invalid_env_reference", _E)
 EMPTY_BOOTSTRAP = Rule("R506", "empty_bootstrap", _E)
+INVALID_BOOTSTRAP = Rule("R507", "invalid_bootstrap", _E)
 
 # R6xx: templates
 TEMPLATE_SYNTAX = Rule("R601", "template_syntax", _E)
@@ -84,6 +86,8 @@ TEMPLATE_UNDEFINED = Rule("R602", "template_undefined", _E)
 TEMPLATE_SECURITY = Rule("R603", "template_security", _E)
 TEMPLATE_ERROR = Rule("R604", "template_error", _E)
 TEMPLATE_OUTPUT_TOO_LARGE = Rule("R605", "template_output_too_large", _E)
+TEMPLATE_TIMEOUT = Rule("R606", "template_timeout", _E)
+TEMPLATE_MEMORY = Rule("R607", "template_memory", _E)
 
 # R7xx: JSON Schema
 SCHEMA_TYPE = Rule("R701", "schema_type", _E)

@@ -14,17 +14,19 @@ types here (schema_gen.structural).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
 from reconciler.diagnostics import Diagnostic, did_you_mean
 from reconciler.resources import schema_text
 from reconciler.spec import rules, schema_gen
 from reconciler.spec.yaml_reader import JsonPath, YamlDocument
+from reconciler.spec.yaml_scalars import MAX_INTEGER_DIGITS, OversizedInteger
 
 TOPICS_SCHEMA = "topics.schema.json"
 REPO_SCHEMA = "reconciler.schema.json"
@@ -48,20 +50,39 @@ def load_schema(name: str) -> dict[str, Any]:
 
 
 @cache
-def _validator(name: str) -> Draft202012Validator:
+def _validator(name: str) -> Any:
     schema = load_schema(name)
     Draft202012Validator.check_schema(schema)
     if name == TOPICS_SCHEMA:
         # Config keys and values and the counts' bounds are Kafka's rules, reported with their
         # own codes and sentences (configs.py, topic_rules.py): checked once, not twice.
         schema = schema_gen.structural(schema)
-    return Draft202012Validator(schema)
+    return _Validator(schema)
+
+
+@cache
+def _regex(pattern: str) -> re.Pattern[str]:
+    """A schema `pattern` with JSON Schema's (ECMA-262's) `$`: the end of the text. Python's `$`
+    also matches before a final newline, which let `"prod\\n"` pass as a cluster name."""
+    return re.compile(re.sub(r"(?<!\\)\$(?=$|[|)])", r"\\Z", pattern))
+
+
+def _pattern(
+    validator: Any, pattern: str, instance: object, schema: Mapping[str, Any]
+) -> Iterator[ValidationError]:
+    if isinstance(instance, str) and _regex(pattern).search(instance) is None:
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+_Validator = validators.extend(Draft202012Validator, {"pattern": _pattern})  # type: ignore[no-untyped-call]
 
 
 def validate(doc: YamlDocument, schema_name: str) -> list[Diagnostic]:
     """Every schema error of `doc`, as diagnostics at the offending key or value."""
     found: list[Diagnostic] = []
     for error in _validator(schema_name).iter_errors(doc.data):
+        if isinstance(error.instance, OversizedInteger):
+            continue  # the reader reported it (R016); "not an integer" would be wrong
         found.extend(_diagnostics(error, doc))
     return found
 
@@ -89,7 +110,19 @@ def _diagnostics(error: ValidationError, doc: YamlDocument) -> Iterable[Diagnost
                 f"{subject} has no '{key}': it is required", doc.value_at(path), topic
             )
         return
+    if "propertyNames" in error.relative_schema_path and isinstance(error.instance, str):
+        # jsonschema reports a bad key at its mapping: point at the key itself instead.
+        yield _bad_key(error, path, subject, doc, topic)
+        return
     at = doc.key_at(path) if error.instance is None else doc.value_at(path)
+    if keyword == "uniqueItems" and isinstance(error.instance, list):
+        index = _repeated(error.instance)  # point at the repeat, not at the list
+        yield rules.SCHEMA_CONSTRAINT(
+            f"{subject} lists {_shown(error.instance[index])} more than once; list each once",
+            doc.value_at((*path, index)),
+            topic,
+        )
+        return
     if keyword == "type":
         yield rules.SCHEMA_TYPE(_type_message(subject, error), at, topic)
     elif keyword in ("enum", "const"):
@@ -103,6 +136,33 @@ def _diagnostics(error: ValidationError, doc: YamlDocument) -> Iterable[Diagnost
         yield rules.SCHEMA_CONSTRAINT(f"{subject}: {_constraint(error)}", at, topic)
 
 
+def _repeated(items: list[Any]) -> int:
+    """The index of the first item equal to an earlier one (as JSON Schema compares them)."""
+    seen: list[str] = []
+    for index, item in enumerate(items):
+        key = json.dumps(item, sort_keys=True, default=str)
+        if key in seen:
+            return index
+        seen.append(key)
+    return 0
+
+
+def _bad_key(
+    error: ValidationError, path: JsonPath, subject: str, doc: YamlDocument, topic: str | None
+) -> Diagnostic:
+    key = str(error.instance)
+    at = doc.key_at((*path, key))
+    if path == ("clusters",):
+        return rules.SCHEMA_CONSTRAINT(
+            f"cluster name {_shown(key)} is not allowed: a name is letters, digits, '.', '_' and "
+            "'-', starting with a letter or digit (no spaces or control characters); rename it",
+            at,
+        )
+    if error.validator == "minLength":
+        return rules.SCHEMA_CONSTRAINT(f"{subject}: a key must not be empty", at, topic)
+    return rules.SCHEMA_CONSTRAINT(f"{subject}: key {_constraint(error)}", at, topic)
+
+
 def _type_message(subject: str, error: ValidationError) -> str:
     expected = error.validator_value
     names: list[str] = [expected] if isinstance(expected, str) else []
@@ -114,11 +174,17 @@ def _type_message(subject: str, error: ValidationError) -> str:
     if value is None:
         return f"{subject} has no value; it must be {wanted}: give one or remove the key"
     quoted = isinstance(value, str) and (
-        ("integer" in names and value.strip().lstrip("-").isdigit())
+        ("integer" in names and _digits(value) <= MAX_INTEGER_DIGITS)
         or ("boolean" in names and value.lower() in ("true", "false"))
     )
     hint = ": remove the quotes" if quoted else ""
     return f"{subject} must be {wanted}; got {_shown(value)} ({_kind(value)}){hint}"
+
+
+def _digits(text: str) -> int:
+    """How many digits a quoted integer has; a large number when the text is not one."""
+    digits = text.strip().removeprefix("-")
+    return len(digits) if digits.isascii() and digits.isdigit() else MAX_INTEGER_DIGITS + 1
 
 
 def _constraint(error: ValidationError) -> str:

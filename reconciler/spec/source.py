@@ -71,7 +71,16 @@ def read_source(path: Path, root: Path) -> tuple[Source | None, list[Diagnostic]
             data = stream.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
-        return None, [rules.UNREADABLE_FILE(f"{rel} cannot be read: {reason}", start)]
+        fix = (
+            "give the reconciler's user read permission on it"
+            if isinstance(exc, PermissionError)
+            else "fix or remove it (a dangling symlink, or removed while reading?)"
+        )
+        return None, [
+            rules.UNREADABLE_FILE(
+                f"{rel} cannot be read: {reason}; nothing is planned until you {fix}", start
+            )
+        ]
     if len(data) > MAX_FILE_BYTES:  # it grew since stat()
         return None, [_too_large(rel, len(data), start)]
     nul = data.find(b"\x00")

@@ -18,15 +18,20 @@ expression precedes the value on its line). Text captured by `{% set %}...{% end
 `{% filter %}`, macros and call blocks gets no markers, so their semantics are untouched; their
 output maps to the line where they are used.
 
-Bounds: rendered output stops at `MAX_OUTPUT_CHARS`; `*` and `**` refuse results over that
-size (a one-line memory bomb); `range` is capped by the sandbox. A template's CPU time is not
-bounded (nested loops can be slow): templates are code, reviewed like code.
+Bounds (a template is code from a pull request; docs/spec.md, *Limits*): rendered output stops
+at `MAX_OUTPUT_CHARS` (R605). The sandbox refuses, with the template line, arithmetic whose
+result would be too large to hold (R607): strings and lists from `*` or `+` over
+`MAX_OUTPUT_CHARS` items, integers from `*`, `**`, `+`, `-` over `MAX_INT_BITS` bits; `range`
+is capped by Jinja2's sandbox. Everything else (filters that expand, nested loops, recursion
+via macros) is bounded by rendering in a child process with hard CPU, memory and wall-clock
+limits (render_limits.py): R606 for time, R607 for memory. `process_all` compiles and renders
+a batch in one child.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -37,45 +42,69 @@ from jinja2.runtime import Context
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from reconciler.diagnostics import Diagnostic, Location
-from reconciler.spec import rules
+from reconciler.spec import render_limits, rules
 from reconciler.spec.source import MAX_FILE_BYTES, Source
 
 MAX_OUTPUT_CHARS = MAX_FILE_BYTES  # a rendered file is held to the same cap as a plain one
+# Far beyond any setting (a Java long is 64 bits), and printable: 4096 bits are 1,234 decimal
+# digits, under Python's 4,300-digit limit for int-to-str.
+MAX_INT_BITS = 4096
+MAX_TOTAL_OUTPUT_CHARS = 64 * 2**20  # all templates of one load, every cluster
+_LIMIT_CODES = frozenset({"R605", "R606", "R607"})
 _MARK = "\x00"
-_MARKER = re.compile(r"\x00(\d+)\x00")
+_MARKER = re.compile(r"\x00(\d{1,9})\x00")  # a NUL the template printed itself is not one
 # Bodies whose text is a value, not output: markers there would change what the template means.
 _OPAQUE = (nodes.Macro, nodes.CallBlock, nodes.FilterBlock, nodes.AssignBlock)
 
 
+class ValueTooLarge(Exception):
+    """An operation whose result the sandbox refuses to build (R607)."""
+
+
 class _Environment(ImmutableSandboxedEnvironment):
-    """The sandbox, plus refusing `*`/`**` results too large to hold.
+    """The sandbox, plus refusing arithmetic whose result is too large to hold, before it is
+    computed (the child's memory limit would stop it too, but without a line to show).
 
     Immutable: a template cannot change `vars` (`vars.list.append(...)`), so what one file
     renders never depends on another file rendered before it.
     """
 
-    intercepted_binops = frozenset({"*", "**"})
+    intercepted_binops = frozenset({"*", "**", "+", "-"})
 
     def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
-        if operator == "*":
-            for seq, count in ((left, right), (right, left)):
-                if (
-                    isinstance(seq, str | list | tuple)
-                    and isinstance(count, int)
-                    and len(seq) * count > MAX_OUTPUT_CHARS
-                ):
-                    raise SecurityError(
-                        f"repeating a value {count} times makes more than {MAX_OUTPUT_CHARS} "
-                        "characters"
-                    )
-        if (
-            operator == "**"
-            and isinstance(left, int | float)
-            and isinstance(right, int)
-            and abs(right) > 1024
-        ):
-            raise SecurityError(f"exponent {right} is too large")
+        _check_size(operator, left, right)
         return super().call_binop(context, operator, left, right)
+
+
+def _int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_size(operator: str, left: Any, right: Any) -> None:
+    """ValueTooLarge if `left OPERATOR right` would be a sequence or an integer too large."""
+    if operator == "*":
+        for seq, count in ((left, right), (right, left)):
+            if isinstance(seq, str | list | tuple) and _int(count):
+                if len(seq) * count > MAX_OUTPUT_CHARS:
+                    raise ValueTooLarge(
+                        f"repeating a value {count} times makes more than {MAX_OUTPUT_CHARS} items"
+                    )
+                return
+    if operator == "+" and isinstance(left, str | list | tuple) and type(left) is type(right):
+        if len(left) + len(right) > MAX_OUTPUT_CHARS:
+            raise ValueTooLarge(f"joining two values makes more than {MAX_OUTPUT_CHARS} items")
+        return
+    if operator == "**" and _int(left) and _int(right):
+        bits = abs(left).bit_length()
+        if right > 0 and bits > 1 and (bits - 1) * right > MAX_INT_BITS:
+            raise ValueTooLarge(f"a number to the power {right} has more than {MAX_INT_BITS} bits")
+        return
+    if _int(left) and _int(right):
+        size = {"*": left.bit_length() + right.bit_length()}.get(
+            operator, max(left.bit_length(), right.bit_length()) + 1
+        )
+        if size > MAX_INT_BITS:
+            raise ValueTooLarge(f"the result of '{operator}' has more than {MAX_INT_BITS} bits")
 
 
 def _environment() -> _Environment:
@@ -121,11 +150,14 @@ def compile_template(source: Source) -> tuple[CompiledTemplate | None, list[Diag
                 f"template syntax error: {exc.message}", Location(source.rel, line, 1)
             )
         ]
-    except (SecurityError, RecursionError, MemoryError, ValueError, TypeError) as exc:
+    except Exception as exc:
         # Compile-time constant folding runs template expressions; any failure is the input's.
-        return None, [
-            rules.TEMPLATE_ERROR(f"template cannot be compiled: {exc}", Location(source.rel, 1, 1))
-        ]
+        diagnostic = _runtime_diagnostic(exc, source.rel)
+        if diagnostic.code == rules.TEMPLATE_ERROR.code:
+            diagnostic = rules.TEMPLATE_ERROR(
+                f"template cannot be compiled: {exc}", Location(source.rel, 1, 1)
+            )
+        return None, [diagnostic]
     return CompiledTemplate(source, template), []
 
 
@@ -148,10 +180,103 @@ def render(
                     )
                 ]
             chunks.append(chunk)
+        text, line_map = _strip_markers("".join(chunks))
     except Exception as exc:  # a template is user input: any failure is the template's
         return None, [_runtime_diagnostic(exc, rel)]
-    text, line_map = _strip_markers("".join(chunks))
     return Rendered(text, line_map), []
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateJob:
+    """One template file to compile, and render for each of these clusters with their vars."""
+
+    source: Source
+    clusters: tuple[tuple[str, Mapping[str, Any]], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateOutcome:
+    problems: list[Diagnostic]  # the file's own: syntax, compiling, a limit the batch hit
+    rendered: dict[str, tuple[Rendered | None, list[Diagnostic]]]  # per cluster
+
+
+def process_all(jobs: Sequence[TemplateJob]) -> list[TemplateOutcome]:
+    """Each template compiled and rendered under the hard limits of render_limits.py, all in
+    one child process. Compiling runs in the child too: Jinja2 folds constant expressions
+    (filters included) while compiling, so `{{ "x"|center(10**9) }}` runs then."""
+    _batch_output[0] = 0  # the child starts counting from here
+    return render_limits.run_all(jobs, _process, _stopped)
+
+
+# Characters rendered so far in this batch (counted in the child, which holds its own copy).
+_batch_output = [0]
+
+
+def _process(job: TemplateJob) -> TemplateOutcome:
+    compiled, problems = compile_template(job.source)
+    rendered: dict[str, tuple[Rendered | None, list[Diagnostic]]] = {}
+    if compiled is None:
+        return TemplateOutcome(problems, rendered)
+    for name, variables in job.clusters:
+        render_limits.rearm()  # each render has its own CPU budget
+        rendered[name] = outcome = _within_batch_budget(job, render(compiled, name, variables))
+        if any(d.code in _LIMIT_CODES for d in outcome[1]):
+            break  # over a limit for one cluster is enough to say so; the rest would cost too
+    return TemplateOutcome(problems, rendered)
+
+
+def _within_batch_budget(
+    job: TemplateJob, outcome: tuple[Rendered | None, list[Diagnostic]]
+) -> tuple[Rendered | None, list[Diagnostic]]:
+    """The outcome, unless it takes the batch over MAX_TOTAL_OUTPUT_CHARS: a few bytes of
+    template can render 5 MiB, so many small templates for many clusters could fill the
+    parent's memory with text that each file's own cap allows."""
+    rendered = outcome[0]
+    if rendered is None:
+        return outcome
+    _batch_output[0] += len(rendered.text)
+    if _batch_output[0] <= MAX_TOTAL_OUTPUT_CHARS:
+        return outcome
+    rel = job.source.rel
+    return None, [
+        rules.TEMPLATE_OUTPUT_TOO_LARGE(
+            f"with {rel}, the templates together render more than "
+            f"{MAX_TOTAL_OUTPUT_CHARS / 2**20:g} MiB (every cluster counted); render fewer or "
+            "smaller topic files",
+            Location(rel, 1, 1),
+        )
+    ]
+
+
+def _stopped(job: TemplateJob, why: render_limits.Stopped) -> TemplateOutcome:
+    rel = job.source.rel
+    at = Location(rel, 1, 1)
+    if why.timeout:
+        slow = rules.TEMPLATE_TIMEOUT(
+            f"{rel} takes too long to render (the renderer {why}; limits: "
+            f"{render_limits.CPU_LIMIT_SECONDS} s of CPU, {render_limits.WALL_LIMIT_SECONDS:g} s "
+            "of wall-clock time; line not known); make its loops smaller (nested loops multiply)",
+            at,
+        )
+        return TemplateOutcome([slow], {})
+    return TemplateOutcome([_memory(rel, f"line not known: the renderer {why}", at)], {})
+
+
+def _timeout(rel: str, at: Location) -> Diagnostic:
+    return rules.TEMPLATE_TIMEOUT(
+        f"{rel} takes more than {render_limits.CPU_LIMIT_SECONDS} s of CPU time to render; "
+        "templates are bounded: make its loops smaller (nested loops multiply)",
+        at,
+    )
+
+
+def _memory(rel: str, detail: str, at: Location) -> Diagnostic:
+    limit = render_limits.MEMORY_LIMIT_BYTES // 2**20
+    return rules.TEMPLATE_MEMORY(
+        f"{rel} needs more than {limit} MiB of memory to render ({detail}); templates are "
+        "bounded: build smaller values (a string, list or number that grows in a loop?)",
+        at,
+    )
 
 
 def _generate(template: Template, context: dict[str, Any]) -> Iterator[str]:
@@ -163,6 +288,15 @@ def _runtime_diagnostic(exc: BaseException, rel: str) -> Diagnostic:
     """The diagnostic for a failed render; the caller says for which cluster, if it matters."""
     at = Location(rel, _template_line(exc.__traceback__, rel), 1)
     message = (str(exc) or type(exc).__name__).rstrip(".")
+    if isinstance(exc, render_limits.RenderTimeout):
+        return _timeout(rel, at)
+    if isinstance(exc, MemoryError):
+        return _memory(rel, "out of memory", at)
+    if isinstance(exc, ValueTooLarge):
+        return rules.TEMPLATE_MEMORY(
+            f"template value too large: {message}; templates are bounded: build smaller values",
+            at,
+        )
     if isinstance(exc, SecurityError):
         return rules.TEMPLATE_SECURITY(
             f"template security error: {message}; templates may use variables, filters and "

@@ -29,6 +29,7 @@ from reconciler.spec.rules import (
     TOMBSTONE_FIELDS,
     TOPIC_NAME_TOO_LONG,
 )
+from reconciler.spec.yaml_scalars import shown_integer
 
 # ---------------------------------------------------------------------------- Kafka facts
 
@@ -40,6 +41,7 @@ INTERNAL_TOPICS = frozenset(
 )
 MAX_PARTITIONS = 2**31 - 1  # CreateTopicsRequest: num_partitions is an int32
 MAX_REPLICATION_FACTOR = 2**15 - 1  # CreateTopicsRequest: replication_factor is an int16
+MAX_BROKER_ID = 2**31 - 1  # CreateTopicsRequest: broker ids are int32
 
 
 def collision_key(name: str) -> str:
@@ -113,7 +115,8 @@ def partitions(value: int, at: Location, topic: str | None) -> list[Diagnostic]:
         return []
     return [
         INVALID_PARTITIONS(
-            f"partitions of {_of(topic)} is {value}; it must be from 1 to {MAX_PARTITIONS} "
+            f"partitions of {_of(topic)} is {shown_integer(value)}; it must be from 1 to "
+            f"{MAX_PARTITIONS} "
             "(omit it to use the broker's num.partitions, KIP-464)",
             at,
             topic,
@@ -127,7 +130,7 @@ def replication_factor(value: int, at: Location, topic: str | None) -> list[Diag
         return []
     return [
         INVALID_REPLICATION_FACTOR(
-            f"replication_factor of {_of(topic)} is {value}; it must be from 1 to "
+            f"replication_factor of {_of(topic)} is {shown_integer(value)}; it must be from 1 to "
             f"{MAX_REPLICATION_FACTOR} (omit it to use the broker's default.replication.factor, "
             "KIP-464)",
             at,
@@ -199,12 +202,13 @@ def assignments(
                     topic,
                 )
             )
-        negative = sorted({b for b in brokers if b < 0})
+        negative = sorted({b for b in brokers if not 0 <= b <= MAX_BROKER_ID})
         if negative:
             found.append(
                 ASSIGNMENT_NEGATIVE_BROKER(
-                    f"partition {index} of '{topic}' names broker id {_ids(negative)}: broker "
-                    "ids are >= 0",
+                    f"partition {index} of '{topic}' names broker id "
+                    f"{', '.join(shown_integer(b) for b in negative)}: broker ids are from 0 to "
+                    f"{MAX_BROKER_ID} (a Java int)",
                     where,
                     topic,
                 )

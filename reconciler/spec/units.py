@@ -65,7 +65,7 @@ _MAX_DIGITS = 40  # decimal exponent; a Java long has 19 digits
 _NUMBER = r"(?:\d+(?:\.\d+)?|\.\d+)"
 _INTEGER_RE = re.compile(r"[+-]?\d+")
 # Decimal and scientific spellings (1.024E8, 1e3, 100.0): what Java and spreadsheets print.
-_DECIMAL_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_DECIMAL_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")  # unambiguous: linear
 _DURATION_PART_RE = re.compile(rf"\s*({_NUMBER})\s*(ms|[wdhms])", re.IGNORECASE)
 _SIZE_RE = re.compile(rf"({_NUMBER})\s*([a-z]+)", re.IGNORECASE)
 
@@ -87,7 +87,10 @@ def parse_decimal(text: str) -> Decimal:
     stripped = text.strip()
     if not _DECIMAL_RE.fullmatch(stripped):
         raise UnitError(NOT_A_NUMBER)
-    return Decimal(stripped)
+    try:
+        return Decimal(stripped)
+    except InvalidOperation as error:  # an exponent beyond Decimal's own range (1e99999999999)
+        raise UnitError("out of range") from error
 
 
 def parse_integer(text: str) -> int:
@@ -98,6 +101,8 @@ def parse_integer(text: str) -> int:
     """
     stripped = text.strip()
     if _INTEGER_RE.fullmatch(stripped):
+        if len(stripped.lstrip("+-")) > _MAX_DIGITS:  # before int(), which refuses 4,300 digits
+            raise UnitError("out of range")
         return int(stripped)
     return _whole(parse_decimal(stripped), "a whole number")
 

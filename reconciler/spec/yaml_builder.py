@@ -243,13 +243,29 @@ class EventBuilder:
         if tag is None:
             value = yaml_scalars.core_value(text)
             then = yaml_scalars.yaml11_value(text)
-            if not yaml_scalars.same(value, then):
+            if not yaml_scalars.oversized(value) and not yaml_scalars.same(value, then):
                 self.found.append(self._yaml11_difference(text, value, then, mark))
-            return value
-        if tag not in yaml_scalars.SCALAR_TAGS:
+        elif tag not in yaml_scalars.SCALAR_TAGS:
             self.found.append(self._unsupported_tag(tag, mark))
             return text
-        return yaml_scalars.tagged_value(tag, text)
+        else:
+            value = yaml_scalars.tagged_value(tag, text)
+        if isinstance(value, yaml_scalars.OversizedInteger):
+            self.found.append(self._number_too_large(value, mark))
+        return value
+
+    def _number_too_large(
+        self, value: yaml_scalars.OversizedInteger, mark: tuple[int, int]
+    ) -> Diagnostic:
+        top = self.stack[-1] if self.stack else None
+        key = top.key if top is not None and isinstance(top.container, dict) else None
+        subject = f"the value of {key}" if key is not None else "this value"
+        return rules.NUMBER_TOO_LARGE(
+            f"{subject} is a {value.digits}-digit integer; no setting accepts more than "
+            f"{yaml_scalars.MAX_INTEGER_DIGITS} digits (Kafka's largest, a long, has 19): "
+            "write the number you mean",
+            self.location(mark),
+        )
 
     def _yaml11_difference(
         self, text: str, now: yaml_scalars.Scalar, then: yaml_scalars.Scalar, mark: tuple[int, int]

@@ -9,6 +9,11 @@ would mean something else there. `yaml11_value` says what that is, for the reade
 (R015, `difference_message`).
 
 Only the scalars of the core schema are ever built: no tag constructs a Python object.
+
+An integer literal longer than `MAX_INTEGER_DIGITS` digits is no setting's value (Kafka's
+largest, a Java long, has 19 digits) and would hit Python's 4,300-digit str/int limit: it stays
+its text, as an `OversizedInteger`, which the reader reports once (R016) and later checks pass
+over, so no message calls it a string or shows thousands of digits.
 """
 
 from __future__ import annotations
@@ -50,6 +55,32 @@ _YAML11_BUILDERS: dict[str, Any] = {
     TAG + "null": yaml.constructor.SafeConstructor.construct_yaml_null,
 }
 
+MAX_INTEGER_DIGITS = 100
+_TOO_LARGE = 10**MAX_INTEGER_DIGITS
+
+
+class OversizedInteger(str):
+    """An integer literal of more than MAX_INTEGER_DIGITS digits, kept as its text."""
+
+    @property
+    def digits(self) -> int:
+        """How many digits it has (in its own base)."""
+        return len(self.lstrip("+-").removeprefix("0x").removeprefix("0o"))
+
+
+def shown_integer(value: int) -> str:
+    """An integer for a message: as written up to 20 digits, else in scientific notation (a
+    float like 1e300 read as an integer would otherwise print 301 digits)."""
+    return str(value) if -(10**20) < value < 10**20 else f"{value:.3e}"
+
+
+def oversized(value: object) -> bool:
+    """Whether `value` is an integer too large for any setting (or a message to show)."""
+    if isinstance(value, OversizedInteger):
+        return True
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) >= _TOO_LARGE
+
+
 # Tags a scalar may carry explicitly; any other is refused (R010) by the reader.
 SCALAR_TAGS = frozenset(TAG + name for name in ("str", "int", "float", "bool", "null", "timestamp"))
 
@@ -60,17 +91,17 @@ def core_value(text: str) -> Scalar:
         return None
     if text in _BOOL:
         return _BOOL[text]
-    try:
-        if _INT_BASE_10.fullmatch(text):
-            return int(text)
-        if _INT_BASE_8.fullmatch(text):
-            return int(text[2:], 8)
-        if _INT_BASE_16.fullmatch(text):
-            return int(text[2:], 16)
-    except ValueError:
-        # More digits than Python converts (sys.get_int_max_str_digits): keep the text, and
-        # the schema says what was expected.
-        return text
+    number: int | None = None
+    if _INT_BASE_10.fullmatch(text):
+        if len(text.lstrip("+-")) > MAX_INTEGER_DIGITS:  # before int(): its cost is quadratic
+            return OversizedInteger(text)
+        number = int(text)
+    elif _INT_BASE_8.fullmatch(text):
+        number = int(text[2:], 8)  # power-of-two bases convert in linear time, without limit
+    elif _INT_BASE_16.fullmatch(text):
+        number = int(text[2:], 16)
+    if number is not None:
+        return OversizedInteger(text) if oversized(number) else number
     if _FLOAT.fullmatch(text):
         return float(text)
     if _INFINITY.fullmatch(text):
@@ -86,6 +117,8 @@ def tagged_value(tag: str, text: str) -> Scalar:
     expected. A date (`!!timestamp`) stays text: JSON has no dates."""
     value = core_value(text)
     number = isinstance(value, int | float) and not isinstance(value, bool)
+    if isinstance(value, OversizedInteger) and tag in (TAG + "int", TAG + "float"):
+        return value
     match tag.removeprefix(TAG):
         case "int" if number and isinstance(value, int):
             return value
@@ -105,9 +138,15 @@ def yaml11_value(text: str) -> Scalar:
     build = _YAML11_BUILDERS.get(tag)
     if build is None:
         return text
+    if tag == TAG + "int" and len(text) > 4 * MAX_INTEGER_DIGITS:
+        # PyYAML builds a sexagesimal 1:2:3:... in quadratic time (minutes for a big file),
+        # and the result would be too large for any setting anyway.
+        return text
     try:
         value: Scalar = build(_YAML11_CONSTRUCTOR, yaml.ScalarNode(tag, text))
     except (ValueError, TypeError, yaml.YAMLError):
+        return text
+    if oversized(value):  # 0b, sexagesimal: too large to print, and no setting's value anyway
         return text
     return value
 

@@ -271,3 +271,18 @@ def test_only_the_keys_still_different_are_pending() -> None:
     shown = topic(T, overrides={"cleanup.policy": "delete,compact", "retention.ms": "1000"})
     assert pending_entries(ALTER, shown) == (retention("1000", None),)
     assert pending_entries(ALTER, None) == ALTER.entries
+
+
+def test_a_create_left_to_the_broker_defaults_is_judged_on_what_they_resolved_to() -> None:
+    """Finding 3: a create planned with the broker's default counts (KIP-464) that someone else
+    made with other counts is Diverged, not "already exists as planned"."""
+    planned = CreateTopic(T, None, None, default_partitions=2, default_replication_factor=2)
+    assert judge(planned, topic(T, [[1, 2], [2, 3]])) == Done("the topic already exists as planned")
+    wider = judge(planned, topic(T, [[1, 2], [2, 3], [3, 1]]))
+    assert isinstance(wider, Diverged) and "3 partitions, the plan has 2" in wider.reason
+    thinner = judge(planned, topic(T, [[1], [2]]))
+    assert (
+        isinstance(thinner, Diverged) and "replication factor 1, the plan has 2" in thinner.reason
+    )
+    unknown = CreateTopic(T, None, None)  # the defaults were not known when planned
+    assert judge(unknown, topic(T, [[1]])) == Done("the topic already exists as planned")

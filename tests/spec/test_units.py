@@ -238,3 +238,23 @@ def test_format_size_round_trips(size: int) -> None:
     text = format_size_bytes(size)
     parsed = parse_integer(text) if text.isdigit() else parse_size_bytes(text)
     assert parsed == size
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("reader", [parse_decimal, parse_integer, parse_duration_ms])
+def test_a_long_non_number_is_refused_in_linear_time(reader: object) -> None:
+    """Finding 6/8 (bounded reading): the decimal pattern backtracked quadratically, so a
+    config value of 40,000 digits and a letter took a minute, a 5 MiB one hours (the
+    timeout marker turns that into a failure)."""
+    assert callable(reader)
+    with pytest.raises(UnitError):
+        reader("1" * 400_000 + "x")
+
+
+@pytest.mark.parametrize(
+    "text", ["9" * 5000, "-" + "9" * 41, "9" * 5000 + ".0", "1e" + "9" * 5000, "1e99999999999"]
+)
+def test_an_integer_beyond_a_long_by_far_is_out_of_range(text: str) -> None:
+    """Finding 8: no int() on 4,300+ digits, no Decimal overflow: "out of range"."""
+    with pytest.raises(UnitError, match="out of range"):
+        parse_integer(text)

@@ -10,8 +10,10 @@ import pytest
 import yaml
 
 from reconciler.diagnostics import Location
+from reconciler.spec import yaml_scalars
 from reconciler.spec.source import read_source
 from reconciler.spec.yaml_reader import MAX_ALIASES, parse_yaml
+from reconciler.spec.yaml_scalars import OversizedInteger
 
 DOC = """\
 # a comment
@@ -76,13 +78,25 @@ def test_data_matches_pyyaml_safe_load_where_yaml_1_1_and_1_2_agree() -> None:
         ("on: 1", {"on": 1}),  # keys are the text written, never booleans
         ("yes: 1", {"yes": 1}),
         ("\ufeffa: 1", {"a": 1}),
-        ("a: " + "1" * 5000, {"a": "1" * 5000}),  # more digits than Python converts: text
     ],
 )
 def test_scalars_read_as_yaml_1_2_without_warning(text: str, expected: object) -> None:
     doc, found = parse_yaml(text, "t.yaml")
     assert found == [] and doc is not None
     assert doc.data == expected
+
+
+@pytest.mark.parametrize(
+    "number",
+    ["1" * 5000, "-" + "1" * 101, "0x" + "f" * 90, "0o" + "7" * 200, "!!int " + "1" * 5000],
+)
+def test_an_integer_of_more_than_100_digits_is_kept_as_text_and_reported(number: str) -> None:
+    """Finding 8: Python converts at most 4,300 digits and no setting needs more than 19: the
+    text is kept (as an OversizedInteger, so later checks pass over it) and R016 says why."""
+    doc, found = parse_yaml(f"a: {number}", "t.yaml")
+    assert doc is not None and isinstance(doc.data["a"], OversizedInteger)
+    assert [(d.code, str(d.location)) for d in found] == [("R016", "t.yaml:1:4")]
+    assert "the value of a is a" in found[0].message
 
 
 def test_nan_is_a_float() -> None:
@@ -260,3 +274,17 @@ def test_read_source_checks(tmp_path: Path) -> None:
     (inside / "loop.yaml").symlink_to(inside / "loop.yaml")
     found = read_source(inside / "loop.yaml", inside)[1]
     assert [d.code for d in found] == ["R008"] and "symbolic links" in found[0].message
+
+
+def test_a_long_yaml_1_1_sexagesimal_is_not_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Finding 6 (bounded reading): PyYAML builds `1:1:1:...` in quadratic time (200,000
+    parts took 17 s, a 5 MiB file would take an hour). It is left as text, unbuilt (it would be
+    no setting's value)."""
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("PyYAML's int builder ran on a 400 KB scalar")
+
+    monkeypatch.setitem(yaml_scalars._YAML11_BUILDERS, yaml_scalars.TAG + "int", refuse)
+    doc, found = parse_yaml("a: 1" + ":1" * 200_000, "t.yaml")
+    assert doc is not None and found == []
+    assert isinstance(doc.data["a"], str)

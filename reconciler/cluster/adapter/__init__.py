@@ -9,12 +9,14 @@ back reconciler.cluster.state values, never a client object or a client library'
     connect.py    Connection (bootstrap, `client:` properties, timeout); building the clients
     describe.py   DescribeCluster: brokers, racks, controller (also behind `local status`)
     read.py       the whole ClusterState in a fixed number of round trips; some topics' state
+    retry.py      reads retried with backoff within the request timeout, for failures that pass
+    probe.py      which brokers do not answer, named when a read fails for want of them
     write.py      mutations for apply, one request per call
     values.py     the requests' values and Kafka's per-item answers (Failure)
     throttle.py   replication throttles around a reassignment (apply --throttle)
-    records.py    single records on the cluster's own topics (acks=all), read back
-    lock.py       the per-cluster apply lock, a topic on the cluster itself
-    audit.py      the audit record, written to a topic on the cluster
+    records.py    records on the cluster's own topics (acks=all), read back with offsets
+    lock.py       the per-cluster apply lock, a topic carrying its holder's token
+    audit.py      the audit topic: made ready, written, read back
 """
 
 from reconciler.cluster.adapter.audit import AUDIT_TOPIC

@@ -1,38 +1,72 @@
-"""The audit topic: one JSON record per apply, kept for as long as the cluster lives.
+"""The audit topic: the apply journal's records, kept for as long as the cluster lives.
 
-`_reconciler_audit` is created on first use with one partition (records stay in apply order),
-no compaction and no time or size limit, so every apply ever made can be read back.
+`_reconciler_audit` has one partition (records stay in apply order), no compaction and no time
+or size limit, so every apply ever made can be read back. It is made ready (created, replicated
+where the cluster has brokers for it, its leader known to the brokers) before an apply's first
+record: a record produced in the same breath as the create times out waiting for metadata.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Sequence
+
 from confluent_kafka.admin import AdminClient
 
 from reconciler.cluster.adapter.connect import Connection
-from reconciler.cluster.adapter.records import all_records, produce
+from reconciler.cluster.adapter.read import read_topics
+from reconciler.cluster.adapter.records import Record, all_records, offsets, produce_all, records
 from reconciler.cluster.adapter.values import NewTopicRequest
 from reconciler.cluster.adapter.write import create_topics
 from reconciler.errors import ClusterError
 
 AUDIT_TOPIC = "_reconciler_audit"
+MAX_RECORD_BYTES = 16 * 1024 * 1024
 _AUDIT_CONFIG = (
     ("cleanup.policy", "delete"),
-    ("max.message.bytes", str(16 * 1024 * 1024)),  # one record per apply, however large
+    ("max.message.bytes", str(MAX_RECORD_BYTES)),
     ("retention.bytes", "-1"),
     ("retention.ms", "-1"),
+    ("min.insync.replicas", "1"),  # the journal goes on while one broker is down
 )
 
 
-def write_audit(connection: Connection, admin: AdminClient, key: str, record: bytes) -> None:
-    """Append one audit record (creating the audit topic if it does not exist yet)."""
-    request = NewTopicRequest(AUDIT_TOPIC, 1, None, _AUDIT_CONFIG)
+def ensure_audit_topic(connection: Connection, admin: AdminClient, replicas: int) -> None:
+    """Create the audit topic if it does not exist, then wait until the brokers show it with a
+    leader (bounded by twice the request timeout); raises ClusterError otherwise."""
+    request = NewTopicRequest(AUDIT_TOPIC, 1, replicas, _AUDIT_CONFIG)
     failure = create_topics(connection, admin, [request])[AUDIT_TOPIC]
-    if failure is not None and failure.code != "TOPIC_ALREADY_EXISTS":
+    if failure is not None and failure.code not in ("TOPIC_ALREADY_EXISTS", "TIMED_OUT"):
         raise ClusterError(
             f"could not create the audit topic {AUDIT_TOPIC} on cluster '{connection.name}': "
             f"{failure}"
         )
-    produce(connection, AUDIT_TOPIC, key, record)
+    deadline = time.monotonic() + 2 * connection.seconds
+    while True:
+        shown = read_topics(connection, admin, [AUDIT_TOPIC], configs=False).get(AUDIT_TOPIC)
+        if shown is not None and shown.led:
+            return
+        if time.monotonic() >= deadline:
+            raise ClusterError(
+                f"the audit topic {AUDIT_TOPIC} of cluster '{connection.name}' at "
+                f"{connection.bootstrap} has no leader after {2 * connection.seconds:.0f} s"
+            )
+        time.sleep(0.25)
+
+
+def write_audit(connection: Connection, key: str, values: Sequence[bytes]) -> None:
+    """Append audit records in order, each acknowledged by every in-sync replica."""
+    produce_all(connection, AUDIT_TOPIC, key, values)
+
+
+def audit_offsets(connection: Connection) -> tuple[int, int]:
+    """The audit topic's first and end offsets ((0, 0) when it does not exist yet)."""
+    return offsets(connection, AUDIT_TOPIC)
+
+
+def audit_records(connection: Connection, start: int, end: int, wait: float) -> list[Record]:
+    """The audit records at offsets [start, end)."""
+    return records(connection, AUDIT_TOPIC, start, end, wait)
 
 
 def read_audit(connection: Connection, wait: float) -> list[bytes]:

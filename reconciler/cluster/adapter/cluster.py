@@ -5,6 +5,9 @@ client, made on first use; a kafka-python admin client for KIP-455 reassignments
 use and closed with the Cluster) and hands out only frozen values: reconciler.cluster.state's
 model of what the cluster shows, the request and answer values of values.py, the throttle's.
 Each method sends the requests its module's docstring lists; none grows with the topic count.
+A read that fails for a reason that may pass is retried within the request timeout by fresh
+clients that avoid the brokers that do not answer, and a read that still fails names them
+(retry.py, probe.py); mutations are sent once.
 
     with Cluster(connection) as cluster:
         state = cluster.read_state()
@@ -12,15 +15,34 @@ Each method sends the requests its module's docstring lists; none grows with the
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+import secrets
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from types import TracebackType
+from typing import TypeVar
 
 from confluent_kafka.admin import AdminClient
 from kafka.admin import KafkaAdminClient
 
-from reconciler.cluster.adapter import audit, lock, read, throttle, write
-from reconciler.cluster.adapter.connect import Connection, kafka_python_admin, librdkafka_admin
+from reconciler.cluster.adapter import (
+    audit,
+    lock,
+    permissions,
+    probe,
+    read,
+    retry,
+    throttle,
+    write,
+)
+from reconciler.cluster.adapter.connect import (
+    HINT,
+    Connection,
+    kafka_python_admin,
+    librdkafka_admin,
+    pin_controller,
+    steer_controller,
+)
 from reconciler.cluster.adapter.describe import ClusterDescription, describe
+from reconciler.cluster.adapter.records import Record
 from reconciler.cluster.adapter.throttle import Moves, Throttle
 from reconciler.cluster.adapter.values import (
     ConfigUpdate,
@@ -30,6 +52,9 @@ from reconciler.cluster.adapter.values import (
     Replicas,
 )
 from reconciler.cluster.state import ClusterState, Reassignment, TopicState
+from reconciler.errors import ClusterError
+
+T = TypeVar("T")
 
 
 class Cluster:
@@ -39,6 +64,8 @@ class Cluster:
         self.connection = connection
         self._librdkafka: AdminClient | None = None
         self._kafka_python: KafkaAdminClient | None = None
+        self._known: list[probe.Address] = []  # the brokers DescribeCluster last showed
+        self._silent: list[tuple[probe.Address, str]] | None = None  # probed in a failed read
 
     @property
     def name(self) -> str:
@@ -72,31 +99,122 @@ class Cluster:
             self._librdkafka = librdkafka_admin(self.connection)
         return self._librdkafka
 
-    def _reassigner(self) -> KafkaAdminClient:
+    def _reassigner(self, timeout: float | None = None, attempt: int = 0) -> KafkaAdminClient:
+        """kafka-python's client, bootstrapped from one server: the `attempt`-th of the brokers
+        that answer (as far as known: DescribeCluster's, less those a probe found silent), else
+        of the bootstrap servers. On its own it picks one at random and waits the whole timeout
+        on a frozen one; taking them in turn, a retry never picks the same again."""
         if self._kafka_python is None:
-            self._kafka_python = kafka_python_admin(self.connection)
+            live = self._answering()
+            servers = [f"{a.host}:{a.port}" for a in live]
+            servers = servers or [s.strip() for s in self.connection.bootstrap.split(",")]
+            chosen = [servers[attempt % len(servers)]]
+            self._kafka_python = kafka_python_admin(self.connection, timeout, chosen)
+            if self._silent and live and live[0].id is not None:
+                pin_controller(self._kafka_python, live[0].id)
         return self._kafka_python
 
     # --- reading: reconciler.cluster.state values (read.py) --------------------------------------
 
+    def _reading(self, attempt: Callable[[int, float], T]) -> T:
+        """One read, retried with fresh clients within the request timeout (retry.py); when it
+        still fails for a reason a silent broker explains, the error names the brokers that do
+        not answer (probe.py)."""
+        self._silent = None
+        try:
+            return retry.within_timeout(self.connection, attempt, self._again, self._logs)
+        except ClusterError as exc:
+            if not retry.retriable(exc):
+                raise
+            silent = self._probed()
+            if not silent:
+                raise
+            said = str(exc).removesuffix(HINT).rstrip()
+            listed = "; ".join(f"{address} ({why})" for address, why in silent)
+            raise ClusterError(f"{said} Not answering: {listed}. {HINT}") from exc.__cause__
+        finally:
+            self._silent = None
+
+    def _probed(self) -> list[tuple[probe.Address, str]]:
+        """The brokers that do not answer, probed once per failed read."""
+        if self._silent is None:
+            self._silent = probe.unanswered(self.connection, self._known)
+        return self._silent
+
+    def _answering(self) -> list[probe.Address]:
+        silent = {(a.host, a.port) for a, _ in self._silent or ()}
+        return [a for a in self._known if (a.host, a.port) not in silent]
+
+    def _again(self) -> None:
+        """Before a retry: find the brokers that do not answer, and make fresh clients that
+        avoid them. librdkafka sends its admin requests to the "controller" of its last
+        Metadata answer (KRaft: a random live broker, maybe one that died a moment ago), so
+        Metadata is asked again until it names a broker that answers."""
+        self._logs()
+        if self._kafka_python is not None:
+            self._kafka_python.close()
+            self._kafka_python = None
+        self._librdkafka = None
+        silent = {a.id for a, _ in self._probed() if a.id is not None}
+        if silent and self._answering():
+            steer_controller(self._admin(), silent)
+
+    def _logs(self) -> None:
+        """Hand librdkafka's queued log lines to Python logging (shown with --debug only): an
+        admin client delivers them only when polled."""
+        if self._librdkafka is not None:
+            self._librdkafka.poll(0)
+
     def describe(self) -> ClusterDescription:
         """Brokers, racks and controller: one DescribeCluster."""
-        return describe(self.connection, self._admin())
+        found = self._reading(lambda _, t: describe(self.connection, self._admin(), t))
+        self._known = [probe.Address(b.id, b.host, b.port) for b in found.brokers]
+        return found
 
     def read_state(self) -> ClusterState:
-        """The whole state, in a fixed number of round trips."""
-        return read.read_state(self.connection, self._admin(), self.reassignments)
+        """The whole state, in a fixed number of round trips (read.py), each read retried."""
+        description = self.describe()
+        ids = [b.id for b in description.brokers]
+        return read.state_of(
+            description,
+            self.topics(
+                self._reading(lambda _, t: read.topic_names(self.connection, self._admin(), t)),
+                configs=True,
+            ),
+            self._reading(
+                lambda n, t: read.broker_defaults(self.connection, self._admin(), ids, n, t)
+            ),
+            self.reassignments(),
+        )
+
+    def authorized(self, topics: Collection[str]) -> permissions.Authorized:
+        """What this principal may do on the cluster and on these topics (apply's pre-flight)."""
+        return permissions.authorized(self.connection, self._admin(), topics)
 
     def topics(self, names: Sequence[str], *, configs: bool = False) -> dict[str, TopicState]:
         """These topics as the brokers show them now (absent ones left out); their configs only
         with `configs` (one more request), else each topic's `configs` is empty."""
         if not names:
             return {}
-        return read.read_topics(self.connection, self._admin(), names, configs)
+        described = self._reading(
+            lambda _, t: read.describe_topics(self.connection, self._admin(), names, t)
+        )
+        found = (
+            self._reading(
+                lambda _, t: read.topic_configs(
+                    self.connection, self._admin(), sorted(described), t
+                )
+            )
+            if configs
+            else {}
+        )
+        return read.topic_states(described, found)
 
     def reassignments(self, topics: Collection[str] | None = None) -> tuple[Reassignment, ...]:
         """KIP-455 reassignments in progress (on `topics` only, if given)."""
-        return read.read_reassignments(self.connection, self._reassigner(), topics)
+        return self._reading(
+            lambda n, t: read.read_reassignments(self.connection, self._reassigner(t, n), topics, t)
+        )
 
     # --- mutations: one request per call, an answer per item (write.py) --------------------------
 
@@ -136,19 +254,59 @@ class Cluster:
 
     # --- the apply lock and the audit log (lock.py, audit.py) ------------------------------------
 
-    def try_lock(self, holder: bytes) -> bool:
-        """Take the apply lock, recording `holder`; False if someone else holds it."""
-        return lock.try_lock(self.connection, self._admin(), holder)
+    def try_lock(self, holder: bytes, token: int | None = None) -> bool:
+        """Take the apply lock with `token` (random if None) and record `holder` in it; False
+        if someone else holds it. A lost answer is resolved by reading the token back."""
+        token = secrets.randbits(62) if token is None else token
+        replicas = min(3, max(1, len(self.describe().brokers)))
+        if not lock.try_lock(self.connection, self._admin(), token, replicas):
+            return False
+        try:
+            lock.append(self.connection, holder)
+        except ClusterError:
+            lock.release_lock(self.connection, self._admin(), token)
+            raise
+        return True
+
+    def lock_token(self) -> int | None:
+        """The lock holder's token (-1: an older reconciler's lock); None: nobody holds it."""
+        return lock.lock_token(self.connection, self._admin())
 
     def lock_holder(self, wait: float = 5.0) -> bytes | None:
         """The lock holder's record, or None if there is none (yet)."""
-        return lock.lock_holder(self.connection, wait)
+        found = lock.lock_records(self.connection, wait) if self.lock_token() is not None else []
+        return found[0].value if found else None
 
-    def release_lock(self) -> None:
-        lock.release_lock(self.connection, self._admin())
+    def lock_records(self, wait: float = 5.0) -> list[Record]:
+        """The lock topic's records: the holder's, then its heartbeats (broker timestamps)."""
+        return lock.lock_records(self.connection, wait)
 
-    def write_audit(self, key: str, record: bytes) -> None:
-        audit.write_audit(self.connection, self._admin(), key, record)
+    def lock_end(self) -> int:
+        """The lock topic's end offset; it moves while the holder heartbeats."""
+        return lock.lock_end(self.connection)
+
+    def append_lock(self, record: bytes, timeout: float | None = None) -> None:
+        """Append a heartbeat to the lock topic."""
+        lock.append(self.connection, record, timeout)
+
+    def release_lock(self, token: int | None = None) -> bool:
+        """Delete the lock if it carries `token` (None: whoever's); False if it is not ours."""
+        return lock.release_lock(self.connection, self._admin(), token)
+
+    def ensure_audit(self) -> None:
+        """Create the audit topic if needed and wait until it has a leader."""
+        replicas = min(3, max(1, len(self.describe().brokers)))
+        audit.ensure_audit_topic(self.connection, self._admin(), replicas)
+
+    def write_audit(self, key: str, records: Sequence[bytes]) -> None:
+        """Append audit records in order (acks=all); raises ClusterError unless all arrived."""
+        audit.write_audit(self.connection, key, records)
+
+    def audit_offsets(self) -> tuple[int, int]:
+        return audit.audit_offsets(self.connection)
+
+    def audit_records(self, start: int, end: int, wait: float = 10.0) -> list[Record]:
+        return audit.audit_records(self.connection, start, end, wait)
 
     def read_audit(self, wait: float = 10.0) -> list[bytes]:
         return audit.read_audit(self.connection, wait)

@@ -10,16 +10,24 @@ not passed to it.
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
 from kafka.admin import KafkaAdminClient
 from kafka.errors import KafkaError as KafkaPythonError
 
+from reconciler import redaction
+from reconciler.cluster.adapter import permissions
 from reconciler.errors import ClusterError
 
+T = TypeVar("T")
+
 DEFAULT_CLIENT_ID = "reconciler"
+HINT = "Is it running and reachable from here, and are its `client:` settings right?"
 
 # librdkafka and kafka-python log connection trouble on their own; the error that matters reaches
 # the user as one ClusterError sentence. Their logs go to Python logging, silent unless the CLI's
@@ -39,6 +47,7 @@ class Connection:
     timeout: float | None = None  # seconds per request; None: request.timeout.ms or 30 s
 
     def __post_init__(self) -> None:
+        redaction.remember_client(self.client)  # whatever prints or logs it later
         if self.timeout is None:
             millis = dict(self.client).get("request.timeout.ms", "30000")
             seconds = int(millis) / 1000 if millis.isdigit() and int(millis) > 0 else 30.0
@@ -60,9 +69,10 @@ class Connection:
 
     def error(self, action: str, exc: BaseException) -> ClusterError:
         """A ClusterError naming the cluster, its bootstrap servers and Kafka's reason."""
+        if (denied := permissions.explain(self, action, exc)) is not None:
+            return ClusterError(denied)  # the missing permission, or the refused credentials
         return ClusterError(
-            f"could not {action} cluster '{self.name}' at {self.bootstrap}: {reason(exc)}. "
-            "Is it running and reachable from here, and are its `client:` settings right?"
+            f"could not {action} cluster '{self.name}' at {self.bootstrap}: {reason(exc)}. {HINT}"
         )
 
 
@@ -74,19 +84,30 @@ def librdkafka_admin(connection: Connection) -> AdminClient:
         "socket.connection.setup.timeout.ms": int(min(connection.seconds, 10.0) * 1000),
     }
     conf.update(dict(connection.client))
-    # The logger is not a librdkafka property, so the typed `conf` does not take it.
-    return AdminClient(conf, logger=LIBRDKAFKA_LOG)
+    permissions.watch(connection, conf)  # type: ignore[arg-type]  # adds error_cb
+    try:
+        # The logger is not a librdkafka property, so the typed `conf` does not take it; with
+        # it, librdkafka never writes to stderr itself.
+        admin = AdminClient(conf, logger=LIBRDKAFKA_LOG)
+    except KafkaException as exc:  # a `client:` property librdkafka does not know or accept
+        raise connection.error("connect to", exc) from exc
+    return permissions.register(connection, admin)
 
 
-def kafka_python_admin(connection: Connection) -> KafkaAdminClient:
-    """A kafka-python admin client (KIP-455), bootstrapped: close it when done."""
+def kafka_python_admin(
+    connection: Connection, timeout: float | None = None, servers: list[str] | None = None
+) -> KafkaAdminClient:
+    """A kafka-python admin client (KIP-455), bootstrapped from `servers` (default: the
+    bootstrap servers) within `timeout` seconds (default: the connection's): close it when
+    done."""
     settings = dict(connection.client)
+    seconds = connection.seconds if timeout is None else timeout
     try:
         return KafkaAdminClient(
-            bootstrap_servers=connection.bootstrap.split(","),
+            bootstrap_servers=servers or connection.bootstrap.split(","),
             client_id=settings.get("client.id", DEFAULT_CLIENT_ID),
             request_timeout_ms=connection.millis,
-            bootstrap_timeout_ms=connection.millis,
+            bootstrap_timeout_ms=max(1, int(seconds * 1000)),
             security_protocol=settings.get("security.protocol", "PLAINTEXT"),
             sasl_mechanism=settings.get("sasl.mechanism", settings.get("sasl.mechanisms")),
             sasl_plain_username=settings.get("sasl.username"),
@@ -98,6 +119,55 @@ def kafka_python_admin(connection: Connection) -> KafkaAdminClient:
         )
     except KafkaPythonError as exc:
         raise connection.error("connect to", exc) from exc
+
+
+def steer_controller(admin: AdminClient, avoid: set[int], tries: int = 8) -> None:
+    """Ask Metadata (all topics: asking for one could create it) until librdkafka's controller
+    is not one of `avoid`: each KRaft answer names a random live broker."""
+    for _ in range(tries):
+        try:
+            if admin.list_topics(timeout=1.0).controller_id not in avoid:
+                return
+        except KafkaException:
+            return  # the request itself will say what is wrong
+
+
+def pin_controller(admin: KafkaAdminClient, broker_id: int) -> None:
+    """Send kafka-python's controller requests to this broker: on its own it asks Metadata for
+    the controller (KRaft: a random live broker, maybe one that died a moment ago); any KRaft
+    broker forwards ListPartitionReassignments and AlterPartitionReassignments to the real one.
+    kafka-python has no API for it: this sets the attribute it caches the id in."""
+    setattr(admin, "_controller_id", broker_id)  # noqa: B010  (not in kafka-python's stubs)
+
+
+class NoAnswer(KafkaPythonError):
+    """kafka-python's call did not return in time (retriable, as its own timeouts are)."""
+
+    retriable = True
+
+
+def bounded(call: Callable[[], T], seconds: float) -> T:
+    """`call()`, abandoned after `seconds`: kafka-python sets a connection up with a timeout of
+    its own (10 s), whatever the request's, and waits it out on a broker that accepted the
+    connection but does not answer (a frozen JVM). The call runs on a daemon thread, which
+    kafka-python's own timeout ends, and which never holds up the process's exit."""
+    outcome: list[T] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(call())
+        except BaseException as exc:  # handed to the caller's thread
+            failure.append(exc)
+
+    worker = threading.Thread(target=run, name="reconciler-kafka-python", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if failure:
+        raise failure[0]
+    if not outcome:
+        raise NoAnswer(f"no answer within {seconds:g} s")
+    return outcome[0]
 
 
 def reason(exc: BaseException) -> str:

@@ -25,8 +25,11 @@ class ClusterDescription:
     brokers: tuple[Broker, ...]  # sorted by id
 
 
-def describe(connection: Connection, admin: AdminClient) -> ClusterDescription:
-    timeout = connection.seconds
+def describe(
+    connection: Connection, admin: AdminClient, timeout: float | None = None
+) -> ClusterDescription:
+    """One DescribeCluster within `timeout` seconds (default: the connection's)."""
+    timeout = connection.seconds if timeout is None else timeout
     try:
         result: DescribeClusterResult = admin.describe_cluster(request_timeout=timeout).result(
             timeout=timeout + 5

@@ -1,6 +1,6 @@
 """Reading a cluster into reconciler.cluster.state values, in a fixed number of round trips.
 
-The whole state (`read_state`), whatever the topic count:
+The whole state (`Cluster.read_state`, put together by `state_of`), whatever the topic count:
 
     1. DescribeCluster                  brokers, racks, controller, cluster id
     2. Metadata (all topics)            the topic names
@@ -13,12 +13,15 @@ plus each client's connection set-up (ApiVersions, a bootstrap Metadata). Peer t
 or more requests per topic; tests/cluster/test_round_trips.py counts ours on a real broker.
 Apply's checks of some topics (`topics`: steps 3 and, on request, 4) and of the reassignments
 in progress (`reassignments`: step 6) give the same values.
+
+Each step takes the timeout of one attempt (default: the connection's); `Cluster` retries the
+attempts that failed for a reason that may pass (retry.py), with fresh clients.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from confluent_kafka import KafkaError, KafkaException, Node, TopicCollection
 from confluent_kafka.admin import (
@@ -32,8 +35,8 @@ from confluent_kafka.admin import ConfigEntry as KafkaConfigEntry
 from kafka.admin import KafkaAdminClient
 from kafka.errors import KafkaError as KafkaPythonError
 
-from reconciler.cluster.adapter.connect import Connection, error_code
-from reconciler.cluster.adapter.describe import describe
+from reconciler.cluster.adapter.connect import Connection, bounded, error_code
+from reconciler.cluster.adapter.describe import ClusterDescription
 from reconciler.cluster.state import (
     BrokerState,
     ClusterState,
@@ -50,46 +53,60 @@ Configs = tuple[tuple[str, ConfigEntry], ...]
 _SOURCES = {int(source.value): source.name for source in ConfigSource}
 
 
-def read_state(
-    connection: Connection,
-    admin: AdminClient,
-    reassignments: Callable[[], tuple[Reassignment, ...]],
+def state_of(
+    description: ClusterDescription,
+    topics: dict[str, TopicState],
+    defaults: dict[str, str],
+    reassignments: tuple[Reassignment, ...],
 ) -> ClusterState:
-    """The cluster's state as frozen values; a ClusterError names the cluster when it fails."""
-    description = describe(connection, admin)
-    brokers = tuple(BrokerState(b.id, b.host, b.port, b.rack) for b in description.brokers)
-    topics = read_topics(connection, admin, _topic_names(connection, admin), configs=True)
+    """The ClusterState of what the steps read."""
     return ClusterState(
         cluster_id=description.cluster_id,
         controller_id=description.controller_id,
-        brokers=brokers,
+        brokers=tuple(BrokerState(b.id, b.host, b.port, b.rack) for b in description.brokers),
         topics=dict(sorted(topics.items())),
-        broker_defaults=_broker_defaults(connection, admin, brokers[0].id if brokers else None),
-        reassignments=reassignments(),
+        broker_defaults=defaults,
+        reassignments=reassignments,
     )
 
 
 def read_topics(
-    connection: Connection, admin: AdminClient, names: Sequence[str], configs: bool
+    connection: Connection,
+    admin: AdminClient,
+    names: Sequence[str],
+    configs: bool,
+    timeout: float | None = None,
 ) -> dict[str, TopicState]:
     """These topics as the brokers show them now: one Metadata request and, with `configs`,
     one DescribeConfigs. A topic the brokers do not know (not created yet, or deleted) is left
     out; without `configs`, each topic's `configs` is empty (not read)."""
-    described = _describe_topics(connection, admin, names)
-    found = _topic_configs(connection, admin, sorted(described)) if configs else {}
+    described = describe_topics(connection, admin, names, timeout)
+    found = topic_configs(connection, admin, sorted(described), timeout) if configs else {}
+    return topic_states(described, found)
+
+
+def topic_states(
+    described: dict[str, TopicDescription], configs: dict[str, Configs]
+) -> dict[str, TopicState]:
+    """The TopicStates of what describe_topics and topic_configs read."""
     return {
-        name: _topic_state(description, found.get(name, ()))
+        name: _topic_state(description, configs.get(name, ()))
         for name, description in described.items()
     }
 
 
 def read_reassignments(
-    connection: Connection, admin: KafkaAdminClient, topics: Collection[str] | None = None
+    connection: Connection,
+    admin: KafkaAdminClient,
+    topics: Collection[str] | None = None,
+    timeout: float | None = None,
 ) -> tuple[Reassignment, ...]:
     """KIP-455 reassignments in progress (of `topics` only, if given), in one
     ListPartitionReassignments request: kafka-python, since librdkafka lacks the API."""
+    seconds = connection.seconds if timeout is None else timeout
+    millis = max(1, int(seconds * 1000))
     try:
-        listed = admin.list_partition_reassignments(timeout_ms=connection.millis)
+        listed = bounded(lambda: admin.list_partition_reassignments(timeout_ms=millis), seconds)
     except KafkaPythonError as exc:
         raise connection.error("list the partition reassignments of", exc) from exc
     return tuple(
@@ -106,13 +123,18 @@ def read_reassignments(
 
 
 def describe_configs(
-    connection: Connection, admin: AdminClient, kind: ResourceType, names: list[str]
+    connection: Connection,
+    admin: AdminClient,
+    kind: ResourceType,
+    names: list[str],
+    timeout: float | None = None,
 ) -> dict[str, dict[str, KafkaConfigEntry]]:
     """One DescribeConfigs request for these resources: name -> {key: librdkafka ConfigEntry}."""
     if not names:
         return {}
     resources = [ConfigResource(kind, name) for name in names]
-    futures = admin.describe_configs(resources, request_timeout=connection.seconds)
+    seconds = connection.seconds if timeout is None else timeout
+    futures = admin.describe_configs(resources, request_timeout=seconds)
     found: dict[str, dict[str, KafkaConfigEntry]] = {}
     for resource, future in futures.items():
         try:
@@ -130,21 +152,27 @@ def source_of(entry: KafkaConfigEntry) -> int:
     return source.value if isinstance(source, ConfigSource) else int(source)
 
 
-def _topic_names(connection: Connection, admin: AdminClient) -> list[str]:
+def topic_names(
+    connection: Connection, admin: AdminClient, timeout: float | None = None
+) -> list[str]:
+    """Every topic's name: one Metadata request."""
     try:
-        metadata = admin.list_topics(timeout=connection.seconds)
+        metadata = admin.list_topics(timeout=connection.seconds if timeout is None else timeout)
     except KafkaException as exc:
         raise connection.error("list the topics of", exc) from exc
     return sorted(metadata.topics)
 
 
-def _describe_topics(
-    connection: Connection, admin: AdminClient, names: Sequence[str]
+def describe_topics(
+    connection: Connection, admin: AdminClient, names: Sequence[str], timeout: float | None
 ) -> dict[str, TopicDescription]:
+    """These topics' partitions (one Metadata request, which librdkafka sends to the
+    controller); those the brokers do not know are left out."""
     if not names:
         return {}
     futures = admin.describe_topics(
-        TopicCollection(list(names)), request_timeout=connection.seconds
+        TopicCollection(list(names)),
+        request_timeout=connection.seconds if timeout is None else timeout,
     )
     described: dict[str, TopicDescription] = {}
     for name, future in futures.items():
@@ -157,8 +185,8 @@ def _describe_topics(
     return described
 
 
-def _topic_configs(
-    connection: Connection, admin: AdminClient, names: list[str]
+def topic_configs(
+    connection: Connection, admin: AdminClient, names: list[str], timeout: float | None
 ) -> dict[str, Configs]:
     """Every config entry of these topics, in one DescribeConfigs request.
 
@@ -178,23 +206,31 @@ def _topic_configs(
 
     return {
         name: tuple((sys.intern(key), entry(e)) for key, e in sorted(entries.items()))
-        for name, entries in describe_configs(connection, admin, ResourceType.TOPIC, names).items()
+        for name, entries in describe_configs(
+            connection, admin, ResourceType.TOPIC, names, timeout
+        ).items()
     }
 
 
-def _broker_defaults(
-    connection: Connection, admin: AdminClient, broker_id: int | None
+def broker_defaults(
+    connection: Connection,
+    admin: AdminClient,
+    broker_ids: Sequence[int],
+    attempt: int = 0,
+    timeout: float | None = None,
 ) -> dict[str, str]:
-    """One broker's values, in a request of its own.
+    """One broker's values, in a request of its own: the lowest id's, or on a retry (`attempt`
+    > 0) the next broker's, since that request goes to that very broker and it may be down.
 
     Kept apart from the topics' request on purpose: librdkafka sends a request holding a BROKER
     resource to that very broker, topics included; measured on 11,000 topics, pinning the big
     request to one broker (here the KRaft controller) made it up to 15 times slower than
     letting librdkafka choose.
     """
-    if broker_id is None:
+    if not broker_ids:
         return {}
-    broker = describe_configs(connection, admin, ResourceType.BROKER, [str(broker_id)])
+    broker_id = sorted(broker_ids)[attempt % len(broker_ids)]
+    broker = describe_configs(connection, admin, ResourceType.BROKER, [str(broker_id)], timeout)
     return {
         key: e.value
         for key, e in sorted(broker.get(str(broker_id), {}).items())

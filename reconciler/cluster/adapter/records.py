@@ -1,17 +1,23 @@
-"""Single records on the cluster's own topics (the apply lock's holder, the audit log): written
-with acks=all, read back from the beginning of partition 0.
+"""Records on the cluster's own topics (the apply lock's holder and heartbeats, the audit log):
+written with acks=all, read back from partition 0 with their offsets and timestamps.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Producer
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
-from reconciler.cluster.adapter.connect import DEFAULT_CLIENT_ID, Connection, reason
+from reconciler.cluster.adapter.connect import (
+    DEFAULT_CLIENT_ID,
+    LIBRDKAFKA_LOG,
+    Connection,
+    reason,
+)
 from reconciler.errors import ClusterError
 
 Conf = dict[str, str | int | float | bool]  # librdkafka properties
@@ -23,34 +29,60 @@ def _client_conf(connection: Connection) -> Conf:
     return conf
 
 
-def produce(connection: Connection, topic: str, key: str, value: bytes) -> None:
+@dataclass(frozen=True, slots=True)
+class Record:
+    offset: int
+    timestamp: int  # milliseconds since the epoch (the broker's with LogAppendTime topics)
+    value: bytes
+
+
+def produce(
+    connection: Connection, topic: str, key: str, value: bytes, timeout: float | None = None
+) -> None:
     """Write one record and wait until every in-sync replica has it (acks=all)."""
+    produce_all(connection, topic, key, [value], timeout)
+
+
+def produce_all(
+    connection: Connection,
+    topic: str,
+    key: str,
+    values: Sequence[bytes],
+    timeout: float | None = None,
+) -> None:
+    """Write `values` in order (idempotent producer: retries neither reorder nor duplicate)
+    and wait until every in-sync replica has each; raises ClusterError unless all arrived.
+    `timeout`: seconds to wait for the acknowledgements (default: the connection's)."""
+    seconds = connection.seconds if timeout is None else timeout
     conf = _client_conf(connection)
     conf.update(
         {
             "acks": "all",
-            "message.timeout.ms": connection.millis,
+            "enable.idempotence": True,
+            "message.timeout.ms": max(1, int(seconds * 1000)),
             # An audit record of 10,000 changes is a few MiB of JSON; zstd makes it ~10x smaller.
             "compression.type": "zstd",
             "message.max.bytes": 64 * 1024 * 1024,
         }
     )
-    producer = Producer(conf)
+    producer = Producer(conf, logger=LIBRDKAFKA_LOG)  # never librdkafka's own stderr
     delivered: list[KafkaError | None] = []
     try:
-        producer.produce(
-            topic,
-            value=value,
-            key=key.encode(),
-            on_delivery=lambda err, _msg: delivered.append(err),
-        )
+        for value in values:
+            producer.produce(
+                topic,
+                value=value,
+                key=key.encode(),
+                on_delivery=lambda err, _msg: delivered.append(err),
+            )
+            producer.poll(0)
     except (KafkaException, BufferError) as exc:
         raise ClusterError(
             f"could not write to topic {topic} of cluster '{connection.name}': {reason(exc)}"
         ) from exc
-    producer.flush(connection.seconds + 5)
-    error = delivered[0] if delivered else None
-    if not delivered or error is not None:
+    producer.flush(seconds + 5)
+    error = next((e for e in delivered if e is not None), None)
+    if len(delivered) < len(values) or error is not None:
         why = f"{error.name()}: {error.str()}" if error is not None else "no acknowledgement"
         raise ClusterError(
             f"could not write to topic {topic} of cluster '{connection.name}' at "
@@ -58,20 +90,64 @@ def produce(connection: Connection, topic: str, key: str, value: bytes) -> None:
         )
 
 
-def first_record(connection: Connection, topic: str, wait: float) -> bytes | None:
-    """The value of the first record of partition 0 of `topic`, or None if none comes in time."""
-    found = _read(connection, topic, OFFSET_BEGINNING, None, wait, limit=1)
-    return found[0] if found else None
-
-
 def all_records(connection: Connection, topic: str, wait: float) -> list[bytes]:
     """Every record value of partition 0 of `topic` up to its current end."""
-    with _consumer(connection) as consumer:
-        partition = KafkaTopicPartition(topic, 0)
-        low, high = consumer.get_watermark_offsets(partition, timeout=connection.seconds)
+    low, high = offsets(connection, topic)
     if high <= low:
         return []
     return _read(connection, topic, low, high - 1, wait)
+
+
+def offsets(connection: Connection, topic: str) -> tuple[int, int]:
+    """Partition 0's first offset and end offset ((0, 0) when the topic does not exist)."""
+    with _consumer(connection) as consumer:
+        partition = KafkaTopicPartition(topic, 0)
+        try:
+            low, high = consumer.get_watermark_offsets(partition, timeout=connection.seconds)
+        except KafkaException as exc:
+            error = exc.args[0] if exc.args else None
+            if isinstance(error, KafkaError) and error.code() in (
+                KafkaError.UNKNOWN_TOPIC_OR_PART,
+                KafkaError._UNKNOWN_PARTITION,
+                KafkaError._UNKNOWN_TOPIC,
+            ):
+                return 0, 0
+            raise ClusterError(
+                f"could not read the offsets of topic {topic} of cluster '{connection.name}' "
+                f"at {connection.bootstrap}: {reason(exc)}"
+            ) from exc
+    return int(low), int(high)
+
+
+def records(connection: Connection, topic: str, start: int, end: int, wait: float) -> list[Record]:
+    """The records of partition 0 at offsets [start, end), with offsets and timestamps; fewer
+    if they do not all arrive within `wait` seconds."""
+    found: list[Record] = []
+    if end <= start:
+        return found
+    for offset, timestamp, value in _messages(connection, topic, start, wait):
+        if offset < end:
+            found.append(Record(offset, timestamp, value))
+        if offset >= end - 1:
+            break
+    return found
+
+
+def _messages(
+    connection: Connection, topic: str, start: int, wait: float
+) -> Iterator[tuple[int, int, bytes]]:
+    """(offset, timestamp, value) of partition 0's records from offset `start`, as they arrive
+    within `wait` seconds; the caller stops early by breaking."""
+    with _consumer(connection) as consumer:
+        consumer.assign([KafkaTopicPartition(topic, 0, start)])
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            message = consumer.poll(0.2)
+            if message is None or message.error() is not None:
+                continue
+            offset, value = message.offset(), message.value()
+            if offset is not None and isinstance(value, bytes):
+                yield offset, message.timestamp()[1], value
 
 
 @contextlib.contextmanager
@@ -85,7 +161,7 @@ def _consumer(connection: Connection) -> Iterator[Consumer]:
             "auto.offset.reset": "earliest",
         }
     )
-    consumer = Consumer(conf)
+    consumer = Consumer(conf, logger=LIBRDKAFKA_LOG)
     try:
         yield consumer
     finally:
@@ -103,19 +179,8 @@ def _read(
     """Record values of partition 0 from offset `start` until offset `last` (None: any), `limit`
     records, or `wait` seconds, whichever comes first."""
     values: list[bytes] = []
-    with _consumer(connection) as consumer:
-        consumer.assign([KafkaTopicPartition(topic, 0, start)])
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
-            message = consumer.poll(0.2)
-            if message is None or message.error() is not None:
-                continue
-            value = message.value()
-            if isinstance(value, bytes):
-                values.append(value)
-            offset = message.offset()
-            if (limit is not None and len(values) >= limit) or (
-                last is not None and offset is not None and offset >= last
-            ):
-                break
+    for offset, _, value in _messages(connection, topic, start, wait):
+        values.append(value)
+        if (limit is not None and len(values) >= limit) or (last is not None and offset >= last):
+            break
     return values

@@ -1,0 +1,79 @@
+"""Pre-flight: does the principal hold every ACL the plan's operations need? Before any change.
+
+Kafka tells a client what it may do (KIP-430 authorized operations) in one DescribeCluster and
+one Metadata request: the cluster's and each touched topic's operations, with Kafka's own
+implications (Alter implies Describe, ...). A topic to be created does not exist yet, so Create
+is known only from the cluster (Create on Cluster covers every topic); otherwise Kafka's
+validate_only CreateTopics answers per topic (prefixed ACLs). The operation each request needs
+is listed in reconciler/cluster/adapter/permissions.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from reconciler.apply.operations import Operation
+from reconciler.cluster.adapter import LOCK_TOPIC, Cluster, NewTopicRequest
+from reconciler.cluster.adapter.permissions import lacks
+from reconciler.cluster.state import ClusterState
+from reconciler.errors import ApplyRefused
+from reconciler.planning.changes import (
+    AlterTopicConfig,
+    CreateTopic,
+    DeleteTopic,
+    IncreasePartitions,
+    ReassignReplicas,
+)
+
+DENIED = {"TOPIC_AUTHORIZATION_FAILED", "CLUSTER_AUTHORIZATION_FAILED"}
+
+# (operation, topic or None for the cluster, what it is needed for)
+Need = tuple[str, str | None, str]
+
+
+def needs(ops: Sequence[Operation]) -> list[Need]:
+    found: list[Need] = []
+    for op in ops:
+        change, topic = op.change, op.topic
+        if isinstance(change, CreateTopic):
+            found.append(("Describe", topic, f"tell whether {topic} exists before creating it"))
+        elif isinstance(change, AlterTopicConfig):
+            found.append(("AlterConfigs", topic, f"change the configs of {topic}"))
+        elif isinstance(change, IncreasePartitions):
+            found.append(("Alter", topic, f"add partitions to {topic}"))
+        elif isinstance(change, ReassignReplicas):
+            found.append(("Alter", None, f"reassign the replicas of {topic}"))
+        elif isinstance(change, DeleteTopic):
+            found.append(("Delete", topic, f"delete {topic}"))
+    return found
+
+
+def check(cluster: Cluster, state: ClusterState, ops: Sequence[Operation]) -> None:
+    """Raise ApplyRefused naming each missing permission; changes nothing."""
+    wanted = needs(ops)
+    if not wanted:
+        return
+    # The lock is released by deleting its topic: without Delete it would outlive this apply.
+    wanted.append(("Delete", LOCK_TOPIC, "release the apply lock (topic deletion)"))
+    topics = {topic for _, topic, _ in wanted if topic is not None}
+    authorized = cluster.authorized(topics)
+    conn = cluster.connection
+    missing: list[str] = []
+    for operation, topic, why in dict.fromkeys(wanted):
+        if not authorized.allows(operation, topic):
+            resource = "the cluster" if topic is None else f"topic {topic}"
+            missing.append(lacks(conn, operation, resource, why))
+    creates = [op.topic for op in ops if isinstance(op.change, CreateTopic)]
+    if creates and not authorized.allows("Create", None):
+        answers = cluster.create_topics(
+            [NewTopicRequest(t, None, None) for t in creates], validate_only=True
+        )
+        for topic, failure in sorted(answers.items()):
+            if failure is not None and failure.code in DENIED:
+                missing.append(lacks(conn, "Create", f"topic {topic}", f"create {topic}"))
+    if missing:
+        raise ApplyRefused("\n".join(missing[:10]) + _more(len(missing)))
+
+
+def _more(count: int) -> str:
+    return f"\n... and {count - 10} more missing permission(s)" if count > 10 else ""

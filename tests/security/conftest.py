@@ -1,0 +1,240 @@
+"""Secured local clusters for the security tests, and a transcript of everything the tool said.
+
+Each module starts its own one-broker cluster (`local up --security ...` code, module scope,
+tied to pytest, stopped by pid in teardown). Every CLI run goes through `Transcript.run`, which
+keeps its stdout and stderr, so a test can search all of it (and every file written under the
+module's directories) for a secret.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import secrets
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from confluent_kafka.admin import (
+    AclBinding,
+    AclBindingFilter,
+    AclOperation,
+    AclPermissionType,
+    AdminClient,
+    ConfigResource,
+    ResourcePatternType,
+    ResourceType,
+    ScramCredentialInfo,
+    ScramMechanism,
+    UserScramCredentialUpsertion,
+)
+
+from reconciler.cluster.adapter import AUDIT_TOPIC, LOCK_TOPIC
+from reconciler.local import cluster as local_cluster
+from reconciler.local import state as local_state
+from reconciler.local.distribution import Distribution
+
+RECONCILER = [sys.executable, "-m", "reconciler"]
+
+# The six operations the reconciler's admin requests need (see
+# reconciler/cluster/adapter/permissions.py), as kafka-acls and AclOperation name them.
+SIX = {
+    "Describe": AclOperation.DESCRIBE,
+    "DescribeConfigs": AclOperation.DESCRIBE_CONFIGS,
+    "Create": AclOperation.CREATE,
+    "Alter": AclOperation.ALTER,
+    "AlterConfigs": AclOperation.ALTER_CONFIGS,
+    "Delete": AclOperation.DELETE,
+}
+# Kafka grants Describe to whoever may Alter or Delete, and DescribeConfigs to whoever may
+# AlterConfigs: withholding one means withholding what implies it.
+IMPLIED_BY = {"Describe": {"Alter", "Delete"}, "DescribeConfigs": {"AlterConfigs"}}
+
+
+@dataclass
+class Run:
+    args: tuple[str, ...]
+    code: int
+    stdout: str
+    stderr: str
+
+
+@dataclass
+class Transcript:
+    """Every CLI run of a module and the directories it wrote to."""
+
+    runs: list[Run] = field(default_factory=list)
+    dirs: list[Path] = field(default_factory=list)
+
+    def run(self, repo: Path, *args: str, env: dict[str, str], timeout: float = 180) -> Run:
+        proc = subprocess.run(
+            [*RECONCILER, "--repo", str(repo), *args],
+            capture_output=True, text=True, timeout=timeout, check=False,
+            env={**os.environ, "NO_COLOR": "1", **env},
+        )  # fmt: skip
+        run = Run(tuple(args), proc.returncode, proc.stdout, proc.stderr)
+        self.runs.append(run)
+        if "--debug" not in args:  # --debug shows tracebacks by design
+            assert "Traceback" not in proc.stderr, proc.stderr
+        return run
+
+    def leaks(self, secret: str) -> list[str]:
+        """Where `secret` shows up: runs' outputs and files under the dirs."""
+        found = [
+            f"{' '.join(r.args)}: {name}"
+            for r in self.runs
+            for name, text in (("stdout", r.stdout), ("stderr", r.stderr))
+            if secret in text
+        ]
+        for directory in self.dirs:
+            for path in [directory, *directory.rglob("*")]:
+                if path.is_file() and secret.encode() in path.read_bytes():
+                    found.append(str(path))
+        return found
+
+
+def start_secured(
+    tmp_path_factory: pytest.TempPathFactory, dist: Distribution, mode: str
+) -> local_state.LocalCluster:
+    state = tmp_path_factory.mktemp(f"secured-{mode}")
+    return local_cluster.start(state, dist, brokers=1, tie_to_parent=True, security_mode=mode)
+
+
+@pytest.fixture(scope="module")
+def transcript() -> Transcript:
+    return Transcript()
+
+
+@pytest.fixture(scope="module")
+def sasl(
+    tmp_path_factory: pytest.TempPathFactory, kafka_dist: Distribution
+) -> Iterator[local_state.LocalCluster]:
+    cl = start_secured(tmp_path_factory, kafka_dist, "sasl_scram")
+    try:
+        yield cl
+    finally:
+        local_cluster.stop(cl)
+
+
+@pytest.fixture(scope="module")
+def tls(
+    tmp_path_factory: pytest.TempPathFactory, kafka_dist: Distribution
+) -> Iterator[local_state.LocalCluster]:
+    cl = start_secured(tmp_path_factory, kafka_dist, "tls")
+    try:
+        yield cl
+    finally:
+        local_cluster.stop(cl)
+
+
+_QUIET = logging.getLogger("tests.security.librdkafka")
+_QUIET.addHandler(logging.NullHandler())
+_QUIET.propagate = False
+
+
+def admin_of(cl: local_state.LocalCluster) -> AdminClient:
+    """The super user's client (its reconnect noise after the module's cluster stops: muted)."""
+    return AdminClient({"bootstrap.servers": cl.bootstrap, **cl.client_config()}, logger=_QUIET)
+
+
+# ---------------------------------------------------------------------------- principals
+
+
+@dataclass(frozen=True)
+class Principal:
+    user: str
+    password: str
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {"KUSER": self.user, "KPASS": self.password}
+
+
+def make_user(admin: AdminClient, user: str) -> Principal:
+    password = secrets.token_urlsafe(18)
+    upsert = UserScramCredentialUpsertion(
+        user, ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192), password.encode()
+    )
+    for future in admin.alter_user_scram_credentials([upsert]).values():
+        future.result(30)
+    return Principal(user, password)
+
+
+def grant(
+    admin: AdminClient,
+    user: str,
+    prefix: str,
+    operations: set[str],
+    on_cluster: set[str] | None = None,
+) -> None:
+    """`operations` on every topic starting with `prefix` and (unless `on_cluster` says
+    otherwise) on the cluster, plus what apply's lock and audit record need on their topics."""
+    bindings = []
+
+    def allow(
+        kind: ResourceType, name: str, op: AclOperation, pattern: ResourcePatternType
+    ) -> None:
+        bindings.append(
+            AclBinding(kind, name, pattern, f"User:{user}", "*", op, AclPermissionType.ALLOW)
+        )
+
+    for name in sorted(operations):
+        allow(ResourceType.TOPIC, prefix, SIX[name], ResourcePatternType.PREFIXED)
+    for name in sorted(operations if on_cluster is None else on_cluster):
+        allow(ResourceType.BROKER, "kafka-cluster", SIX[name], ResourcePatternType.LITERAL)
+    for topic in (LOCK_TOPIC, AUDIT_TOPIC):
+        for op in (AclOperation.READ, AclOperation.WRITE, AclOperation.CREATE,
+                   AclOperation.DESCRIBE_CONFIGS, AclOperation.DELETE):  # fmt: skip
+            allow(ResourceType.TOPIC, topic, op, ResourcePatternType.LITERAL)
+    for future in admin.create_acls(bindings).values():
+        future.result(30)
+    # ACLs reach the broker's authorizer through the metadata log: wait until it answers with
+    # them (bounded poll, not a sleep).
+    flt = AclBindingFilter(
+        ResourceType.ANY, None, ResourcePatternType.ANY, f"User:{user}",  # type: ignore[arg-type]
+        None, AclOperation.ANY, AclPermissionType.ANY,  # type: ignore[arg-type]
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while len(admin.describe_acls(flt).result(30)) < len(bindings):
+        assert time.monotonic() < deadline, "the ACLs never showed up"
+        time.sleep(0.1)
+
+
+def all_but(missing: str) -> set[str]:
+    return set(SIX) - {missing} - IMPLIED_BY.get(missing, set())
+
+
+def topics_view(admin: AdminClient, prefix: str) -> dict[str, Any]:
+    """What a change would alter, as the admin sees it: partitions and config overrides."""
+    md = admin.list_topics(timeout=30)
+    names = sorted(t for t in md.topics if t.startswith(prefix))
+    view: dict[str, Any] = {n: {"partitions": len(md.topics[n].partitions)} for n in names}
+    if names:
+        futures = admin.describe_configs([ConfigResource(ResourceType.TOPIC, n) for n in names])
+        for resource, future in futures.items():
+            view[resource.name]["config"] = {
+                k: e.value for k, e in future.result(30).items() if not e.is_default
+            }
+    return view
+
+
+def write_repo(root: Path, bootstrap: str, prefix: str, client: dict[str, str],
+               topics: list[dict[str, Any]], allow_delete: bool = False) -> Path:  # fmt: skip
+    """A spec repository whose cluster `sec` uses `client:` (with ${ENV} secrets)."""
+    (root / "topics").mkdir(parents=True, exist_ok=True)
+    cluster = {
+        "bootstrap": bootstrap,
+        "client": client,
+        "policy": {"ignore": [f"^(?!{re.escape(prefix)})"], "allow_delete": allow_delete},
+    }
+    config = {"topics": "topics/", "clusters": {"sec": cluster}}
+    (root / "reconciler.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    (root / "topics" / "main.yaml").write_text(yaml.safe_dump({"topics": topics}, sort_keys=False))
+    return root
