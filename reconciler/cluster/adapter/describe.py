@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient, DescribeClusterResult
 
+from reconciler.cluster.adapter import permissions
 from reconciler.cluster.adapter.connect import Connection
+from reconciler.errors import ClusterError
+
+_SLICE = 0.25  # seconds between looks at whether the cluster refused our credentials
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,12 +35,20 @@ def describe(
 ) -> ClusterDescription:
     """One DescribeCluster within `timeout` seconds (default: the connection's)."""
     timeout = connection.seconds if timeout is None else timeout
-    try:
-        result: DescribeClusterResult = admin.describe_cluster(request_timeout=timeout).result(
-            timeout=timeout + 5
-        )
-    except KafkaException as exc:
-        raise connection.error("describe", exc) from exc
+    future = admin.describe_cluster(request_timeout=timeout)
+    deadline = time.monotonic() + timeout + 5
+    while True:
+        try:
+            result: DescribeClusterResult = future.result(timeout=_SLICE)
+            break
+        except KafkaException as exc:
+            raise connection.error("describe", exc) from exc
+        except TimeoutError:
+            # Refused credentials are final: say so now rather than after the whole timeout
+            if (refused := permissions.credentials_refused(connection)) is not None:
+                raise ClusterError(refused) from None
+            if time.monotonic() >= deadline:
+                raise connection.error("describe", TimeoutError("no answer")) from None
     brokers = tuple(
         sorted(
             (Broker(n.id, n.host, n.port, n.rack or None) for n in result.nodes), key=lambda b: b.id

@@ -145,6 +145,13 @@ def register(connection: Connection, admin: AdminClient) -> AdminClient:
     return admin
 
 
+def credentials_refused(connection: Connection) -> str | None:
+    """The sentence for credentials or a certificate the cluster refused since this
+    connection's clients were made, else None: librdkafka only reconnects and retries after
+    such a failure, so a caller waiting on a request asks this to stop at once."""
+    return _refusal(connection)
+
+
 def _refusal(connection: Connection, fallback: str | None = None) -> str | None:
     for admin in list(_clients.get(connection, ())):
         admin.poll(0)
