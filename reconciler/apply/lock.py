@@ -163,20 +163,16 @@ class _Lease(Enum):
     RELEASED = "released"  # the lock went away while we watched
 
 
-def _lease(cluster: Cluster, holder: Holder, progress: Callable[[str], None]) -> _Lease:
-    """Whether the holder's lease is live: the lock topic is watched for up to one whole lease
-    on our monotonic clock; a heartbeat (the topic's end moving) means live. No clock of another
-    machine is compared with ours, so clock skew cannot break a live lease."""
-    lease = max(1.0, holder.lease or DEFAULT_LEASE)
-    progress(
-        f"the lock holder ({holder}) is not a process this machine can see; watching its "
-        f"lease for up to {lease:.0f} s"
-    )
+def _lease(cluster: Cluster, token: int, lease: float) -> _Lease:
+    """Whether the lock's lease is live: the lock topic is watched for up to one whole lease
+    on our monotonic clock; a record (a heartbeat, or the holder's first) means live. No clock
+    of another machine is compared with ours, so clock skew cannot break a live lease."""
+    lease = max(1.0, lease)
     end = cluster.lock_end()
     deadline = time.monotonic() + lease
     while time.monotonic() < deadline:
         time.sleep(min(0.5, lease / 8))
-        if cluster.lock_token() != holder.token:
+        if cluster.lock_token() != token:
             return _Lease.RELEASED
         if cluster.lock_end() != end:
             return _Lease.LIVE
@@ -239,11 +235,25 @@ def _why_gone(
     if holder is None:
         if cluster.lock_token() != token:
             return None  # released (and perhaps taken again) meanwhile: try again
-        raise LockHeld(
-            f"another apply holds the lock on cluster '{cluster.name}' (topic "
-            f"{LOCK_TOPIC}) but has not recorded who it is: it may have crashed "
-            "right after taking it. If no apply is running, re-run with --force-unlock."
+        unrecorded = (
+            f"another apply holds the lock on cluster '{cluster.name}' (topic {LOCK_TOPIC}) but "
+            "has not recorded who it is"
         )
+        if token < 0:  # an older reconciler's lock: no lease to watch
+            raise LockHeld(
+                f"{unrecorded}: it may have crashed right after taking it. If no apply is "
+                "running, re-run with --force-unlock."
+            )
+        # A taker records itself at once and then heartbeats, and fences itself on its lease
+        # before each level: no record for a whole lease (every apply's is the same length as
+        # ours) means it died right after the create.
+        lease = me.lease or DEFAULT_LEASE
+        progress(f"{unrecorded}; watching for its record for up to {lease:.0f} s")
+        match _lease(cluster, token, lease):
+            case _Lease.LIVE | _Lease.RELEASED:
+                return None  # it recorded itself, or let go: judge it again
+            case _Lease.EXPIRED:
+                return f"no holder record appeared for {lease:.0f} s after it took the lock"
     running = (
         f"another apply is running on cluster '{cluster.name}': held by {holder}. "
         "Wait for it to finish; if it crashed, re-run with --force-unlock."
@@ -260,7 +270,11 @@ def _why_gone(
             "from an older reconciler). Wait for it to finish; if it crashed, re-run with "
             "--force-unlock."
         )
-    match _lease(cluster, holder, progress):
+    progress(
+        f"the lock holder ({holder}) is not a process this machine can see; watching its "
+        f"lease for up to {max(1.0, holder.lease):.0f} s"
+    )
+    match _lease(cluster, token, holder.lease):
         case _Lease.LIVE:
             raise LockHeld(
                 f"another apply is running on cluster '{cluster.name}': held by {holder}, "

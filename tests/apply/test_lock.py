@@ -267,3 +267,35 @@ def test_timed_out_lock_request_that_never_arrived_is_sent_again(
     assert lock.acquire(cluster, me, False, lambda _: None) is None
     assert len(calls) == 2
     assert cluster.lock_token() == me.token
+
+
+def test_lock_taken_but_never_recorded_is_broken_after_a_lease(cluster: adapter.Cluster) -> None:
+    """Finding 4: a taker that died between creating the lock and recording itself leaves a
+    token and no record. It would have recorded itself at once and heartbeated since, so a
+    whole lease without a record means it is gone: broken, no --force-unlock needed. A taker
+    whose record arrives within the lease (after the 5 s any holder gets) holds."""
+    me = Holder.me("tester", "sha256:mine", lease=4.0)
+    slow = dataclasses.replace(_me(), user="slow")
+    assert slow.token is not None
+    assert adapter_lock.try_lock(cluster.connection, cluster._admin(), slow.token, 1)
+
+    def record_late() -> None:
+        with cluster.reconnected() as other:
+            other.append_lock(slow.encode())
+
+    late = threading.Timer(6.0, record_late)
+    late.start()
+    said: list[str] = []
+    with pytest.raises(LockHeld, match="held by slow on"):
+        lock.acquire(cluster, me, False, said.append)
+    late.join()
+    assert any("has not recorded who it is; watching" in s for s in said), said
+    assert cluster.release_lock(slow.token)
+
+    dead = dataclasses.replace(_me(), user="dead")
+    assert dead.token is not None
+    assert adapter_lock.try_lock(cluster.connection, cluster._admin(), dead.token, 1)
+    said.clear()
+    assert lock.acquire(cluster, me, False, said.append) is None  # nobody to name
+    assert any("no holder record appeared for 4 s" in s for s in said), said
+    assert cluster.lock_token() == me.token
