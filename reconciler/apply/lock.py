@@ -334,7 +334,11 @@ class Lease:
                     continue  # the lease runs out unless a later heartbeat gets through
                 self.renewed = sent
 
-    def check(self, before: str) -> None:
+    def check(self, before: str, confirm: bool = False) -> None:
+        """Raise LockHeld when the lease lapsed or the lock was broken; `confirm` reads the
+        lock's token now (one request) rather than trust the last heartbeat's look."""
+        if confirm and self.lost is None and self.cluster.lock_token() != self.holder.token:
+            self.lost = "the lock is no longer this apply's (it was broken)"
         late = time.monotonic() - self.renewed
         why = self.lost or (
             f"no heartbeat could be written for {late:.0f} s (the lease is {self.seconds:.0f} s)"

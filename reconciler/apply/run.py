@@ -86,6 +86,8 @@ def apply_plan(
                   "plan_hash": hash_, "started": audit.iso(started), "resumed": list(resumed),
                   "broken_lock": str(broken) if broken else None}  # fmt: skip
         apply_id = str(uuid.uuid4())
+        # Unfinished records are a dead apply's only while the lock is ours: check it first
+        lease.check("closing unfinished audit records", confirm=True)
         journal.close_unfinished(cluster, state, apply_id, progress)
         log = journal.Journal.open(cluster, apply_id, header, plan, progress)
 

@@ -299,3 +299,18 @@ def test_lock_taken_but_never_recorded_is_broken_after_a_lease(cluster: adapter.
     assert lock.acquire(cluster, me, False, said.append) is None  # nobody to name
     assert any("no holder record appeared for 4 s" in s for s in said), said
     assert cluster.lock_token() == me.token
+
+
+def test_a_broken_lock_is_noticed_at_once_where_it_is_confirmed(cluster: adapter.Cluster) -> None:
+    """Finding 4: before closing other applies' unfinished audit records (theirs to close only
+    while the lock is ours) apply confirms the lock by reading it, rather than trust the last
+    heartbeat's look, which may be a whole heartbeat interval old."""
+    me = Holder.me("confirming", "sha256:c")  # 30 s lease: a heartbeat every 5 s
+    lock.acquire(cluster, me, False, lambda _: None)
+    lease = lock.Lease(cluster, me).start()
+    try:
+        assert cluster.release_lock()  # --force-unlock elsewhere, between two heartbeats
+        with pytest.raises(LockHeld, match="this apply lost the lock"):
+            lease.check("closing unfinished audit records", confirm=True)
+    finally:
+        lease.stop()
