@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,3 +51,20 @@ def independent_read(bootstrap: str, prefix: str) -> dict[str, dict[str, Any]]:
                 if e.source == 1  # DYNAMIC_TOPIC_CONFIG
             }
     return found
+
+
+def chain(ns: str, length: int) -> list[dict[str, object]]:
+    """Topics t00 <- t01 <- ...: each depends on the previous, so each is its own level."""
+    return [
+        {"name": f"{ns}.t{i:02d}", "partitions": 1, "replication_factor": 1,
+         **({"depends_on": [f"{ns}.t{i - 1:02d}"]} if i else {})}
+        for i in range(length)
+    ]  # fmt: skip
+
+
+def wait_until(check: Callable[[], object], timeout: float = 60.0) -> None:
+    """Poll `check` until it is true; fail the test after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.05)

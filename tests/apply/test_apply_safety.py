@@ -26,17 +26,8 @@ from reconciler.planning.changes import (
     TopicChange,
 )
 from reconciler.planning.plan import Plan
-from tests.apply.helpers import independent_read
+from tests.apply.helpers import chain, independent_read, wait_until
 from tests.spec_repo import RECONCILER, SpecRepo
-
-
-def _chain(ns: str, length: int) -> list[dict[str, object]]:
-    """Topics t00 <- t01 <- ...: each depends on the previous, so each is its own level."""
-    return [
-        {"name": f"{ns}.t{i:02d}", "partitions": 1, "replication_factor": 1,
-         **({"depends_on": [f"{ns}.t{i - 1:02d}"]} if i else {})}
-        for i in range(length)
-    ]  # fmt: skip
 
 
 def _spawn(repo: SpecRepo, *args: str) -> subprocess.Popen[str]:
@@ -45,13 +36,6 @@ def _spawn(repo: SpecRepo, *args: str) -> subprocess.Popen[str]:
         [*RECONCILER, "--repo", str(repo.root), *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
     )  # fmt: skip
-
-
-def _wait_until(check: object, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():  # type: ignore[operator]
-        assert time.monotonic() < deadline, "timed out waiting"
-        time.sleep(0.05)
 
 
 def test_stale_plan_is_refused_with_what_changed(
@@ -102,14 +86,14 @@ def test_two_applies_started_together_one_is_refused(
     kafka3: LocalCluster, ns: str, tmp_path: Path
 ) -> None:
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
-    repo.topics(*_chain(ns, 12))
+    repo.topics(*chain(ns, 12))
     cluster = adapter.Cluster(adapter.Connection("test", kafka3.bootstrap))
     admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
     first = _spawn(repo, "apply", "--cluster", "test", "--auto-approve")
     try:
         # Freeze the first apply once it holds the lock and has recorded itself, then start
         # the second one.
-        _wait_until(lambda: adapter.LOCK_TOPIC in admin.list_topics(timeout=10).topics)
+        wait_until(lambda: adapter.LOCK_TOPIC in admin.list_topics(timeout=10).topics)
         os.kill(first.pid, signal.SIGSTOP)
         while cluster.lock_holder(wait=2.0) is None:
             os.kill(first.pid, signal.SIGCONT)
@@ -176,7 +160,7 @@ def test_interrupted_apply_converges_on_rerun(
     kafka3: LocalCluster, ns: str, tmp_path: Path
 ) -> None:
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
-    topics = _chain(ns, 8)
+    topics = chain(ns, 8)
     repo.topics(*topics)
     saved = tmp_path / "plan.json"
     assert repo.run("plan", "--cluster", "test", "-o", str(saved)).code == 0
@@ -186,7 +170,7 @@ def test_interrupted_apply_converges_on_rerun(
         return {t for t in admin.list_topics(timeout=10).topics if t.startswith(ns)}
 
     run = _spawn(repo, "apply", "--cluster", "test", str(saved))
-    _wait_until(lambda: f"{ns}.t01" in made())
+    wait_until(lambda: f"{ns}.t01" in made())
     run.kill()  # SIGKILL mid-run: no cleanup, the lock stays behind
     run.wait(timeout=30)
     done_before = made()

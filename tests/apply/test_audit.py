@@ -9,7 +9,6 @@ import contextlib
 import json
 import os
 import subprocess
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -29,23 +28,8 @@ from reconciler.apply import Status, apply_plan, journal
 from reconciler.cluster import adapter
 from reconciler.errors import ClusterError
 from reconciler.local.state import LocalCluster
+from tests.apply.helpers import chain, wait_until
 from tests.spec_repo import RECONCILER, SpecRepo
-
-
-def _chain(ns: str, length: int) -> list[dict[str, object]]:
-    """Topics t00 <- t01 <- ...: each depends on the previous, so each is its own level."""
-    return [
-        {"name": f"{ns}.t{i:02d}", "partitions": 1, "replication_factor": 1,
-         **({"depends_on": [f"{ns}.t{i - 1:02d}"]} if i else {})}
-        for i in range(length)
-    ]  # fmt: skip
-
-
-def _wait_until(check: object, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():  # type: ignore[operator]
-        assert time.monotonic() < deadline, "timed out waiting"
-        time.sleep(0.05)
 
 
 def _journal(bootstrap: str) -> dict[str, dict[str, Any]]:
@@ -68,7 +52,7 @@ def test_apply_journals_started_progress_and_finished(
     """Finding 7: one apply id, a started record with the planned changes, one progress record
     per level with that level's results, and a final record with every change."""
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
-    repo.topics(*_chain(ns, 3), {"name": f"{ns}.solo", "partitions": 2})
+    repo.topics(*chain(ns, 3), {"name": f"{ns}.solo", "partitions": 2})
     done = repo.run("apply", "--cluster", "test", "--auto-approve", "--audit-json", "-")
     assert done.code == 0, done.stderr
     record = _audit_json(done.stdout)
@@ -128,7 +112,7 @@ def test_killed_apply_is_closed_by_the_next_apply_with_what_the_cluster_shows(
     apply (another plan: the rest) closes it, stating for each planned change what the cluster
     shows, then journals itself."""
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
-    topics = _chain(ns, 8)
+    topics = chain(ns, 8)
     repo.topics(*topics)
     admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
     env = {**os.environ, "KAFKA_BOOTSTRAP": kafka3.bootstrap, "NO_COLOR": "1"}
@@ -136,7 +120,7 @@ def test_killed_apply_is_closed_by_the_next_apply_with_what_the_cluster_shows(
         [*RECONCILER, "--repo", str(repo.root), "apply", "--cluster", "test", "--auto-approve"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
     )  # fmt: skip
-    _wait_until(lambda: f"{ns}.t01" in _topics(admin, ns))
+    wait_until(lambda: f"{ns}.t01" in _topics(admin, ns))
     run.kill()
     run.wait(timeout=30)
     killed = [a for a, e in _journal(kafka3.bootstrap).items() if e["end"] is None]
@@ -169,7 +153,7 @@ def test_a_thousand_creates_keep_their_whole_record_on_a_fresh_audit_topic(
     for future in admin.delete_topics([adapter.AUDIT_TOPIC]).values():
         with contextlib.suppress(KafkaException):  # absent already is fine
             future.result()
-    _wait_until(lambda: adapter.AUDIT_TOPIC not in admin.list_topics(timeout=10).topics)
+    wait_until(lambda: adapter.AUDIT_TOPIC not in admin.list_topics(timeout=10).topics)
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
     names = [f"{ns}.bulk{i:04d}" for i in range(1000)]
     repo.topics(*({"name": n, "partitions": 1, "replication_factor": 1} for n in names))
@@ -213,7 +197,7 @@ def test_interrupted_apply_reports_every_change_as_the_cluster_shows_it(
     its answer lost) still reports and journals every planned change, the lost one as done,
     the rest as not done: not fewer changes than it made."""
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
-    repo.topics(*_chain(ns, 4))
+    repo.topics(*chain(ns, 4))
     monkeypatch.setenv("KAFKA_BOOTSTRAP", kafka3.bootstrap)
     plan = workflow.plan(repo.root, "test")
     connection = workflow.connection(workflow.load_specs(repo.root, "test").cluster)

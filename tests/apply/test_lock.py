@@ -10,7 +10,6 @@ import json
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from reconciler.cluster.adapter import lock as adapter_lock
 from reconciler.cluster.adapter.values import Failure
 from reconciler.errors import LockHeld
 from reconciler.local.state import LocalCluster
+from tests.apply.helpers import wait_until
 
 NO_SUCH_PID = 4_194_304 + 17  # above the kernel's pid_max: never a process
 
@@ -33,13 +33,6 @@ def cluster(kafka3: LocalCluster) -> Iterator[adapter.Cluster]:
         c.release_lock()
         yield c
         c.release_lock()
-
-
-def _wait_until(check: object, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():  # type: ignore[operator]
-        assert time.monotonic() < deadline, "timed out waiting"
-        time.sleep(0.05)
 
 
 class _Heartbeat:
@@ -196,7 +189,7 @@ def test_holder_stops_once_its_lock_was_broken(cluster: adapter.Cluster) -> None
     try:
         lease.check("level 1")  # freshly taken: fine
         assert cluster.release_lock()  # --force-unlock elsewhere
-        _wait_until(lambda: lease.lost is not None)
+        wait_until(lambda: lease.lost is not None)
         with pytest.raises(LockHeld, match="this apply lost the lock"):
             lease.check("level 2")
     finally:
