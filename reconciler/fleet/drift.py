@@ -7,7 +7,8 @@ to each other on generated fleets. The rules, each mirroring planning/diff.py an
 planning/drift.py (their names in brackets):
 
 - Out of reach, never reported: internal topics, names the planner's `ignored` matches (the
-  `_reconciler_` prefix and policy.ignore, by the planner's own function: names.py), a spec
+  `_reconciler_` prefix and policy.ignore, in Java's regex dialect where that is provably the
+  same, else by the planner's own function: ignore.py), a spec
   naming one of them [ignored_spec].
 - missing: a spec's topic the snapshot lacks, unless its create is refused: a name colliding
   with an existing topic over '.' versus '_', manual assignments naming unknown brokers, or a
@@ -37,8 +38,8 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from reconciler.fleet import ignore
 from reconciler.fleet.inputs import Desired, Observed
-from reconciler.fleet.names import ignored_name
 from reconciler.planning.configs import OPERATIONAL_KEYS
 
 DRIFT_COLUMNS = (
@@ -106,17 +107,15 @@ def prepare(desired: Desired, observed: Observed) -> Rows:
         row["cluster"]: tuple(row["ignore"])
         for row in desired.clusters.select("cluster", "ignore").collect()  # one per cluster
     }
-    # A lambda, not ignored_name itself: pyspark reads a function's type hints as a request
-    # for a pandas UDF, and this one takes plain values.
-    ignored = F.udf(
-        lambda name, cluster: ignored_name(name, patterns.get(cluster)), "boolean", useArrow=False
-    )
+    ignored = ignore.ignored(patterns, F.col("topic"), F.col("cluster"))
     specs = desired.specs.withColumnsRenamed(
         {"partitions": "spec_partitions", "replication_factor": "spec_rf"}
     )
     context = F.broadcast(
         observed.snapshots.drop("brokers", "taken_at").join(
-            F.broadcast(desired.clusters.drop("ignore").withColumn("has_desired", F.lit(True))),
+            # only whether the cluster has a desired state: the limits are broker_load's, which
+            # joins them to its few rows, not to every cached one
+            F.broadcast(desired.clusters.select("cluster", F.lit(True).alias("has_desired"))),
             "cluster",
             "left",
         )
@@ -124,13 +123,15 @@ def prepare(desired: Desired, observed: Observed) -> Rows:
     manual = F.coalesce(F.size("assignments") > 0, F.lit(False))
     managed_cluster = F.coalesce(F.col("has_desired"), F.lit(False))
     rows = (
-        observed.topics.join(specs, ["cluster", "topic"], "left")
+        observed.topics.repartition("topic")
+        # a hash of the specs per partition rather than sorting the fleet's rows to merge them
+        .join(specs.hint("shuffle_hash"), ["cluster", "topic"], "left")
         .join(context, ["cluster", "date"])
         .select(
             "*",
             managed_cluster.alias("managed_cluster"),
             F.col("state").isNotNull().alias("managed"),
-            F.when(managed_cluster, ignored(F.col("topic"), F.col("cluster"))).alias("ignored"),
+            F.when(managed_cluster, ignored).alias("ignored"),
             manual.alias("manual"),
             F.size("replicas").alias("cur_count"),
             F.aggregate("replicas", F.lit(0), lambda acc, r: F.greatest(acc, F.size(r))).alias(
@@ -175,7 +176,7 @@ def prepare(desired: Desired, observed: Observed) -> Rows:
         .where(F.col("has_desired"))
         .select(
             "*",
-            ignored(F.col("topic"), F.col("cluster")).alias("ignored"),
+            ignored.alias("ignored"),
             manual.alias("manual"),
             F.coalesce(
                 F.col("spec_rf"),
@@ -246,7 +247,9 @@ def _missing(rows: DataFrame, absent: DataFrame) -> DataFrame:
     name policy.ignore covers, one colliding with an existing topic over '.' versus '_',
     assignments naming unknown brokers, a replication factor above the broker count."""
     c = F.col
-    key = F.translate(c("topic"), ".", "_")  # Kafka's unifyCollisionChars
+    # Kafka's unifyCollisionChars ('.' as '_'); `replace`, not `translate`, which looks each
+    # character of each name up in a map
+    key = F.replace(c("topic"), F.lit("."), F.lit("_"))
     wanted = absent.where(~c("ignored")).withColumn("key", key)
     keys = ["cluster", "date", "key"]
     # The candidates are few: broadcast them and stream the rows past them
@@ -297,14 +300,18 @@ def _config_items(wanted: Column, overrides: Column) -> Column:
         overrides,
         lambda k, _: F.map_contains_key(wanted, k) | ~F.array_contains(operational, k),
     )
-    keys = F.array_sort(F.array_distinct(F.concat(F.map_keys(wanted), F.map_keys(current))))
-    return F.filter(
+    keys = F.sort_array(F.array_distinct(F.concat(F.map_keys(wanted), F.map_keys(current))))
+    compared = F.filter(
         F.transform(
             keys,
             lambda k: _item("config", F.concat(F.lit("config."), k), wanted[k], current[k]),
         ),
         lambda i: ~i.desired.eqNullSafe(i.actual),
     )
+    # Most topics hold exactly the overrides their spec sets: a plain comparison of the two
+    # maps' sorted entries skips the per-key lambdas (evaluated row by row, not compiled) there
+    alike = F.sort_array(F.map_entries(wanted)) == F.sort_array(F.map_entries(overrides))
+    return F.when(alike, F.array().cast(T.ArrayType(_ITEM))).otherwise(compared)
 
 
 def _known(ids: Column) -> Column:
@@ -322,7 +329,13 @@ def _count_items() -> Column:
     # The planner judges the replication factor on the replicas an in-progress reassignment
     # settles to, but a topic with one in progress gets neither change (moving, below), so the
     # replicas as listed give the same answer wherever it matters.
-    reshape = c("want_rf").isNotNull() & F.exists("replicas", lambda r: F.size(r) != c("want_rf"))
+    # "some partition's replica count differs from want_rf", without a lambda per partition:
+    # cur_rf is the largest count, and the counts are all equal when they sum to
+    # cur_count * cur_rf
+    uniform = F.size(F.flatten("replicas")) == c("cur_count") * c("cur_rf")
+    reshape = (
+        c("want_rf").isNotNull() & (c("cur_count") > 0) & ((c("cur_rf") != c("want_rf")) | ~uniform)
+    )
     moving = c("moving")
     grow = grow & ~moving
     reshape = reshape & ~moving

@@ -11,6 +11,9 @@ fails a check is counted under a reason and left out:
     format_version       a line of another format version
     incomplete           a required field missing or of the wrong type
     cluster mismatch     a cluster line naming another cluster than its cluster= directory
+    bad topic name       a topic Kafka cannot hold: characters other than ASCII letters,
+                         digits, '.', '_' and '-', or over 249 of them (policy.ignore's
+                         patterns are evaluated in Java's dialect only on legal names)
     bad date directory   date= is not a calendar date YYYY-MM-DD
     no cluster line      a topic line whose snapshot (cluster, date, taken_at) has no valid
                          cluster line (or, on the desired side, whose cluster has none)
@@ -39,6 +42,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from reconciler.errors import ConfigError
+from reconciler.fleet.java_regex import LEGAL_NAME
 from reconciler.fleet.schemas import DESIRED_LINE, SNAPSHOT_LINE
 
 GLOB = "*.jsonl"
@@ -47,7 +51,7 @@ _DATE = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 
 REASONS = (
     "malformed", "unknown record", "format_version", "incomplete", "cluster mismatch",
-    "bad date directory", "no cluster line", "duplicate",
+    "bad topic name", "bad date directory", "no cluster line", "duplicate",
 )  # fmt: skip
 
 
@@ -142,6 +146,7 @@ def read_desired(spark: SparkSession, root: str) -> Desired:
             ),
             "incomplete",
         )
+        .when(is_topic & ~_legal(r.topic), "bad topic name")
     )
     # The cluster lines: few, found by text before parsing (every one holds both words)
     headers = _parsed(_maybe_cluster_lines(raw), DESIRED_LINE).where(
@@ -177,7 +182,10 @@ def read_desired(spark: SparkSession, root: str) -> Desired:
     known = F.broadcast(clusters.select("cluster", F.lit(True).alias("known")))
     one = Window.partitionBy("cluster", "topic").orderBy("file", "spec_line")
     numbered = (
-        topic_rows.join(known, "cluster", "left")
+        # partitioned by topic, as the snapshots' topics are (drift.prepare): the join and the
+        # later steps need no shuffle of their own
+        topic_rows.repartition("topic")
+        .join(known, "cluster", "left")
         .withColumn("n", F.when(F.col("known"), F.row_number().over(one)))
         .withColumn(
             "reason",
@@ -235,6 +243,7 @@ def read_snapshots(spark: SparkSession, root: str, since: str | None) -> Observe
             "cluster mismatch",
         )
         .when(is_topic & (r.topic.isNull() | ~partitions_ok | ~reassignments_ok), "incomplete")
+        .when(is_topic & ~_legal(r.topic), "bad topic name")
     )
 
     # The cluster lines: few, found by text before parsing (every one holds both words)
@@ -289,7 +298,9 @@ def read_snapshots(spark: SparkSession, root: str, since: str | None) -> Observe
         r.topic.alias("topic"),
         F.coalesce(r.internal, F.lit(False)).alias("internal"),
         # Each partition's replicas, by partition id: all the rest of the job needs of them
-        F.transform(F.array_sort(r.partitions), lambda p: p.replicas).alias("replicas"),
+        # (sort_array and a field of an array: compiled, where array_sort and transform would
+        # evaluate a lambda per element)
+        F.sort_array(r.partitions).replicas.alias("replicas"),
         F.coalesce(r.overrides, _empty_map()).alias("overrides"),
         F.coalesce(F.size(r.reassignments) > 0, F.lit(False)).alias("moving"),
     )
@@ -322,6 +333,10 @@ def _maybe_cluster_lines(raw: DataFrame) -> DataFrame:
     `"cluster"`; the parse and the record check that follow drop the rest."""
     value = F.col("value")
     return raw.where(value.contains('"record"') & value.contains('"cluster"'))
+
+
+def _legal(topic: Column) -> Column:
+    return topic.rlike(LEGAL_NAME) & (F.length(topic) <= 249)
 
 
 def _ids_ok(ids: Column) -> Column:

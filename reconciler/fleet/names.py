@@ -1,10 +1,11 @@
 """Which topic names the planner never touches, decided by the planner's own function.
 
-policy.ignore holds Python regular expressions (`re.search`), and Spark's `rlike` is Java's
-regex dialect: the two disagree on named groups, some escapes and flags. So the job does not
-translate the patterns; it calls `reconciler.planning.diff.ignored` (the reserved
-`_reconciler_` prefix included) from a Python UDF. This module imports nothing beyond the
-standard library and the planner, so a Spark worker needs only the reconciler package.
+policy.ignore holds Python regular expressions (`re.search`). The job evaluates them in the
+JVM when every pattern translates to Java's dialect without a change of meaning
+(java_regex.py, ignore.py); otherwise it calls `reconciler.planning.diff.ignored` (the
+reserved `_reconciler_` prefix included) from a Python UDF through this module. It imports
+nothing beyond the standard library and the planner, so a Spark worker needs only the
+reconciler package.
 """
 
 from __future__ import annotations

@@ -57,6 +57,9 @@ def test_bad_lines_are_counted_by_reason_and_the_rest_is_processed(
         json.dumps({"record": "topic", "taken_at": taken}),  # no topic name: incomplete
         json.dumps({**topic, "taken_at": "2020-01-01T00:00:00+00:00"}),  # no such snapshot
         lines[1],  # the same topic twice in one snapshot
+        json.dumps({**topic, "topic": "orders\nv2"}),  # no topic Kafka could hold
+        json.dumps({**topic, "topic": "orders v2"}),
+        json.dumps({**topic, "topic": "o" * 250}),
         "",  # blank lines are not lines
     ]
     snapshot.write_text("\n".join([*lines, *bad]) + "\n")
@@ -81,7 +84,8 @@ def test_bad_lines_are_counted_by_reason_and_the_rest_is_processed(
     desired.write_text(
         "\n".join(
             [*spec_lines, "{oops", spec_lines[1],
-             json.dumps({**json.loads(spec_lines[1]), "cluster": "nowhere"})]
+             json.dumps({**json.loads(spec_lines[1]), "cluster": "nowhere"}),
+             json.dumps({**json.loads(spec_lines[1]), "topic": "ordérs"})]
         )
         + "\n"
     )  # fmt: skip
@@ -108,6 +112,8 @@ def test_bad_lines_are_counted_by_reason_and_the_rest_is_processed(
         ("desired", "malformed"): 1,
         ("desired", "duplicate"): 1,
         ("desired", "no cluster line"): 1,
+        ("desired", "bad topic name"): 1,
+        ("snapshots", "bad topic name"): 3,
         ("snapshots", "malformed"): 2,
         ("snapshots", "unknown record"): 1,
         ("snapshots", "incomplete"): 2,
