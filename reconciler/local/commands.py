@@ -8,7 +8,6 @@ from pathlib import Path
 
 import click
 
-from reconciler.cluster.adapter import ClusterDescription
 from reconciler.errors import ClusterError, LocalClusterError
 from reconciler.local import cluster as local_cluster
 from reconciler.local import security as local_security
@@ -53,7 +52,7 @@ def _print_status(cl: local_state.LocalCluster) -> None:
     click.echo(f"bootstrap: {cl.bootstrap}")
     down = set(local_cluster.down_nodes(cl))
     try:
-        desc: ClusterDescription | None = cl.describe(timeout=5)
+        desc = cl.describe(timeout=5)
     except ClusterError as exc:
         if not down:
             raise LocalClusterError(

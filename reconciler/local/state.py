@@ -11,10 +11,13 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from reconciler.cluster.adapter import ClusterDescription, describe_cluster
 from reconciler.errors import LocalClusterError
 from reconciler.local import security
+
+if TYPE_CHECKING:  # the Kafka clients load only when a command talks to a cluster
+    from reconciler.cluster.adapter import ClusterDescription
 
 STATE_FILE = "state.json"
 
@@ -61,6 +64,8 @@ class LocalCluster:
         return security.client_config(self.state_dir, self.security)
 
     def describe(self, timeout: float = 10.0) -> ClusterDescription:
+        from reconciler.cluster.adapter import describe_cluster
+
         return describe_cluster(self.bootstrap, client=self.client_config(), timeout=timeout)
 
 
