@@ -145,7 +145,7 @@ class _Parser:
         """A `{m,n}` count starting at pos (just after the '{'), as Python reads one:
         (min, max or None for no limit, its length after the '{'); None when the '{' is a
         literal there."""
-        match = re.match(r"(\d*)(?:(,)(\d*))?\}", self.p[self.pos :])
+        match = re.match(r"([0-9]*)(?:(,)([0-9]*))?\}", self.p[self.pos :])  # ASCII digits, as sre
         if match is None or match.group(0) == "}":
             return None
         low = int(match.group(1)) if match.group(1) else 0

@@ -42,6 +42,8 @@ def test_examples() -> None:
     assert translate("a{,3}") == "a{0,3}"
     assert translate("x{2") == r"x\x{7B}2"
     assert translate(r"\Z") == r"\z"
+    # a count takes ASCII digits only, as Python's parser reads it: `{٣}` is three literals
+    assert translate("a{\u0663}") == r"a\x{7B}\x{663}\x{7D}"
     for outside in ("(?i)tmp", r"(a)\1", "(?=a)", "(?<=a)b", "a*+", "(?>a)", r"\N{DIGIT ONE}"):
         assert translate(outside) is None, outside
     assert translate("(") is None  # not a Python pattern
