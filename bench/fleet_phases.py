@@ -12,6 +12,7 @@ sorted write as job.run stages them. summary.md is left out.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import tempfile
 import time
@@ -19,12 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pyspark import StorageLevel
-from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
 
 from reconciler.fleet import drift, inputs, job
-from reconciler.fleet.consistency import consistency
-from reconciler.fleet.load import broker_load
 
 
 def main() -> None:
@@ -66,45 +63,16 @@ def main() -> None:
             StorageLevel.MEMORY_AND_DISK
         )
 
-        def write(frame: DataFrame, order: tuple[str, ...], name: str, stage: bool) -> None:
-            staged = frame.persist(StorageLevel.MEMORY_AND_DISK) if stage else frame
-            staged.orderBy(*order).write.mode("overwrite").parquet(f"{out}/{name}")
-            if stage:
-                staged.unpersist()
-
-        step(
+        tables = job.outputs(found, rows.rows, observed, wanted)
+        names = (
             "drift items, missing topics, first_seen; write drift",
-            lambda: write(
-                found.select(*drift.DRIFT_COLUMNS),
-                ("cluster", "date", "topic", "field"),
-                "drift",
-                False,
-            ),
-        )
-        step(
             "write unmanaged",
-            lambda: write(
-                found.where(F.col("kind") == "unmanaged").select(*drift.UNMANAGED_COLUMNS),
-                ("cluster", "date", "topic"),
-                "unmanaged",
-                False,
-            ),
-        )
-        step(
             "write broker_load",
-            lambda: write(
-                broker_load(rows.rows, observed, wanted.clusters),
-                ("cluster", "date", "broker"),
-                "broker_load",
-                True,
-            ),
-        )
-        step(
             "consistency; write consistency",
-            lambda: write(
-                consistency(rows.rows), ("date", "topic", "field", "cluster"), "consistency", True
-            ),
         )
+        for name, table, output in zip(names, job.TABLES, tables, strict=True):
+            path = f"{out}/{table}"
+            step(name, functools.partial(job.write_sorted, *output, path))
     spark.stop()
     print(f"in all: {time.monotonic() - began:.1f} s", flush=True)
 

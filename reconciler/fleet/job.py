@@ -195,43 +195,11 @@ def run(
         StorageLevel.MEMORY_AND_DISK
     )
     try:
-        # (frame, its sort order, whether to stage it): a global sort samples its input in a
-        # job of its own before sorting it, so a table computed from the cached rows is staged
-        # (persisted) first rather than computed twice; drift and unmanaged read `found`
-        tables_out = (
-            (
-                found.select(*(_dated(c) for c in DRIFT_COLUMNS)),
-                ("cluster", "date", "topic", "field"),
-                False,
-            ),
-            (
-                found.where(F.col("kind") == "unmanaged").select(
-                    *(_dated(c) for c in UNMANAGED_COLUMNS)
-                ),
-                ("cluster", "date", "topic"),
-                False,
-            ),
-            (
-                broker_load(rows, observed, wanted.clusters).select(
-                    *(_dated(c) for c in LOAD_COLUMNS)
-                ),
-                ("cluster", "date", "broker"),
-                True,
-            ),
-            (
-                consistency(rows).select(*(_dated(c) for c in CONSISTENCY_COLUMNS)),
-                ("date", "topic", "field", "cluster"),
-                True,
-            ),
-        )
         written = tuple(_join(out, name) for name in TABLES)
-        for (frame, order, stage), path in zip(tables_out, written, strict=True):
-            staged = frame.persist(StorageLevel.MEMORY_AND_DISK) if stage else frame
-            try:
-                staged.orderBy(*order).write.mode("overwrite").parquet(path)
-            finally:
-                if stage:
-                    staged.unpersist()
+        for (frame, order, stage), path in zip(
+            outputs(found, rows, observed, wanted), written, strict=True
+        ):
+            write_sorted(frame, order, stage, path)
         tables = {
             name: spark.read.parquet(path) for name, path in zip(TABLES, written, strict=True)
         }
@@ -243,6 +211,51 @@ def run(
     return report.FleetResult(
         out, written, result.summary, result.drift_rows, result.consistency_rows
     )
+
+
+Output = tuple[DataFrame, tuple[str, ...], bool]
+
+
+def outputs(
+    found: DataFrame, rows: DataFrame, observed: Observed, wanted: Desired
+) -> tuple[Output, ...]:
+    """The four tables in TABLES order: (frame, sort order, whether to stage it). A global
+    sort samples its input in a job of its own before sorting it, so a table computed from
+    the cached rows is staged (persisted) first rather than computed twice; drift and
+    unmanaged read `found`, cached already."""
+    return (
+        (
+            found.select(*(_dated(c) for c in DRIFT_COLUMNS)),
+            ("cluster", "date", "topic", "field"),
+            False,
+        ),
+        (
+            found.where(F.col("kind") == "unmanaged").select(
+                *(_dated(c) for c in UNMANAGED_COLUMNS)
+            ),
+            ("cluster", "date", "topic"),
+            False,
+        ),
+        (
+            broker_load(rows, observed, wanted.clusters).select(*(_dated(c) for c in LOAD_COLUMNS)),
+            ("cluster", "date", "broker"),
+            True,
+        ),
+        (
+            consistency(rows).select(*(_dated(c) for c in CONSISTENCY_COLUMNS)),
+            ("date", "topic", "field", "cluster"),
+            True,
+        ),
+    )
+
+
+def write_sorted(frame: DataFrame, order: tuple[str, ...], stage: bool, path: str) -> None:
+    staged = frame.persist(StorageLevel.MEMORY_AND_DISK) if stage else frame
+    try:
+        staged.orderBy(*order).write.mode("overwrite").parquet(path)
+    finally:
+        if stage:
+            staged.unpersist()
 
 
 def _check_inputs(desired: str, snapshots: str) -> None:
