@@ -15,14 +15,8 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from reconciler import import_cluster
-from reconciler.apply import ApplyResult, Options, apply_plan
-from reconciler.apply.preflight import check_plan
-from reconciler.apply.verify import verify as verify_plan
-from reconciler.changed_since import caused_by_change, changed_files
-from reconciler.cluster import adapter
-from reconciler.cluster.adapter.permissions import check_visible
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.snapshot import load_snapshot
 from reconciler.cluster.state import ClusterState
@@ -34,10 +28,16 @@ from reconciler.planning.drift import DriftReport
 from reconciler.planning.drift import drift as find_drift
 from reconciler.planning.json_plan import from_json
 from reconciler.planning.plan import Plan, make_plan, mark_causes
-from reconciler.planning.plan_input import check_document
 from reconciler.spec.loader import load_repo
 from reconciler.spec.model import ClusterConfig, DesiredState, RepoConfig
 from reconciler.spec.repo_config import load_repo_config
+
+# Commands that never talk to Kafka or git (validate, compile) must not pay for loading the
+# Kafka clients, gitpython and apply (~0.5 s): those are imported where they are used.
+if TYPE_CHECKING:
+    from reconciler import import_cluster
+    from reconciler.apply import ApplyResult
+    from reconciler.cluster import adapter
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,12 +68,16 @@ def select_cluster(config: RepoConfig, cluster: str) -> ClusterConfig:
 
 
 def connection(cluster: ClusterConfig) -> adapter.Connection:
+    from reconciler.cluster import adapter
+
     return adapter.Connection(cluster.name, cluster.bootstrap, cluster.client)
 
 
 def read_state(cluster: ClusterConfig, snapshot: Path | None = None) -> ClusterState:
     """The cluster's state: from the snapshot file if given, else live in batched round trips."""
     if snapshot is None:
+        from reconciler.cluster import adapter
+
         return adapter.read_state(connection(cluster))
     name, state = load_snapshot(snapshot)
     if name != cluster.name:
@@ -102,9 +106,15 @@ def plan(
     """The plan for one cluster. With `changed_since` (a git ref) the plan is still whole, and
     each change is marked as the spec repository's own since that ref or as pre-existing drift
     (`caused_by_change`, `mark_causes`)."""
+    from reconciler.cluster.adapter.permissions import check_visible
+
     specs = load_specs(repo, cluster)
-    # Git is asked before the cluster, so a ref git does not know fails without a round trip
-    changed = changed_files(repo, changed_since) if changed_since is not None else None
+    changed = None
+    if changed_since is not None:  # gitpython is loaded only for this
+        from reconciler.changed_since import changed_files
+
+        # Git is asked before the cluster, so a ref git does not know fails without a round trip
+        changed = changed_files(repo, changed_since)
     state = read_state(specs.cluster, snapshot)
     whole = make_plan(specs.desired, state, specs.cluster, prune=prune, warnings=specs.warnings)
     if snapshot is None:  # a topic the principal may not Describe looks absent: say so
@@ -112,6 +122,8 @@ def plan(
         check_visible(connection(specs.cluster), creates)
     if changed_since is None or changed is None:
         return whole
+    from reconciler.changed_since import caused_by_change
+
     ours = caused_by_change(repo, cluster, specs.desired, whole, changed_since, changed)
     return mark_causes(whole, changed_since, ours)
 
@@ -125,6 +137,8 @@ def load_plan(path: Path) -> Plan:
     The file is untrusted input (it travels through CI artifacts): its shape and every value
     are checked here, before any request (planning.plan_input); whether it is the plan the
     specs give is checked at apply (apply.verify)."""
+    from reconciler.planning.plan_input import check_document  # jsonschema: apply's alone
+
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, ValueError) as exc:
@@ -175,6 +189,11 @@ def apply(
     must equal (reconciler.apply.verify: limits, policies and hazards are judged again, so a
     plan file edited after review is refused). reconciler.apply.run lists the steps.
     """
+    from reconciler.apply import Options, apply_plan
+    from reconciler.apply.preflight import check_plan
+    from reconciler.apply.verify import verify as verify_plan
+    from reconciler.cluster import adapter
+
     specs = load_specs(repo, cluster)
 
     def derive(state: ClusterState, prune: bool) -> Plan:
@@ -249,6 +268,8 @@ def import_topics(
        change or a diagnostic is reported, so "import, then plan shows no changes" is checked
        every time rather than hoped for.
     """
+    from reconciler import import_cluster
+
     include_re = _option_regex("--include", include)
     exclude_re = _option_regex("--exclude", exclude)
     loaded = load_repo(repo, None)

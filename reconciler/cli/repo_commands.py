@@ -72,7 +72,7 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
     Exit 0 when valid (warnings alone do not fail), 1 otherwise.
     """
 
-    from reconciler import diagnostics, workflow
+    from reconciler import diagnostics
     from reconciler.spec.loader import load_repo
 
     def counted(count: int, noun: str) -> str:
@@ -80,6 +80,8 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
 
     result = load_repo(ctx.repo, cluster)
     if cluster is not None and result.config is not None:
+        from reconciler import workflow  # only now: it loads the planner too
+
         workflow.select_cluster(result.config, cluster)  # an unknown name is an error
     topics = {name: len(state.topics) for name, state in sorted(result.desired.items())}
     if fmt == "json":

@@ -460,6 +460,39 @@ def normalise(key: str, value: object) -> str:
     string DescribeConfigs returned. Raises InvalidConfigValue for an unknown or removed key and
     for a value Kafka would refuse, saying what is accepted.
     """
+    memo = _memo_key(key, value)
+    if memo is None:
+        return _normalise(key, value)
+    found = _NORMALISED.get(memo)
+    if found is None:
+        found = _normalise(key, value)  # a refusal raises and is not kept
+        if len(_NORMALISED) >= _NORMALISED_MAX:
+            _NORMALISED.clear()
+        _NORMALISED[memo] = found
+    return found
+
+
+# normalise is pure and its inputs repeat (the topics of a file share their retention and
+# cleanup values; every live topic reports the same inherited defaults), so each distinct
+# (key, value) is worked out once. The exact type is part of the key, as 1, True and "1" read
+# differently; floats are left out (-0.0 == 0.0), and so are long texts (bounded memory).
+_NORMALISED: dict[tuple[str, type, object], str] = {}
+_NORMALISED_MAX = 65_536
+_MEMO_MAX_CHARS = 256
+
+
+def _memo_key(key: str, value: object) -> tuple[str, type, object] | None:
+    kind = type(value)
+    if isinstance(value, str):
+        return (key, kind, value) if kind is str and len(value) <= _MEMO_MAX_CHARS else None
+    if kind is int or kind is bool:
+        return key, kind, value
+    if isinstance(value, list) and len(value) <= 8 and all(type(v) is str for v in value):
+        return key, kind, tuple(value)
+    return None
+
+
+def _normalise(key: str, value: object) -> str:
     defn = CATALOG.get(key)
     if defn is None:
         raise InvalidConfigValue(unknown_key_message(key), key)

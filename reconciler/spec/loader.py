@@ -96,6 +96,7 @@ def load_repo(
     files += len(paths)
 
     run = _Run(config, selected)
+    plain: list[Source] = []
     for path in paths:
         source, problems = read_source(path, root)
         found += problems
@@ -104,8 +105,17 @@ def load_repo(
         elif source.rel.endswith(TEMPLATE_SUFFIX):
             run.template(source)
         else:
+            plain.append(source)
+    # The templates render in a child process on another core while this one reads the
+    # plain files; the results are read in file order all the same.
+    rendering = templates.start_all(run.queued)
+    try:
+        for source in plain:
             run.plain(source)
-    run.render_templates()
+    except BaseException:
+        rendering.cancel()
+        raise
+    run.read_rendered(rendering.results())
 
     desired: dict[str, DesiredState] = {}
     for group in run.groups:
@@ -171,9 +181,10 @@ class _Run:
         clusters = [(n, config.clusters[n].vars) for n in self.selected] if config else []
         self.queued.append(templates.TemplateJob(source, tuple(clusters)))
 
-    def render_templates(self) -> None:
-        """Every queued template, in one child process under hard limits, then read."""
-        for job, outcome in zip(self.queued, templates.process_all(self.queued), strict=True):
+    def read_rendered(self, outcomes: Sequence[templates.TemplateOutcome]) -> None:
+        """Read what the queued templates rendered (templates.start_all: in one child process
+        under hard limits)."""
+        for job, outcome in zip(self.queued, outcomes, strict=True):
             self.found += outcome.problems
             for name, (rendered, render_problems) in outcome.rendered.items():
                 self.per_cluster[name] += render_problems

@@ -7,7 +7,8 @@ this module is the backstop for every other way to grow without bound (filters t
 C-level operations the sandbox never sees, recursion via macros).
 
 One child is forked per batch of renders (every template of a `load_repo` call, for every
-cluster), so a normal load pays one fork, not one per template. In the child:
+cluster), so a normal load pays one fork, not one per template; it renders while the parent
+parses the plain files (`start`, then `results`). In the child:
 
 - RLIMIT_AS caps its address space at what it had when forked plus `MEMORY_LIMIT_BYTES`; an
   allocation beyond it raises MemoryError inside the render: R607, with the template line.
@@ -24,6 +25,7 @@ Without fork (not Linux or macOS), renders run in-process with only the sandbox'
 
 from __future__ import annotations
 
+import fcntl
 import multiprocessing
 import os
 import resource
@@ -31,9 +33,10 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from types import FrameType
-from typing import NoReturn, TypeVar
+from typing import Generic, NoReturn, TypeVar
 
 CPU_LIMIT_SECONDS = 5  # per render: a normal template takes milliseconds
 MEMORY_LIMIT_BYTES = 512 * 2**20  # per child, above what it inherits
@@ -62,25 +65,68 @@ def run_all(
 ) -> list[Result]:
     """`work(job)` for each job, in a limited child; `stopped(job, why)` for a job whose child
     died or was killed. Results come back in the order of `jobs`."""
-    if not jobs:
-        return []
-    if not hasattr(os, "fork"):
-        return [work(job) for job in jobs]
-    results: list[Result] = []
-    while len(results) < len(jobs):
-        try:
-            _batch(jobs, results, work)
-        except Stopped as why:
-            results.append(stopped(jobs[len(results)], why))
-            # and on from the next job, in a fresh child
-    return results
+    return start(jobs, work, stopped).results()
 
 
-def _batch(jobs: Sequence[Job], results: list[Result], work: Callable[[Job], Result]) -> None:
-    """Append the results of the jobs from len(results) on, rendered by one child; Stopped if
-    it stops before the end."""
-    start = len(results)
+def start(
+    jobs: Sequence[Job],
+    work: Callable[[Job], Result],
+    stopped: Callable[[Job, Stopped], Result],
+) -> Pending[Job, Result]:
+    """run_all, begun: the child starts rendering now, on another core, while the caller does
+    other work (load_repo parses the plain files meanwhile); `results()` collects."""
+    return Pending(jobs, work, stopped)
+
+
+class Pending(Generic[Job, Result]):
+    """A batch of renders under way in a limited child (see start)."""
+
+    def __init__(
+        self,
+        jobs: Sequence[Job],
+        work: Callable[[Job], Result],
+        stopped: Callable[[Job, Stopped], Result],
+    ) -> None:
+        self._jobs, self._work, self._stopped = jobs, work, stopped
+        self._results: list[Result] = []
+        self._child: _Child | None = None
+        if jobs and hasattr(os, "fork"):
+            self._child = _spawn(jobs, 0, work)
+
+    def results(self) -> list[Result]:
+        """Every job's result, in order (waiting for the child; fresh children after one
+        that stopped)."""
+        jobs, results = self._jobs, self._results
+        if not hasattr(os, "fork"):
+            return [self._work(job) for job in jobs]
+        while len(results) < len(jobs):
+            child, self._child = self._child or _spawn(jobs, len(results), self._work), None
+            try:
+                _collect(child, len(jobs), results)
+            except Stopped as why:
+                results.append(self._stopped(jobs[len(results)], why))
+                # and on from the next job, in a fresh child
+        return results
+
+    def cancel(self) -> None:
+        """Stop a child whose results nobody will collect (the caller failed meanwhile)."""
+        if self._child is not None:
+            child, self._child = self._child, None
+            child.receiver.close()
+            os.kill(child.pid, signal.SIGKILL)
+            _reap(child.pid)
+
+
+@dataclass(frozen=True, slots=True)
+class _Child:
+    pid: int
+    receiver: Connection
+
+
+def _spawn(jobs: Sequence[Job], start: int, work: Callable[[Job], Result]) -> _Child:
+    """Fork a child rendering the jobs from `start` on, each result sent as it is done."""
     receiver, sender = multiprocessing.Pipe(duplex=False)
+    _widen(sender)
     for stream in (sys.stdout, sys.stderr):  # so the child has no buffered output to repeat
         stream.flush()
     pid = os.fork()
@@ -88,20 +134,42 @@ def _batch(jobs: Sequence[Job], results: list[Result], work: Callable[[Job], Res
         receiver.close()
         _child(jobs, start, work, sender)
     sender.close()
+    return _Child(pid, receiver)
+
+
+def _widen(sender: Connection) -> None:
+    """A larger pipe (Linux), so the child can run ahead while the parent is busy elsewhere:
+    with the default 64 KiB it would wait for the parent after a few rendered files."""
+    setsize = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if setsize is None:
+        return
+    for size in (_PIPE_BYTES, 2**16):
+        try:
+            fcntl.fcntl(sender.fileno(), setsize, size)
+            return
+        except OSError:  # above /proc/sys/fs/pipe-max-size: smaller, or as it is
+            continue
+
+
+_PIPE_BYTES = 2**20  # Linux's default pipe-max-size for unprivileged processes
+
+
+def _collect(child: _Child, total: int, results: list[Result]) -> None:
+    """Append the child's results until `total`; Stopped if it stops before the end."""
     died = False
     try:
-        for _ in range(start, len(jobs)):
-            if not receiver.poll(WALL_LIMIT_SECONDS):
-                os.kill(pid, signal.SIGKILL)
+        for _ in range(len(results), total):
+            if not child.receiver.poll(WALL_LIMIT_SECONDS):
+                os.kill(child.pid, signal.SIGKILL)
                 raise Stopped(True, f"sent nothing for {WALL_LIMIT_SECONDS:g} s of wall-clock time")
             try:
-                results.append(receiver.recv())
+                results.append(child.receiver.recv())
             except EOFError:
                 died = True
                 break
     finally:
-        receiver.close()
-        status = _reap(pid)
+        child.receiver.close()
+        status = _reap(child.pid)
     if died:
         raise _died(status)
 

@@ -204,8 +204,15 @@ def process_all(jobs: Sequence[TemplateJob]) -> list[TemplateOutcome]:
     """Each template compiled and rendered under the hard limits of render_limits.py, all in
     one child process. Compiling runs in the child too: Jinja2 folds constant expressions
     (filters included) while compiling, so `{{ "x"|center(10**9) }}` runs then."""
+    return start_all(jobs).results()
+
+
+def start_all(
+    jobs: Sequence[TemplateJob],
+) -> render_limits.Pending[TemplateJob, TemplateOutcome]:
+    """process_all, begun in the background: `.results()` collects the outcomes."""
     _batch_output[0] = 0  # the child starts counting from here
-    return render_limits.run_all(jobs, _process, _stopped)
+    return render_limits.start(jobs, _process, _stopped)
 
 
 # Characters rendered so far in this batch (counted in the child, which holds its own copy).

@@ -35,6 +35,7 @@ from reconciler.spec.yaml_scalars import shown_integer
 
 MAX_NAME_LENGTH = 249  # Topic.MAX_NAME_LENGTH: the name is a directory name plus a suffix
 _LEGAL = re.compile(r"[a-zA-Z0-9._-]")  # Topic.LEGAL_CHARS
+_LEGAL_NAME = re.compile(_LEGAL.pattern + "+")
 # Topic.isInternal in Kafka 4.x, plus the KRaft metadata log: CreateTopics refuses them all.
 INTERNAL_TOPICS = frozenset(
     {"__consumer_offsets", "__transaction_state", "__share_group_state", "__cluster_metadata"}
@@ -78,7 +79,8 @@ def topic_name(name: str, at: Location) -> list[Diagnostic]:
                 name,
             )
         )
-    illegal = sorted({c for c in name if not _LEGAL.fullmatch(c)})
+    legal = _LEGAL_NAME.fullmatch(name) is not None  # the common case, in one call
+    illegal = [] if legal else sorted({c for c in name if not _LEGAL.fullmatch(c)})
     if illegal:
         shown = ", ".join(repr(c) for c in illegal)
         found.append(

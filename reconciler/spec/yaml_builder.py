@@ -58,7 +58,8 @@ class _Frame:
     start: tuple[int, int]  # entry counts when it began: the start of its span
     key: str | None = None  # a mapping's key awaiting its value
     merging: bool = False  # the awaited value is the merge key's (`<<`)
-    seen: dict[str, int] = field(default_factory=dict)  # key -> line of first occurrence
+    is_map: bool = False
+    seen: dict[str, int] = field(default_factory=dict)  # key -> parser line of its first use
     merges: list[_Anchored] = field(default_factory=list)
 
 
@@ -87,13 +88,60 @@ class EventBuilder:
         return line + 1, column + 1
 
     def run(self, loader: Any) -> tuple[Any, Positions, Positions]:
-        """The document's data, and where each value and each mapping key stands."""
+        """The document's data, and where each value and each mapping key stands.
+
+        The loop is the hot path of validating a repository (every value and key of every
+        file), so the commonest event, a plain or quoted scalar that is a mapping's value or a
+        list item, is handled inline; every other case goes through the methods below."""
         documents = 0
         root: Any = None
-        while loader.check_event():
-            event = loader.get_event()
-            mark = (event.start_mark.line, event.start_mark.column)
-            if isinstance(event, yaml.DocumentStartEvent):
+        stack = self.stack
+        entries, keys = self.value_entries, self.key_entries
+        check_event, get_event = loader.check_event, loader.get_event
+        while check_event():
+            event = get_event()
+            kind = type(event)
+            start = event.start_mark
+            mark = (start.line, start.column)
+            if kind is yaml.ScalarEvent:
+                top = stack[-1] if stack else None
+                if top is not None and not top.merging:
+                    tag = event.tag
+                    if top.is_map and top.key is None:
+                        text = event.value
+                        if (tag is None or tag == "!") and text != "<<" and text not in top.seen:
+                            top.seen[text] = mark[0]  # a new plain key: the common case
+                            top.key = text
+                            keys.append(((*top.path, text), mark))
+                        else:
+                            self._key(event, mark)
+                        continue
+                    if event.anchor is None and (tag is None or tag == "!"):
+                        if tag is None and event.implicit[0]:
+                            value, plain = _plain(event.value)
+                        else:
+                            value, plain = event.value, True
+                        if plain:  # no warning to give: attach it here
+                            container = top.container
+                            key = top.key
+                            if key is not None:  # a mapping's value (its key is awaited)
+                                entries.append(((*top.path, key), mark))
+                                container[key] = value
+                                top.key = None
+                            else:
+                                entries.append(((*top.path, len(container)), mark))
+                                container.append(value)
+                            continue
+                root = self._complete(self._scalar(event, mark), mark, event.anchor)
+            elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+                self._start(event, mark)
+            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+                root = self._end()
+            elif kind is yaml.AliasEvent:
+                if self._is_key():
+                    raise Abort(self._complex_key(mark))
+                root = self._alias(event.anchor or "", mark)
+            elif kind is yaml.DocumentStartEvent:
                 documents += 1
                 if documents > 1:
                     raise Abort(
@@ -103,33 +151,20 @@ class EventBuilder:
                             self.location(mark),
                         )
                     )
-            elif isinstance(event, yaml.ScalarEvent):
-                if self._is_key():
-                    self._key(event, mark)
-                else:
-                    root = self._complete(self._scalar(event, mark), mark, event.anchor)
-            elif isinstance(event, yaml.AliasEvent):
-                if self._is_key():
-                    raise Abort(self._complex_key(mark))
-                root = self._alias(event.anchor or "", mark)
-            elif isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
-                self._start(event, mark)
-            elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
-                root = self._end()
-        return (
-            root,
-            {path: self._position(mark) for path, mark in self.value_entries},
-            {path: self._position(mark) for path, mark in self.key_entries},
-        )
+        return root, self._positions(self.value_entries), self._positions(self.key_entries)
+
+    def _positions(self, entries: list[tuple[JsonPath, tuple[int, int]]]) -> Positions:
+        if self.line_map is None:
+            return {path: (line + 1, column + 1) for path, (line, column) in entries}
+        return {path: self._position(mark) for path, mark in entries}
 
     # -- structure
 
     def _is_key(self) -> bool:
-        return (
-            bool(self.stack)
-            and isinstance(self.stack[-1].container, dict)
-            and (self.stack[-1].key is None and not self.stack[-1].merging)
-        )
+        if not self.stack:
+            return False
+        top = self.stack[-1]
+        return top.is_map and top.key is None and not top.merging
 
     def _child_path(self) -> JsonPath:
         if not self.stack:
@@ -160,7 +195,7 @@ class EventBuilder:
         self.value_entries.append((path, mark))
         start = (len(self.value_entries), len(self.key_entries))
         container: Any = {} if is_map else []
-        self.stack.append(_Frame(path, container, mark, event.anchor, start))
+        self.stack.append(_Frame(path, container, mark, event.anchor, start, is_map=is_map))
 
     def _end(self) -> Any:
         frame = self.stack.pop()
@@ -212,18 +247,18 @@ class EventBuilder:
         if event.tag not in (None, "!", _TAG + "str"):
             # Keys are names here; `!!int 1:` or `!foo x:` mean nothing in a spec file.
             self.found.append(self._unsupported_tag(event.tag, mark))
-        line = self.location(mark).line
         first = top.seen.get(text)
         if first is not None:
+            line = self._position((first, 0))[0]
             self.found.append(
                 rules.DUPLICATE_KEY(
-                    f"key '{text}' appears twice in this mapping (first at line {first}); YAML "
+                    f"key '{text}' appears twice in this mapping (first at line {line}); YAML "
                     "keeps only one of them, so remove or rename one",
                     self.location(mark),
                 )
             )
         else:
-            top.seen[text] = line
+            top.seen[text] = mark[0]
         top.key = text
         self.key_entries.append(((*top.path, text), mark))
 
@@ -368,3 +403,31 @@ class EventBuilder:
                     continue
                 mapping[key] = value
                 self._copy_entries(source, frame.path, only=key)
+
+
+# Plain scalars repeat (`true`, `3`, `delete`, `7d`, owners, ...): their reading is a pure
+# function of the text, so it is worked out once per distinct text. Bounded: short texts only,
+# and the table starts over when full.
+_READINGS: dict[str, tuple[Any, bool]] = {}
+_READINGS_MAX = 65_536
+_READING_MAX_CHARS = 64
+
+
+def _plain(text: str) -> tuple[Any, bool]:
+    """A plain scalar's YAML 1.2 value, and whether it can be attached without a word: True
+    unless YAML 1.1 reads it differently (R015) or it is an oversized integer (R016), which
+    EventBuilder._scalar reports."""
+    found = _READINGS.get(text)
+    if found is not None:
+        return found
+    value = yaml_scalars.core_value(text)
+    then = yaml_scalars.yaml11_value(text)
+    quiet = not isinstance(value, yaml_scalars.OversizedInteger) and (
+        yaml_scalars.oversized(value) or yaml_scalars.same(value, then)
+    )
+    reading = (value, quiet)
+    if len(text) <= _READING_MAX_CHARS:
+        if len(_READINGS) >= _READINGS_MAX:
+            _READINGS.clear()
+        _READINGS[text] = reading
+    return reading
