@@ -25,14 +25,15 @@ _KEYS = [
     "name_pattern", "ignore", "min_replication_factor", "levels", "allow_delete", "topics_dir",
     "security.protocol", "sasl.password", "max_partitions", "", "x", "prod\n", "Prod", "-a",
 ]  # fmt: skip
+_TEXTS = ["", "a", "a.b", "7d", "absent", "present", "delete", "error", "warning", "off",
+          "prod", "prod\n", "x y", "\u00e9", "1", "true"]  # fmt: skip
 _SCALARS = st.one_of(
     st.none(),
     st.booleans(),
     st.integers(min_value=-(2**70), max_value=2**70),
     st.sampled_from([0, 1, 3, -1, 2**31, 2**63, 1.0, 1.5, -0.0, math.inf, math.nan]),
     st.floats(allow_nan=True, allow_infinity=True),
-    st.sampled_from(["", "a", "a.b", "7d", "absent", "present", "delete", "error", "warning",
-                     "off", "prod", "prod\n", "x y", "\u00e9", "1", "true"]),  # fmt: skip
+    st.sampled_from(_TEXTS),
     st.text(max_size=6),
 )
 _VALUES = st.recursive(
