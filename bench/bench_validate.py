@@ -6,9 +6,12 @@ two clusters. Measured:
 
 - `load_repo` in-process: best wall time of N runs, and the peak of Python allocations during
   one run (tracemalloc; it slows the run, so it is measured separately);
-- `reconciler validate` end to end in a subprocess: wall time and its peak resident set size
-  (ru_maxrss of the children, which includes the interpreter and imports; the largest child so
-  far, so sizes run in increasing order).
+- `reconciler validate` end to end in a subprocess: best wall time of N runs and its peak
+  resident set size (ru_maxrss of the children, which includes the interpreter and imports; the
+  largest child so far, so sizes run in increasing order);
+- the floor it is compared with: a bare parse of the same files with PyYAML's C loader
+  (`yaml.load(text, CSafeLoader)`) in a subprocess, process start included, best of N (a
+  template's `{{ ... }}` expressions replaced by a number first, so it is YAML).
 
     .venv/bin/python bench/bench_validate.py [--sizes 1000 10000] [--runs 3]
 """
@@ -92,6 +95,33 @@ def generate(root: Path, topics: int) -> int:
     return files + 1  # and reconciler.yaml
 
 
+BARE_PARSE = """
+import re, sys, yaml
+from pathlib import Path
+expression = re.compile(r"[{][{].*?[}][}]")
+topics = 0
+for path in sorted(Path(sys.argv[1]).rglob("*")):
+    if path.is_file() and path.name.endswith((".yaml", ".yaml.j2")):
+        text = path.read_text(encoding="utf-8")
+        if path.name.endswith(".j2"):
+            text = expression.sub("0", text)
+        topics += len((yaml.load(text, Loader=yaml.CSafeLoader) or {}).get("topics") or [])
+print(topics)
+"""
+
+
+def _timed(command: list[str]) -> tuple[float, str]:
+    began = time.perf_counter()
+    proc = subprocess.run(
+        command, capture_output=True, text=True, check=False,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )  # fmt: skip
+    wall = time.perf_counter() - began
+    if proc.returncode != 0:
+        raise SystemExit(proc.stdout + proc.stderr)
+    return wall, proc.stdout
+
+
 def _load(root: Path) -> int:
     result = load_repo(root, env={})
     if not result.valid:
@@ -114,17 +144,13 @@ def measure(topics: int, runs: int) -> dict[str, float]:
         _load(root)
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
-        began = time.perf_counter()
-        proc = subprocess.run(
-            [sys.executable, "-m", "reconciler", "--repo", str(root), "validate"],
-            capture_output=True,
-            text=True,
-            check=False,
-            env={**os.environ, "PYTHONHASHSEED": "0"},
+        cli = min(
+            _timed([sys.executable, "-m", "reconciler", "--repo", str(root), "validate"])[0]
+            for _ in range(runs)
         )
-        cli = time.perf_counter() - began
-        if proc.returncode != 0:
-            raise SystemExit(proc.stdout + proc.stderr)
+        bare_runs = [_timed([sys.executable, "-c", BARE_PARSE, str(root)]) for _ in range(runs)]
+        assert int(bare_runs[0][1]) == topics, bare_runs[0][1]
+        bare = min(wall for wall, _ in bare_runs)
         rss_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB on Linux
     return {
         "topics": topics,
@@ -134,6 +160,7 @@ def measure(topics: int, runs: int) -> dict[str, float]:
         "peak": peak / 2**20,
         "cli": cli,
         "rss": rss_kib / 1024,
+        "bare": bare,
     }
 
 
@@ -144,18 +171,23 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])  # increasing
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    print(f"python {platform.python_version()}, {os.cpu_count()} CPU(s), {platform.machine()}")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(
+        f"python {platform.python_version()}, {os.cpu_count()} CPU(s), {platform.machine()}, "
+        f"load average {load}"
+    )
     print(
         "| topics | files | spec size (MiB) | `load_repo` best of "
-        f"{args.runs} (s) | peak Python memory (MiB) | `reconciler validate` (s) | "
-        "validate peak RSS (MiB) |"
+        f"{args.runs} (s) | peak Python memory (MiB) | `reconciler validate` best of "
+        f"{args.runs} (s) | validate peak RSS (MiB) | bare C-loader parse (s) | ratio |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for size in args.sizes:
         m = measure(size, args.runs)
         print(
             f"| {m['topics']:,.0f} | {m['files']:.0f} | {m['mib']:.1f} | {m['load']:.2f} | "
-            f"{m['peak']:.0f} | {m['cli']:.2f} | {m['rss']:.0f} |",
+            f"{m['peak']:.0f} | {m['cli']:.2f} | {m['rss']:.0f} | {m['bare']:.2f} | "
+            f"{m['cli'] / m['bare']:.2f} |",
             flush=True,
         )
 

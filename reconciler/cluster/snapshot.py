@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
+from reconciler import gcpause
 from reconciler.cluster import jsonl
 from reconciler.cluster.state import (
     ClusterState,
@@ -153,7 +154,8 @@ def load_snapshot(path: Path) -> tuple[str, ClusterState]:
     shared: _Shared = {}
     try:
         text = path.read_text(encoding="utf-8")
-        document = _scan(text, lambda raw: _topic(raw, shared))
+        with gcpause.paused():
+            document = _scan(text, lambda raw: _topic(raw, shared))
         del text
     except OSError as exc:
         raise ConfigError(f"cannot read snapshot {path}: {exc.strerror}") from exc

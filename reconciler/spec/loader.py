@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reconciler import gcpause
 from reconciler.diagnostics import Diagnostic, Location, sort_key
 from reconciler.spec import templates
 from reconciler.spec.cross_file import cross_file
@@ -77,6 +78,11 @@ def load_repo(
     A `cluster` reconciler.yaml does not define selects nothing: `desired` is then empty and
     the caller says so (the repository itself is not wrong). `env` defaults to os.environ.
     """
+    with gcpause.paused():
+        return _load_repo(root, cluster, env)
+
+
+def _load_repo(root: Path, cluster: str | None, env: Mapping[str, str] | None) -> LoadResult:
     root = Path(root).absolute()
     config, found = load_repo_config(root, os.environ if env is None else env)
     files = 1 if config is not None or os.path.lexists(root / "reconciler.yaml") else 0

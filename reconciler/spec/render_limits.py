@@ -26,6 +26,7 @@ Without fork (not Linux or macOS), renders run in-process with only the sandbox'
 from __future__ import annotations
 
 import fcntl
+import gc
 import multiprocessing
 import os
 import resource
@@ -204,6 +205,7 @@ def _child(
 ) -> NoReturn:
     """Render and send each result; exit without running any of the parent's exit handlers."""
     _IN_CHILD.append(True)
+    gc.enable()  # the parent pauses it while loading (reconciler.gcpause); templates need it
     code = 0
     try:
         _limit_memory()
