@@ -134,9 +134,38 @@ class EventBuilder:
                             continue
                 root = self._complete(self._scalar(event, mark), mark, event.anchor)
             elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
-                self._start(event, mark)
+                top = stack[-1] if stack else None
+                if (
+                    top is None
+                    or top.merging
+                    or (top.is_map and top.key is None)
+                    or event.tag is not None
+                    or len(stack) >= MAX_DEPTH
+                ):
+                    self._start(event, mark)  # the root, a key, a tag, too deep: see there
+                    continue
+                key = top.key  # None in a list
+                path = (*top.path, len(top.container) if key is None else key)
+                entries.append((path, mark))
+                is_map = kind is yaml.MappingStartEvent
+                frame = _Frame(path, {} if is_map else [], mark, event.anchor,
+                               (len(entries), len(keys)), is_map=is_map)  # fmt: skip
+                stack.append(frame)
             elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-                root = self._end()
+                frame = stack[-1]
+                if frame.merges or frame.anchor is not None or len(stack) < 2:
+                    root = self._end()  # merges to apply, an anchor to record, the root
+                    continue
+                stack.pop()
+                top = stack[-1]
+                if top.merging:
+                    stack.append(frame)
+                    root = self._end()
+                elif top.key is not None:  # a mapping's value
+                    top.container[top.key] = frame.container
+                    top.key = None
+                else:
+                    top.container.append(frame.container)
             elif kind is yaml.AliasEvent:
                 if self._is_key():
                     raise Abort(self._complex_key(mark))
