@@ -31,7 +31,7 @@ from pathlib import Path
 
 from reconciler import gcpause
 from reconciler.diagnostics import Diagnostic, Location, sort_key
-from reconciler.spec import templates
+from reconciler.spec import plain_files, templates
 from reconciler.spec.cross_file import cross_file
 from reconciler.spec.discovery import TEMPLATE_SUFFIX, TOPIC_SUFFIXES, find_topic_files
 from reconciler.spec.model import DesiredState, RepoConfig, TopicSpec
@@ -112,12 +112,13 @@ def _load_repo(root: Path, cluster: str | None, env: Mapping[str, str] | None) -
             run.template(source)
         else:
             plain.append(source)
-    # The templates render in a child process on another core while this one reads the
-    # plain files; the results are read in file order all the same.
+    # The templates render in a child process on another core while this one (with, for a
+    # large repository, a second child: plain_files.py) reads the plain files; the results are
+    # taken in file order all the same.
     rendering = templates.start_all(run.queued)
     try:
-        for source in plain:
-            run.plain(source)
+        for topics, problems in plain_files.read_all(plain, run.known_clusters):
+            run.plain(topics, problems)
     except BaseException:
         rendering.cancel()
         raise
@@ -170,15 +171,11 @@ class _Run:
     def known_clusters(self) -> frozenset[str] | None:
         return frozenset(self.config.clusters) if self.config is not None else None
 
-    def plain(self, source: Source) -> None:
+    def plain(self, topics: list[Topic], problems: list[Diagnostic]) -> None:
         """A plain file is the same for every cluster: read once, its problems reported once."""
-        doc, problems = parse_yaml(source.text, source.rel)
         self.found += problems
-        if doc is not None:
-            topics, problems = read_topic_file(doc, self.known_clusters)
-            self.found += problems
-            for group in self.groups:
-                self.declared[group] += topics
+        for group in self.groups:
+            self.declared[group] += topics
 
     def template(self, source: Source) -> None:
         """Queued: compiled once (syntax errors once) and rendered per selected cluster.
