@@ -29,8 +29,8 @@ from reconciler.planning.drift import drift as find_drift
 from reconciler.planning.json_plan import from_json
 from reconciler.planning.plan import Plan, make_plan, mark_causes
 from reconciler.spec.loader import load_repo
-from reconciler.spec.model import ClusterConfig, DesiredState, RepoConfig
-from reconciler.spec.repo_config import load_repo_config
+from reconciler.spec.model import ClusterConfig, DesiredState
+from reconciler.spec.repo_config import load_repo_config, select_cluster
 
 # Commands that never talk to Kafka or git (validate, compile) must not pay for loading the
 # Kafka clients, gitpython and apply (~0.5 s): those are imported where they are used.
@@ -54,17 +54,6 @@ def load_specs(repo: Path, cluster: str) -> Specs:
         raise InvalidSpecs(result.diagnostics)
     chosen = select_cluster(result.config, cluster)
     return Specs(chosen, result.desired[cluster], result.diagnostics)
-
-
-def select_cluster(config: RepoConfig, cluster: str) -> ClusterConfig:
-    """The named cluster of reconciler.yaml; a ConfigError listing the known ones if absent."""
-    if cluster not in config.clusters:
-        known = ", ".join(sorted(config.clusters)) or "none"
-        raise ConfigError(
-            f"unknown cluster '{cluster}': reconciler.yaml defines {known}; pass one of them "
-            "with --cluster"
-        )
-    return config.clusters[cluster]
 
 
 def connection(cluster: ClusterConfig) -> adapter.Connection:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -35,3 +36,25 @@ def test_no_client_library_is_imported(args: list[str]) -> None:
     )
     last = done.stdout.strip().splitlines()[-1]
     assert last == "LOADED", (args, last)
+
+
+VALIDATE_HEAVY = ("confluent_kafka", "kafka", "pyspark", "git", "jsonschema", "reconciler.apply",
+                  "reconciler.planning.plan", "reconciler.local.cluster")  # fmt: skip
+
+
+def test_validate_loads_no_client_git_planner_or_local_tooling(tmp_path: Path) -> None:
+    # A valid repository: jsonschema (the package) is loaded only to explain a rejected file.
+    (tmp_path / "topics").mkdir()
+    (tmp_path / "reconciler.yaml").write_text("clusters:\n  dev: {bootstrap: 127.0.0.1:9092}\n")
+    (tmp_path / "topics" / "a.yaml").write_text("topics:\n  - name: a.b\n    partitions: 3\n")
+    args = ["--repo", str(tmp_path), "validate", "--cluster", "dev"]
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE.format(heavy=VALIDATE_HEAVY), *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert "ok: 1 topic" in done.stdout, done.stdout + done.stderr
+    last = done.stdout.strip().splitlines()[-1]
+    assert last == "LOADED", last

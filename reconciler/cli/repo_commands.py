@@ -74,15 +74,14 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
 
     from reconciler import diagnostics
     from reconciler.spec.loader import load_repo
+    from reconciler.spec.repo_config import select_cluster
 
     def counted(count: int, noun: str) -> str:
         return f"{count} {noun}{'' if count == 1 else 's'}"
 
     result = load_repo(ctx.repo, cluster)
     if cluster is not None and result.config is not None:
-        from reconciler import workflow  # only now: it loads the planner too
-
-        workflow.select_cluster(result.config, cluster)  # an unknown name is an error
+        select_cluster(result.config, cluster)  # an unknown name is an error
     topics = {name: len(state.topics) for name, state in sorted(result.desired.items())}
     if fmt == "json":
         # schemas/validate.schema.json; each diagnostic in the plan's shape (diagnostics.to_json)

@@ -27,6 +27,7 @@ from typing import Any
 
 from reconciler import redaction
 from reconciler.diagnostics import Diagnostic, Location
+from reconciler.errors import ConfigError
 from reconciler.spec import rules, schema
 from reconciler.spec.model import ClusterConfig, Limits, Policy, RepoConfig
 from reconciler.spec.source import read_source, real_path
@@ -387,3 +388,14 @@ def _regex_problem(pattern: str, at: Location) -> Diagnostic | None:
             f"'{pattern}' is not a valid regular expression ({exc}); fix it (Python syntax)", at
         )
     return None
+
+
+def select_cluster(config: RepoConfig, cluster: str) -> ClusterConfig:
+    """The named cluster of reconciler.yaml; a ConfigError listing the known ones if absent."""
+    if cluster not in config.clusters:
+        known = ", ".join(sorted(config.clusters)) or "none"
+        raise ConfigError(
+            f"unknown cluster '{cluster}': reconciler.yaml defines {known}; pass one of them "
+            "with --cluster"
+        )
+    return config.clusters[cluster]
