@@ -5,7 +5,8 @@ The whole state (`Cluster.read_state`, put together by `state_of`), whatever the
     1. DescribeCluster                  brokers, racks, controller, cluster id
     2. Metadata (all topics)            the topic names
     3. Metadata (those names)           partitions, replicas, ISR, leaders, topic ids, internal flag
-    4. DescribeConfigs (all topics)     every topic's configs with their sources
+    4. DescribeConfigs (all topics)     every topic's configs with their sources, in TOPIC_CHUNKS
+                                        requests sent at once
     5. DescribeConfigs (one broker)     the values topics inherit, KIP-464 defaults
     6. ListPartitionReassignments       in-progress KIP-455 reassignments (kafka-python)
 
@@ -16,12 +17,28 @@ in progress (`reassignments`: step 6) give the same values.
 
 Each step takes the timeout of one attempt (default: the connection's); `Cluster` retries the
 attempts that failed for a reason that may pass (retry.py), with fresh clients.
+
+Step 4 is the big one: 10,000 topics carry ~330,000 config entries and nearly as many
+synonyms, and confluent-kafka turns each into a Python object under the GIL, in librdkafka's
+background thread (most of the client's work). Split into TOPIC_CHUNKS requests sent at once,
+the broker answers the next while the previous is converted, and only a few chunks' worth of
+confluent-kafka's objects is alive at a time (a subprocess reading 10,000 topics peaked at
+448 MiB with one request, at 130-160 MiB with eight). The cyclic garbage collector is paused
+while steps 2 to 4 make their objects: it would walk the growing heap again and again (half of
+the conversion's time, measured), and nothing they make is cyclic garbage.
+
+bench/bench_read_state.py measures it against the brokers' own time.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Collection, Iterable, Sequence
+from collections import deque
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from concurrent.futures import Future
+from dataclasses import replace
+from itertools import pairwise
+from operator import attrgetter, itemgetter
 
 from confluent_kafka import KafkaError, KafkaException, Node, TopicCollection
 from confluent_kafka.admin import (
@@ -35,6 +52,7 @@ from confluent_kafka.admin import ConfigEntry as KafkaConfigEntry
 from kafka.admin import KafkaAdminClient
 from kafka.errors import KafkaError as KafkaPythonError
 
+from reconciler import gcpause
 from reconciler.cluster.adapter.connect import Connection, bounded, error_code
 from reconciler.cluster.adapter.describe import ClusterDescription
 from reconciler.cluster.state import (
@@ -52,7 +70,16 @@ Configs = tuple[tuple[str, ConfigEntry], ...]
 # entries for 11,000 topics).
 _SOURCES = {int(source.value): source.name for source in ConfigSource}
 
+# The topics' DescribeConfigs is split into this many requests (fewer for fewer topics), sent at
+# once: a constant, whatever the topic count (tests/cluster/test_round_trips.py counts them).
+TOPIC_CHUNKS = 8
 
+# What a librdkafka ConfigEntry's conversion depends on besides its key, read in C.
+_FIELDS = attrgetter("value", "source", "is_sensitive")
+_Fields = tuple[str | None, ConfigSource | int, bool]
+
+
+@gcpause.paused()
 def state_of(
     description: ClusterDescription,
     topics: dict[str, TopicState],
@@ -78,20 +105,23 @@ def read_topics(
     timeout: float | None = None,
 ) -> dict[str, TopicState]:
     """These topics as the brokers show them now: one Metadata request and, with `configs`,
-    one DescribeConfigs. A topic the brokers do not know (not created yet, or deleted) is left
-    out; without `configs`, each topic's `configs` is empty (not read)."""
+    TOPIC_CHUNKS DescribeConfigs (fewer for fewer topics). A topic the brokers do not know (not
+    created yet, or deleted) is left out; without `configs`, each topic's `configs` is empty
+    (not read)."""
     described = describe_topics(connection, admin, names, timeout)
     found = topic_configs(connection, admin, sorted(described), timeout) if configs else {}
     return topic_states(described, found)
 
 
+@gcpause.paused()
 def topic_states(
-    described: dict[str, TopicDescription], configs: dict[str, Configs]
+    described: dict[str, TopicState], configs: dict[str, Configs]
 ) -> dict[str, TopicState]:
-    """The TopicStates of what describe_topics and topic_configs read."""
+    """The TopicStates of what describe_topics and topic_configs read: the described topics,
+    each with its configs (empty if none were read)."""
     return {
-        name: _topic_state(description, configs.get(name, ()))
-        for name, description in described.items()
+        name: replace(state, configs=found) if (found := configs.get(name)) else state
+        for name, state in described.items()
     }
 
 
@@ -132,26 +162,49 @@ def describe_configs(
     """One DescribeConfigs request for these resources: name -> {key: librdkafka ConfigEntry}."""
     if not names:
         return {}
+    sent = _send_describe_configs(
+        admin, kind, names, connection.seconds if timeout is None else timeout
+    )
+    return dict(_described(connection, sent))
+
+
+def _send_describe_configs(
+    admin: AdminClient, kind: ResourceType, names: Sequence[str], seconds: float
+) -> list[tuple[ConfigResource, Future[dict[str, KafkaConfigEntry]]]]:
+    """Send one DescribeConfigs request; its resources' futures, in the order of `names`."""
     resources = [ConfigResource(kind, name) for name in names]
-    seconds = connection.seconds if timeout is None else timeout
-    futures = admin.describe_configs(resources, request_timeout=seconds)
-    found: dict[str, dict[str, KafkaConfigEntry]] = {}
-    for resource, future in futures.items():
+    return list(admin.describe_configs(resources, request_timeout=seconds).items())
+
+
+def _described(
+    connection: Connection, sent: list[tuple[ConfigResource, Future[dict[str, KafkaConfigEntry]]]]
+) -> Iterator[tuple[str, dict[str, KafkaConfigEntry]]]:
+    """Each resource's entries, in order, as its request is answered; resources the brokers do
+    not know (deleted since they were listed) are left out, any other failure raised. `sent` is
+    emptied as it goes, so each answer is garbage once the caller is done with it."""
+    sent.reverse()
+    while sent:
+        resource, future = sent.pop()
         try:
-            found[resource.name] = future.result()
+            entries = future.result()
         except KafkaException as exc:
             if error_code(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
                 continue  # deleted since it was listed: it is not part of the state
             raise connection.error(f"describe the configs of {resource.name} on", exc) from exc
-    return found
+        del future
+        yield resource.name, entries
 
 
 def source_of(entry: KafkaConfigEntry) -> int:
     """The entry's ConfigSource number: librdkafka gives the number, though typed as the Enum."""
-    source = entry.source
-    return source.value if isinstance(source, ConfigSource) else int(source)
+    return _source_number(entry.source)
 
 
+def _source_number(source: ConfigSource | int) -> int:
+    return int(source.value) if isinstance(source, ConfigSource) else int(source)
+
+
+@gcpause.paused()
 def topic_names(
     connection: Connection, admin: AdminClient, timeout: float | None = None
 ) -> list[str]:
@@ -163,53 +216,112 @@ def topic_names(
     return sorted(metadata.topics)
 
 
+@gcpause.paused()
 def describe_topics(
     connection: Connection, admin: AdminClient, names: Sequence[str], timeout: float | None
-) -> dict[str, TopicDescription]:
-    """These topics' partitions (one Metadata request, which librdkafka sends to the
-    controller); those the brokers do not know are left out."""
+) -> dict[str, TopicState]:
+    """These topics' partitions, ids and internal flags (one Metadata request, which librdkafka
+    sends to the controller), as TopicStates whose `configs` are still empty (topic_states adds
+    them); those the brokers do not know are left out. Each librdkafka TopicDescription (with
+    its Node objects, ~3.6 KiB per single-partition topic) is dropped as soon as it is read."""
     if not names:
         return {}
     futures = admin.describe_topics(
         TopicCollection(list(names)),
         request_timeout=connection.seconds if timeout is None else timeout,
     )
-    described: dict[str, TopicDescription] = {}
-    for name, future in futures.items():
+    sent = list(futures.items())
+    del futures
+    sent.reverse()
+    described: dict[str, TopicState] = {}
+    while sent:
+        name, future = sent.pop()
         try:
-            described[name] = future.result()
+            description: TopicDescription = future.result()
         except KafkaException as exc:
             if error_code(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
                 continue  # not (or no longer) there: left out
             raise connection.error(f"describe topic '{name}' of", exc) from exc
+        del future
+        described[name] = _topic_state(description, ())
     return described
 
 
+@gcpause.paused()
 def topic_configs(
     connection: Connection, admin: AdminClient, names: list[str], timeout: float | None
 ) -> dict[str, Configs]:
-    """Every config entry of these topics, in one DescribeConfigs request.
+    """Every config entry of these topics, sorted by key, in TOPIC_CHUNKS DescribeConfigs
+    requests (fewer for fewer topics) sent at once, their answers read in turn and dropped as
+    they are read.
 
     Most entries repeat from topic to topic (every inherited default has the same value and
-    source), so equal entries share one frozen ConfigEntry and keys are interned: 10,000 topics
-    carry ~330,000 entries but only a few hundred distinct ones.
+    source), so equal entries share one frozen ConfigEntry, and equal (key, entry) pairs one
+    tuple, with the key interned: 10,000 topics carry ~330,000 entries but only a few hundred
+    distinct ones.
     """
-    shared: dict[tuple[str | None, int, bool], ConfigEntry] = {}
+    if not names:
+        return {}
+    seconds = connection.seconds if timeout is None else timeout
+    count = min(TOPIC_CHUNKS, len(names))
+    bounds = [len(names) * i // count for i in range(count + 1)]
+    # All sent at once, each with the whole timeout: the brokers must answer them all within it,
+    # as they had to answer the one request; converting answers takes no time from it.
+    chunks = deque(
+        _send_describe_configs(admin, ResourceType.TOPIC, names[start:end], seconds)
+        for start, end in pairwise(bounds)
+    )
+    configs = _Configs()
+    found: dict[str, Configs] = {}
+    while chunks:
+        for name, entries in _described(connection, chunks.popleft()):
+            found[name] = configs.of(entries)
+    return found
 
-    def entry(e: KafkaConfigEntry) -> ConfigEntry:
-        number = source_of(e)
-        found = shared.get((e.value, number, e.is_sensitive))
-        if found is None:
-            found = ConfigEntry(e.value, _SOURCES.get(number, "UNKNOWN_CONFIG"), e.is_sensitive)
-            shared[(e.value, number, e.is_sensitive)] = found
-        return found
 
-    return {
-        name: tuple((sys.intern(key), entry(e)) for key, e in sorted(entries.items()))
-        for name, entries in describe_configs(
-            connection, admin, ResourceType.TOPIC, names, timeout
-        ).items()
-    }
+class _Configs:
+    """A topic's librdkafka entries as its sorted `Configs`, sharing what repeats: each distinct
+    (key, entry) pair and ConfigEntry is made once; the keys' order, which the broker gives the
+    same for every topic, is sorted once per distinct order. The loops run in C (map,
+    attrgetter, itemgetter), not one Python call per entry."""
+
+    def __init__(self) -> None:
+        self._pairs = _Pairs()
+        self._orders: dict[tuple[str, ...], Callable[[list[tuple[str, ConfigEntry]]], Configs]] = {}
+
+    def of(self, entries: dict[str, KafkaConfigEntry]) -> Configs:
+        keys = tuple(entries)
+        order = self._orders.get(keys)
+        if order is None:
+            order = self._orders[keys] = _sorting(keys)
+        fields = zip(entries, map(_FIELDS, entries.values()), strict=True)
+        return order(list(map(self._pairs.__getitem__, fields)))
+
+
+def _sorting(keys: tuple[str, ...]) -> Callable[[list[tuple[str, ConfigEntry]]], Configs]:
+    """What puts a list of pairs made in the order of `keys` into the order of the sorted keys."""
+    positions = sorted(range(len(keys)), key=keys.__getitem__)
+    if len(positions) > 1:
+        return itemgetter(*positions)  # a tuple for 2+ positions
+    return lambda pairs: tuple(pairs[i] for i in positions)
+
+
+class _Pairs(dict[tuple[str, _Fields], tuple[str, ConfigEntry]]):
+    """(key, (value, source, is_sensitive)) of a librdkafka entry -> its shared (key, entry)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._entries: dict[tuple[str | None, int, bool], ConfigEntry] = {}
+
+    def __missing__(self, keyed: tuple[str, _Fields]) -> tuple[str, ConfigEntry]:
+        key, (value, source, sensitive) = keyed
+        number = _source_number(source)
+        entry = self._entries.get((value, number, sensitive))
+        if entry is None:
+            entry = ConfigEntry(value, _SOURCES.get(number, "UNKNOWN_CONFIG"), sensitive)
+            self._entries[(value, number, sensitive)] = entry
+        pair = self[keyed] = (sys.intern(key), entry)
+        return pair
 
 
 def broker_defaults(
