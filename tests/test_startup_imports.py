@@ -23,18 +23,23 @@ print("LOADED", ",".join(loaded))
 """
 
 
-@pytest.mark.parametrize(
-    "args", [["--version"], ["--help"], ["local", "--help"], ["fleet", "drift", "--help"]]
-)
-def test_no_client_library_is_imported(args: list[str]) -> None:
+def _run(args: list[str], heavy: tuple[str, ...]) -> tuple[str, str]:
+    """The command's output, and its last line: LOADED and which of `heavy` it imported."""
     done = subprocess.run(
-        [sys.executable, "-c", PROBE.format(heavy=HEAVY), *args],
+        [sys.executable, "-c", PROBE.format(heavy=heavy), *args],
         capture_output=True,
         text=True,
         check=True,
         timeout=60,
     )
-    last = done.stdout.strip().splitlines()[-1]
+    return done.stdout + done.stderr, done.stdout.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    "args", [["--version"], ["--help"], ["local", "--help"], ["fleet", "drift", "--help"]]
+)
+def test_no_client_library_is_imported(args: list[str]) -> None:
+    _, last = _run(args, HEAVY)
     assert last == "LOADED", (args, last)
 
 
@@ -47,14 +52,6 @@ def test_validate_loads_no_client_git_planner_or_local_tooling(tmp_path: Path) -
     (tmp_path / "topics").mkdir()
     (tmp_path / "reconciler.yaml").write_text("clusters:\n  dev: {bootstrap: 127.0.0.1:9092}\n")
     (tmp_path / "topics" / "a.yaml").write_text("topics:\n  - name: a.b\n    partitions: 3\n")
-    args = ["--repo", str(tmp_path), "validate", "--cluster", "dev"]
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE.format(heavy=VALIDATE_HEAVY), *args],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    assert "ok: 1 topic" in done.stdout, done.stdout + done.stderr
-    last = done.stdout.strip().splitlines()[-1]
+    output, last = _run(["--repo", str(tmp_path), "validate", "--cluster", "dev"], VALIDATE_HEAVY)
+    assert "ok: 1 topic" in output, output
     assert last == "LOADED", last
