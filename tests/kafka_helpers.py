@@ -70,13 +70,19 @@ def wait_for_config(
 
 def wait_for_topics(admin: AdminClient, partitions: dict[str, int], timeout: float = 60.0) -> None:
     """Until fresh readers agree, several times in a row, that every topic has that many
-    partitions, each with a leader: one metadata request per poll, whatever the count."""
+    partitions, each with a leader: one metadata request per poll, whatever the count.
+
+    Each fresh reader is bootstrapped from one broker, the brokers in turn, so its request goes
+    to that broker: every broker must have learned the topics from the controller (they do so
+    asynchronously), not only those a client happened to ask. A command started right after
+    (a faster start-up made this window real) may ask any of them."""
     deadline = time.monotonic() + timeout
-    agreeing, bootstrap = 0, ""
+    agreeing, servers = 0, list[str]()
     while agreeing <= 4:
-        reader = admin if not bootstrap else AdminClient({"bootstrap.servers": bootstrap})
+        chosen = servers[agreeing % len(servers)] if servers else ""
+        reader = admin if not chosen else AdminClient({"bootstrap.servers": chosen})
         cluster = reader.list_topics(timeout=10)
-        bootstrap = ",".join(f"{b.host}:{b.port}" for b in cluster.brokers.values())
+        servers = sorted(f"{b.host}:{b.port}" for b in cluster.brokers.values())
         missing = [
             name
             for name, count in partitions.items()
