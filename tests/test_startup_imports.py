@@ -55,3 +55,27 @@ def test_validate_loads_no_client_git_planner_or_local_tooling(tmp_path: Path) -
     output, last = _run(["--repo", str(tmp_path), "validate", "--cluster", "dev"], VALIDATE_HEAVY)
     assert "ok: 1 topic" in output, output
     assert last == "LOADED", last
+
+
+def test_plan_against_a_snapshot_loads_no_kafka_python(tmp_path: Path) -> None:
+    # kafka-python serves only KIP-455 (reassignments), loaded where those requests are sent:
+    # a plan that sends none never pays for importing it.
+    from reconciler.cluster.snapshot import write_snapshot
+    from tests.planning.factories import cluster, topic
+
+    (tmp_path / "topics").mkdir()
+    (tmp_path / "reconciler.yaml").write_text("clusters:\n  dev: {bootstrap: 127.0.0.1:9092}\n")
+    (tmp_path / "topics" / "a.yaml").write_text("topics:\n  - name: a.b\n    partitions: 3\n")
+    write_snapshot(tmp_path / "snap.json", "dev", cluster(topic("a.b", [[1], [2], [3]])))
+    args = [
+        "--repo",
+        str(tmp_path),
+        "plan",
+        "--cluster",
+        "dev",
+        "--state",
+        str(tmp_path / "snap.json"),
+    ]
+    output, last = _run(args, ("kafka",))
+    assert "No changes" in output, output
+    assert last == "LOADED", last

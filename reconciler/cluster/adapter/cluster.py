@@ -18,10 +18,9 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from types import TracebackType
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from confluent_kafka.admin import AdminClient
-from kafka.admin import KafkaAdminClient
 
 from reconciler.cluster.adapter import (
     audit,
@@ -35,6 +34,7 @@ from reconciler.cluster.adapter import (
 )
 from reconciler.cluster.adapter.connect import (
     HINT,
+    Aside,
     Connection,
     kafka_python_admin,
     librdkafka_admin,
@@ -53,6 +53,9 @@ from reconciler.cluster.adapter.values import (
 )
 from reconciler.cluster.state import ClusterState, Reassignment, TopicState
 from reconciler.errors import ClusterError
+
+if TYPE_CHECKING:
+    from kafka.admin import KafkaAdminClient
 
 T = TypeVar("T")
 
@@ -172,20 +175,20 @@ class Cluster:
         return found
 
     def read_state(self) -> ClusterState:
-        """The whole state, in a fixed number of round trips (read.py), each read retried."""
+        """The whole state, in a fixed number of round trips (read.py), each read retried:
+        DescribeCluster, the topic names, then the topics, their configs and one broker's
+        values sent at once. Meanwhile, from the start, the reassignments in progress are read
+        on clients of their own (`_reassignments_apart`): kafka-python's client and its
+        connection set-up, the slowest step, need nothing the others read. A failure here is
+        raised at once: that thread ends within its own timeout and closes its clients."""
+        moving = Aside(lambda: _reassignments_apart(self.connection), self.connection.seconds)
         description = self.describe()
         ids = [b.id for b in description.brokers]
-        return read.state_of(
-            description,
-            self.topics(
-                self._reading(lambda _, t: read.topic_names(self.connection, self._admin(), t)),
-                configs=True,
-            ),
-            self._reading(
-                lambda n, t: read.broker_defaults(self.connection, self._admin(), ids, n, t)
-            ),
-            self.reassignments(),
+        names = self._reading(lambda _, t: read.topic_names(self.connection, self._admin(), t))
+        topics, defaults = self._reading(
+            lambda n, t: read.topics_and_defaults(self.connection, self._admin(), names, ids, n, t)
         )
+        return read.state_of(description, topics, defaults, moving.result())
 
     def authorized(self, topics: Collection[str]) -> permissions.Authorized:
         """What this principal may do on the cluster and on these topics (apply's pre-flight)."""
@@ -196,19 +199,9 @@ class Cluster:
         with `configs` (one more request), else each topic's `configs` is empty."""
         if not names:
             return {}
-        described = self._reading(
-            lambda _, t: read.describe_topics(self.connection, self._admin(), names, t)
+        return self._reading(
+            lambda _, t: read.read_topics(self.connection, self._admin(), names, configs, t)
         )
-        found = (
-            self._reading(
-                lambda _, t: read.topic_configs(
-                    self.connection, self._admin(), sorted(described), t
-                )
-            )
-            if configs
-            else {}
-        )
-        return read.topic_states(described, found)
 
     def reassignments(self, topics: Collection[str] | None = None) -> tuple[Reassignment, ...]:
         """KIP-455 reassignments in progress (on `topics` only, if given)."""
@@ -310,6 +303,13 @@ class Cluster:
 
     def read_audit(self, wait: float = 10.0) -> list[bytes]:
         return audit.read_audit(self.connection, wait)
+
+
+def _reassignments_apart(connection: Connection) -> tuple[Reassignment, ...]:
+    """The reassignments in progress, read by a Cluster of their own (closed when done), so
+    that neither read's retries with fresh clients disturb the other's clients."""
+    with Cluster(connection) as apart:
+        return apart.reassignments()
 
 
 def read_state(connection: Connection) -> ClusterState:

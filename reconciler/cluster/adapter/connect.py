@@ -10,19 +10,21 @@ not passed to it.
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
-from kafka.admin import KafkaAdminClient
-from kafka.errors import KafkaError as KafkaPythonError
 
 from reconciler import redaction
 from reconciler.cluster.adapter import permissions
 from reconciler.errors import ClusterError
+
+if TYPE_CHECKING:
+    from kafka.admin import KafkaAdminClient
 
 T = TypeVar("T")
 
@@ -100,6 +102,9 @@ def kafka_python_admin(
     """A kafka-python admin client (KIP-455), bootstrapped from `servers` (default: the
     bootstrap servers) within `timeout` seconds (default: the connection's): close it when
     done."""
+    from kafka.admin import KafkaAdminClient
+    from kafka.errors import KafkaError as KafkaPythonError
+
     settings = dict(connection.client)
     seconds = connection.seconds if timeout is None else timeout
     try:
@@ -140,10 +145,18 @@ def pin_controller(admin: KafkaAdminClient, broker_id: int) -> None:
     setattr(admin, "_controller_id", broker_id)  # noqa: B010  (not in kafka-python's stubs)
 
 
-class NoAnswer(KafkaPythonError):
+class NoAnswer(Exception):
     """kafka-python's call did not return in time (retriable, as its own timeouts are)."""
 
     retriable = True
+
+
+def is_kafka_python_error(exc: BaseException) -> bool:
+    """Whether `exc` is kafka-python's (or a call of its that did not return in time). Only
+    the KIP-455 requests need kafka-python, so it is imported where they are sent: when it is
+    not loaded, nothing raised can be its."""
+    errors = sys.modules.get("kafka.errors")
+    return isinstance(exc, NoAnswer) or (errors is not None and isinstance(exc, errors.KafkaError))
 
 
 def bounded(call: Callable[[], T], seconds: float) -> T:
@@ -168,6 +181,35 @@ def bounded(call: Callable[[], T], seconds: float) -> T:
     if not outcome:
         raise NoAnswer(f"no answer within {seconds:g} s")
     return outcome[0]
+
+
+class Aside(Generic[T]):
+    """`call()` on a daemon thread of its own, started at once: a read that needs nothing the
+    caller reads meanwhile (its own retries bound it). `result()` waits for it, then returns
+    what it returned or raises what it raised."""
+
+    def __init__(self, call: Callable[[], T], seconds: float) -> None:
+        self._outcome: list[T] = []
+        self._failure: list[BaseException] = []
+        # a backstop only: the call's own retries end within the request timeout
+        self._limit = 2 * seconds + 5
+
+        def run() -> None:
+            try:
+                self._outcome.append(call())
+            except BaseException as exc:  # handed to the caller's thread
+                self._failure.append(exc)
+
+        self._thread = threading.Thread(target=run, name="reconciler-aside", daemon=True)
+        self._thread.start()
+
+    def result(self) -> T:
+        self._thread.join(self._limit)
+        if self._failure:
+            raise self._failure[0]
+        if not self._outcome:
+            raise ClusterError(f"a read got no answer within {self._limit:g} s. {HINT}")
+        return self._outcome[0]
 
 
 def reason(exc: BaseException) -> str:

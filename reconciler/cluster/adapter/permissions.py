@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING
 
 from confluent_kafka import KafkaError, KafkaException, TopicCollection
 from confluent_kafka.admin import AclOperation, AdminClient
-from kafka.errors import KafkaError as KafkaPythonError
 
 from reconciler.errors import ClusterError
 
@@ -186,7 +185,9 @@ def _code(exc: BaseException) -> int | None:
         return int(exc.args[0].code())
     if isinstance(exc, KafkaError):
         return int(exc.code())
-    if isinstance(exc, KafkaPythonError):
+    from reconciler.cluster.adapter.connect import is_kafka_python_error  # connect imports us
+
+    if is_kafka_python_error(exc):
         return getattr(exc, "errno", None)
     return None
 

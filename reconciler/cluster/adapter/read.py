@@ -6,14 +6,17 @@ The whole state (`Cluster.read_state`, put together by `state_of`), whatever the
     2. Metadata (all topics)            the topic names
     3. Metadata (those names)           partitions, replicas, ISR, leaders, topic ids, internal flag
     4. DescribeConfigs (all topics)     every topic's configs with their sources, in TOPIC_CHUNKS
-                                        requests sent at once
+                                        requests
     5. DescribeConfigs (one broker)     the values topics inherit, KIP-464 defaults
     6. ListPartitionReassignments       in-progress KIP-455 reassignments (kafka-python)
 
-plus each client's connection set-up (ApiVersions, a bootstrap Metadata). Peer tools send one
-or more requests per topic; tests/cluster/test_round_trips.py counts ours on a real broker.
-Apply's checks of some topics (`topics`: steps 3 and, on request, 4) and of the reassignments
-in progress (`reassignments`: step 6) give the same values.
+plus each client's connection set-up (ApiVersions, a bootstrap Metadata). Steps 3 to 5 need
+only the names and the broker ids, so they are sent at once (`topics_and_defaults`) and their
+answers read as they come; step 6 runs beside all of them on kafka-python's own client (see
+Cluster.read_state). Peer tools send one or more requests per topic;
+tests/cluster/test_round_trips.py counts ours on a real broker. Apply's checks of some topics
+(`read_topics`: steps 3 and, on request, 4) and of the reassignments in progress
+(`read_reassignments`: step 6) give the same values.
 
 Each step takes the timeout of one attempt (default: the connection's); `Cluster` retries the
 attempts that failed for a reason that may pass (retry.py), with fresh clients.
@@ -39,6 +42,7 @@ from concurrent.futures import Future
 from dataclasses import replace
 from itertools import pairwise
 from operator import attrgetter, itemgetter
+from typing import TYPE_CHECKING
 
 from confluent_kafka import KafkaError, KafkaException, Node, TopicCollection
 from confluent_kafka.admin import (
@@ -49,11 +53,14 @@ from confluent_kafka.admin import (
     TopicDescription,
 )
 from confluent_kafka.admin import ConfigEntry as KafkaConfigEntry
-from kafka.admin import KafkaAdminClient
-from kafka.errors import KafkaError as KafkaPythonError
 
 from reconciler import gcpause
-from reconciler.cluster.adapter.connect import Connection, bounded, error_code
+from reconciler.cluster.adapter.connect import (
+    Connection,
+    bounded,
+    error_code,
+    is_kafka_python_error,
+)
 from reconciler.cluster.adapter.describe import ClusterDescription
 from reconciler.cluster.state import (
     BrokerState,
@@ -63,6 +70,9 @@ from reconciler.cluster.state import (
     Reassignment,
     TopicState,
 )
+
+if TYPE_CHECKING:
+    from kafka.admin import KafkaAdminClient
 
 Configs = tuple[tuple[str, ConfigEntry], ...]
 
@@ -97,6 +107,7 @@ def state_of(
     )
 
 
+@gcpause.paused()
 def read_topics(
     connection: Connection,
     admin: AdminClient,
@@ -105,12 +116,33 @@ def read_topics(
     timeout: float | None = None,
 ) -> dict[str, TopicState]:
     """These topics as the brokers show them now: one Metadata request and, with `configs`,
-    TOPIC_CHUNKS DescribeConfigs (fewer for fewer topics). A topic the brokers do not know (not
-    created yet, or deleted) is left out; without `configs`, each topic's `configs` is empty
-    (not read)."""
-    described = describe_topics(connection, admin, names, timeout)
-    found = topic_configs(connection, admin, sorted(described), timeout) if configs else {}
-    return topic_states(described, found)
+    TOPIC_CHUNKS DescribeConfigs (fewer for fewer topics), all sent at once. A topic the brokers
+    do not know (not created yet, or deleted) is left out; without `configs`, each topic's
+    `configs` is empty (not read)."""
+    seconds = connection.seconds if timeout is None else timeout
+    described = _send_describe_topics(admin, names, seconds)
+    chunks = _send_topic_configs(admin, names, seconds) if configs else deque()
+    # Read in the order sent: a topic both requests fail for reports its Metadata failure
+    return topic_states(
+        _described_topics(connection, described), _topic_configs(connection, chunks)
+    )
+
+
+@gcpause.paused()
+def topics_and_defaults(
+    connection: Connection,
+    admin: AdminClient,
+    names: Sequence[str],
+    broker_ids: Sequence[int],
+    attempt: int = 0,
+    timeout: float | None = None,
+) -> tuple[dict[str, TopicState], dict[str, str]]:
+    """Steps 3 to 5 sent at once: these topics with their configs (read_topics), and one
+    broker's values (broker_defaults)."""
+    seconds = connection.seconds if timeout is None else timeout
+    broker = _send_broker_defaults(admin, broker_ids, attempt, seconds)
+    topics = read_topics(connection, admin, names, True, seconds)
+    return topics, _broker_defaults(connection, broker)
 
 
 @gcpause.paused()
@@ -137,7 +169,9 @@ def read_reassignments(
     millis = max(1, int(seconds * 1000))
     try:
         listed = bounded(lambda: admin.list_partition_reassignments(timeout_ms=millis), seconds)
-    except KafkaPythonError as exc:
+    except Exception as exc:
+        if not is_kafka_python_error(exc):
+            raise
         raise connection.error("list the partition reassignments of", exc) from exc
     return tuple(
         Reassignment(
@@ -216,23 +250,27 @@ def topic_names(
     return sorted(metadata.topics)
 
 
-@gcpause.paused()
-def describe_topics(
-    connection: Connection, admin: AdminClient, names: Sequence[str], timeout: float | None
-) -> dict[str, TopicState]:
-    """These topics' partitions, ids and internal flags (one Metadata request, which librdkafka
-    sends to the controller), as TopicStates whose `configs` are still empty (topic_states adds
-    them); those the brokers do not know are left out. Each librdkafka TopicDescription (with
-    its Node objects, ~3.6 KiB per single-partition topic) is dropped as soon as it is read."""
+def _send_describe_topics(
+    admin: AdminClient, names: Sequence[str], seconds: float
+) -> list[tuple[str, Future[TopicDescription]]]:
+    """One Metadata request for these topics (librdkafka sends it to the controller); their
+    futures, in reverse order of `names` (popped from the end)."""
     if not names:
-        return {}
-    futures = admin.describe_topics(
-        TopicCollection(list(names)),
-        request_timeout=connection.seconds if timeout is None else timeout,
-    )
+        return []
+    futures = admin.describe_topics(TopicCollection(list(names)), request_timeout=seconds)
     sent = list(futures.items())
     del futures
     sent.reverse()
+    return sent
+
+
+def _described_topics(
+    connection: Connection, sent: list[tuple[str, Future[TopicDescription]]]
+) -> dict[str, TopicState]:
+    """The answered topics' partitions, ids and internal flags, as TopicStates whose `configs`
+    are still empty (topic_states adds them); those the brokers do not know are left out. Each
+    librdkafka TopicDescription (with its Node objects, ~3.6 KiB per single-partition topic) is
+    dropped as soon as it is read."""
     described: dict[str, TopicState] = {}
     while sent:
         name, future = sent.pop()
@@ -251,26 +289,35 @@ def describe_topics(
 def topic_configs(
     connection: Connection, admin: AdminClient, names: list[str], timeout: float | None
 ) -> dict[str, Configs]:
-    """Every config entry of these topics, sorted by key, in TOPIC_CHUNKS DescribeConfigs
-    requests (fewer for fewer topics) sent at once, their answers read in turn and dropped as
-    they are read.
+    """Every config entry of these topics, sorted by key (see _send_topic_configs and
+    _topic_configs)."""
+    seconds = connection.seconds if timeout is None else timeout
+    return _topic_configs(connection, _send_topic_configs(admin, names, seconds))
+
+
+Chunk = list[tuple[ConfigResource, Future[dict[str, KafkaConfigEntry]]]]
+
+
+def _send_topic_configs(admin: AdminClient, names: Sequence[str], seconds: float) -> deque[Chunk]:
+    """These topics' configs in TOPIC_CHUNKS DescribeConfigs requests (fewer for fewer topics)
+    sent at once, each with the whole timeout: the brokers must answer them all within it, as
+    they had to answer one request; converting answers takes no time from it."""
+    count = min(TOPIC_CHUNKS, len(names))
+    bounds = [len(names) * i // count for i in range(count + 1)] if count else []
+    return deque(
+        _send_describe_configs(admin, ResourceType.TOPIC, names[start:end], seconds)
+        for start, end in pairwise(bounds)
+    )
+
+
+def _topic_configs(connection: Connection, chunks: deque[Chunk]) -> dict[str, Configs]:
+    """The chunks' answers, read in turn and dropped as they are read.
 
     Most entries repeat from topic to topic (every inherited default has the same value and
     source), so equal entries share one frozen ConfigEntry, and equal (key, entry) pairs one
     tuple, with the key interned: 10,000 topics carry ~330,000 entries but only a few hundred
     distinct ones.
     """
-    if not names:
-        return {}
-    seconds = connection.seconds if timeout is None else timeout
-    count = min(TOPIC_CHUNKS, len(names))
-    bounds = [len(names) * i // count for i in range(count + 1)]
-    # All sent at once, each with the whole timeout: the brokers must answer them all within it,
-    # as they had to answer the one request; converting answers takes no time from it.
-    chunks = deque(
-        _send_describe_configs(admin, ResourceType.TOPIC, names[start:end], seconds)
-        for start, end in pairwise(bounds)
-    )
     configs = _Configs()
     found: dict[str, Configs] = {}
     while chunks:
@@ -331,22 +378,33 @@ def broker_defaults(
     attempt: int = 0,
     timeout: float | None = None,
 ) -> dict[str, str]:
-    """One broker's values, in a request of its own: the lowest id's, or on a retry (`attempt`
-    > 0) the next broker's, since that request goes to that very broker and it may be down.
+    """One broker's values, in a request of its own (see _send_broker_defaults)."""
+    seconds = connection.seconds if timeout is None else timeout
+    return _broker_defaults(connection, _send_broker_defaults(admin, broker_ids, attempt, seconds))
 
-    Kept apart from the topics' request on purpose: librdkafka sends a request holding a BROKER
-    resource to that very broker, topics included; measured on 11,000 topics, pinning the big
-    request to one broker (here the KRaft controller) made it up to 15 times slower than
-    letting librdkafka choose.
+
+def _send_broker_defaults(
+    admin: AdminClient, broker_ids: Sequence[int], attempt: int, seconds: float
+) -> tuple[str, Chunk]:
+    """A DescribeConfigs of one broker: the lowest id's, or on a retry (`attempt` > 0) the
+    next broker's, since that request goes to that very broker and it may be down.
+
+    Kept apart from the topics' requests on purpose: librdkafka sends a request holding a
+    BROKER resource to that very broker, topics included; measured on 11,000 topics, pinning
+    the big request to one broker (here the KRaft controller) made it up to 15 times slower
+    than letting librdkafka choose.
     """
     if not broker_ids:
-        return {}
-    broker_id = sorted(broker_ids)[attempt % len(broker_ids)]
-    broker = describe_configs(connection, admin, ResourceType.BROKER, [str(broker_id)], timeout)
+        return "", []
+    broker_id = str(sorted(broker_ids)[attempt % len(broker_ids)])
+    return broker_id, _send_describe_configs(admin, ResourceType.BROKER, [broker_id], seconds)
+
+
+def _broker_defaults(connection: Connection, sent: tuple[str, Chunk]) -> dict[str, str]:
+    broker_id, chunk = sent
+    broker = dict(_described(connection, chunk))
     return {
-        key: e.value
-        for key, e in sorted(broker.get(str(broker_id), {}).items())
-        if e.value is not None
+        key: e.value for key, e in sorted(broker.get(broker_id, {}).items()) if e.value is not None
     }
 
 

@@ -17,9 +17,8 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from confluent_kafka import KafkaError, KafkaException
-from kafka.errors import KafkaError as KafkaPythonError
 
-from reconciler.cluster.adapter.connect import Connection
+from reconciler.cluster.adapter.connect import Connection, is_kafka_python_error
 from reconciler.cluster.adapter.probe import probe_timeout
 from reconciler.errors import ClusterError
 
@@ -52,7 +51,7 @@ def retriable(exc: BaseException) -> bool:
         return isinstance(error, KafkaError) and (
             error.retriable() or error.code() in _LIBRDKAFKA_RETRIABLE
         )
-    if isinstance(cause, KafkaPythonError):
+    if cause is not None and is_kafka_python_error(cause):
         return bool(getattr(cause, "retriable", False)) or (
             type(cause).__name__ in _KAFKA_PYTHON_RETRIABLE
         )

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import (
@@ -27,10 +27,6 @@ from confluent_kafka.admin import (
     ResourceType,
 )
 from confluent_kafka.admin import ConfigEntry as KafkaConfigEntry
-from kafka import TopicPartition
-from kafka.admin import KafkaAdminClient
-from kafka.errors import BrokerResponseError
-from kafka.errors import KafkaError as KafkaPythonError
 
 from reconciler.cluster.adapter.connect import Connection, reason
 from reconciler.cluster.adapter.values import (
@@ -41,6 +37,12 @@ from reconciler.cluster.adapter.values import (
     Replicas,
 )
 
+if TYPE_CHECKING:
+    from kafka import TopicPartition
+    from kafka.admin import KafkaAdminClient
+    from kafka.errors import BrokerResponseError
+    from kafka.errors import KafkaError as KafkaPythonError
+
 
 def create_topics(
     connection: Connection,
@@ -48,6 +50,7 @@ def create_topics(
     topics: Sequence[NewTopicRequest],
     validate_only: bool = False,
 ) -> dict[str, Failure | None]:
+
     if not topics:
         return {}
     futures = admin.create_topics(
@@ -140,6 +143,9 @@ def alter_reassignments(
     """Start KIP-455 reassignments: (topic, partition) -> the target replica list."""
     if not targets:
         return {}
+    from kafka import TopicPartition
+    from kafka.errors import KafkaError as KafkaPythonError
+
     request: dict[TopicPartition, Sequence[int] | None] = {
         TopicPartition(t, p): list(replicas) for (t, p), replicas in targets.items()
     }
@@ -182,6 +188,9 @@ def _failure(exc: KafkaException) -> Failure:
 
 def _python_failure(error: type[BrokerResponseError] | KafkaPythonError) -> Failure:
     """kafka-python reports error classes (per partition) or raises instances (whole request)."""
+    from kafka.errors import BrokerResponseError
+    from kafka.errors import KafkaError as KafkaPythonError
+
     if isinstance(error, KafkaPythonError):
         named = error.message if isinstance(error, BrokerResponseError) else None
         code, detail = named or type(error).__name__, str(error)
