@@ -162,6 +162,9 @@ def read_desired(spark: SparkSession, root: str) -> Desired:
         r.ignore.alias("ignore"),
         "file",
     ).withColumn("n", F.row_number().over(first))
+    # Kept (few rows): both the clusters and the count of second cluster lines below come from
+    # it, and each would otherwise read the desired files again
+    ranked = ranked.persist()
     clusters = ranked.where(F.col("n") == 1).drop("n", "file").persist()
 
     counted = Observation("desired lines")
@@ -202,7 +205,9 @@ def read_desired(spark: SparkSession, root: str) -> Desired:
     # A second cluster line for a cluster: counted now, from the few cluster lines
     twice = ranked.where(F.col("n") > 1).agg(F.count(F.lit(1)), F.min("file")).first()
     extra = (("duplicate", int(twice[0]), twice[1]),) if twice is not None else ()
-    return Desired(clusters, specs, Counts("desired", (counted, placed), extra), (clusters, specs))
+    return Desired(
+        clusters, specs, Counts("desired", (counted, placed), extra), (ranked, clusters, specs)
+    )
 
 
 def read_snapshots(spark: SparkSession, root: str, since: str | None) -> Observed:
