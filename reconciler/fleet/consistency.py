@@ -60,10 +60,15 @@ def consistency(rows: DataFrame) -> DataFrame:
         & ~c("ignored")
         & ~F.coalesce(c("state") == "absent", F.lit(False))
     )
-    overrides = F.map_filter(
-        "overrides",
-        lambda k, _: F.map_contains_key(config, k) | ~F.array_contains(operational, k),
-    )
+    # map_filter is evaluated row by row outside the generated code (Spark 4 compiles the array
+    # lambdas, not the map ones): only maps holding a throttle key, a few, need it
+    overrides = F.when(
+        F.arrays_overlap(F.map_keys("overrides"), operational),
+        F.map_filter(
+            "overrides",
+            lambda k, _: F.map_contains_key(config, k) | ~F.array_contains(operational, k),
+        ),
+    ).otherwise(c("overrides"))
     member = F.struct(
         c("cluster").alias("cluster"),
         c("managed").alias("managed"),
