@@ -138,7 +138,7 @@ def topics_and_defaults(
     timeout: float | None = None,
 ) -> tuple[dict[str, TopicState], dict[str, str]]:
     """Steps 3 to 5 sent at once: these topics with their configs (read_topics), and one
-    broker's values (broker_defaults)."""
+    broker's values (_send_broker_defaults)."""
     seconds = connection.seconds if timeout is None else timeout
     broker = _send_broker_defaults(admin, broker_ids, attempt, seconds)
     topics = read_topics(connection, admin, names, True, seconds)
@@ -149,7 +149,7 @@ def topics_and_defaults(
 def topic_states(
     described: dict[str, TopicState], configs: dict[str, Configs]
 ) -> dict[str, TopicState]:
-    """The TopicStates of what describe_topics and topic_configs read: the described topics,
+    """The TopicStates of what _described_topics and _topic_configs read: the described topics,
     each with its configs (empty if none were read)."""
     return {
         name: replace(state, configs=found) if (found := configs.get(name)) else state
@@ -369,18 +369,6 @@ class _Pairs(dict[tuple[str, _Fields], tuple[str, ConfigEntry]]):
             self._entries[(value, number, sensitive)] = entry
         pair = self[keyed] = (sys.intern(key), entry)
         return pair
-
-
-def broker_defaults(
-    connection: Connection,
-    admin: AdminClient,
-    broker_ids: Sequence[int],
-    attempt: int = 0,
-    timeout: float | None = None,
-) -> dict[str, str]:
-    """One broker's values, in a request of its own (see _send_broker_defaults)."""
-    seconds = connection.seconds if timeout is None else timeout
-    return _broker_defaults(connection, _send_broker_defaults(admin, broker_ids, attempt, seconds))
 
 
 def _send_broker_defaults(
