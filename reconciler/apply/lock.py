@@ -203,8 +203,7 @@ def acquire(
             continue
         progress(f"breaking the lock of {holder or 'an unknown holder'} ({why})")
         broken = holder
-        cluster.release_lock(token)
-        _wait_gone(cluster, token)
+        cluster.release_lock(token)  # returns once the deletion shows
     raise LockHeld(
         f"could not take the lock on cluster '{cluster.name}': it was taken again each "
         "time it was broken; another apply is starting"
@@ -285,14 +284,6 @@ def _why_gone(
             return None
         case _Lease.EXPIRED:
             return f"its lease expired: no heartbeat for {holder.lease:.0f} s"
-
-
-def _wait_gone(cluster: Cluster, token: int, timeout: float = 30.0) -> None:
-    """Until the broken lock's topic no longer shows (bounded): a create right after a delete
-    could otherwise meet the old topic."""
-    deadline = time.monotonic() + timeout
-    while cluster.lock_token() == token and time.monotonic() < deadline:
-        time.sleep(0.2)
 
 
 @dataclass

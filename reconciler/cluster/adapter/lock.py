@@ -117,12 +117,11 @@ def lock_end(connection: Connection) -> int:
 def release_lock(connection: Connection, admin: AdminClient, token: int | None) -> bool:
     """Delete the lock topic if it still carries `token` (None: whoever holds it); False when
     it carries another one (it is not ours to delete). A lock already gone is fine."""
-    if token is not None:
-        held = lock_token(connection, admin)
-        if held is None:
-            return True
-        if held != token:
-            return False
+    held = lock_token(connection, admin)
+    if held is None:
+        return True
+    if token is not None and held != token:
+        return False
     failure = delete_topics(connection, admin, [LOCK_TOPIC])[LOCK_TOPIC]
     if failure is not None and failure.code != "UNKNOWN_TOPIC_OR_PART":
         raise ClusterError(
@@ -130,4 +129,15 @@ def release_lock(connection: Connection, admin: AdminClient, token: int | None) 
             f"'{connection.name}' at {connection.bootstrap}: {failure}; delete it by hand once "
             "no apply runs"
         )
+    _until_gone(connection, admin, held)
     return True
+
+
+def _until_gone(connection: Connection, admin: AdminClient, deleted: int) -> None:
+    """Until the broker this client asks no longer shows the deleted lock (bounded by the
+    request timeout). The controller acknowledges a delete before the brokers have applied it,
+    so a read right after the release (the holder confirming its lease, an apply taking the
+    lock anew) could still meet the old topic and its token."""
+    deadline = time.monotonic() + connection.seconds
+    while lock_token(connection, admin) == deleted and time.monotonic() < deadline:
+        time.sleep(0.05)
