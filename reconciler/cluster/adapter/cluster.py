@@ -179,10 +179,15 @@ class Cluster:
         DescribeCluster, the topic names, then the topics, their configs and one broker's
         values sent at once. Meanwhile, from the start, the reassignments in progress are read
         on clients of their own (`_reassignments_apart`): kafka-python's client and its
-        connection set-up, the slowest step, need nothing the others read. A failure here is
-        raised at once: that thread ends within its own timeout and closes its clients."""
-        moving = Aside(lambda: _reassignments_apart(self.connection), self.connection.seconds)
+        connection set-up, the slowest step, need nothing the others read but the brokers
+        DescribeCluster lists, which its retries use to avoid a dead one (and to send to a live
+        controller). A failure here is raised at once: that thread ends within its own timeout
+        and closes its clients."""
+        apart = Cluster(self.connection)
+        moving = Aside(lambda: _reassignments_apart(apart), self.connection.seconds)
         description = self.describe()
+        # Its retries avoid the brokers that do not answer, as ours do, once it knows them
+        apart._known = self._known
         ids = [b.id for b in description.brokers]
         names = self._reading(lambda _, t: read.topic_names(self.connection, self._admin(), t))
         topics, defaults = self._reading(
@@ -305,10 +310,10 @@ class Cluster:
         return audit.read_audit(self.connection, wait)
 
 
-def _reassignments_apart(connection: Connection) -> tuple[Reassignment, ...]:
+def _reassignments_apart(apart: Cluster) -> tuple[Reassignment, ...]:
     """The reassignments in progress, read by a Cluster of their own (closed when done), so
     that neither read's retries with fresh clients disturb the other's clients."""
-    with Cluster(connection) as apart:
+    with apart:
         return apart.reassignments()
 
 
