@@ -164,23 +164,10 @@ def bounded(call: Callable[[], T], seconds: float) -> T:
     its own (10 s), whatever the request's, and waits it out on a broker that accepted the
     connection but does not answer (a frozen JVM). The call runs on a daemon thread, which
     kafka-python's own timeout ends, and which never holds up the process's exit."""
-    outcome: list[T] = []
-    failure: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            outcome.append(call())
-        except BaseException as exc:  # handed to the caller's thread
-            failure.append(exc)
-
-    worker = threading.Thread(target=run, name="reconciler-kafka-python", daemon=True)
-    worker.start()
-    worker.join(seconds)
-    if failure:
-        raise failure[0]
-    if not outcome:
+    done = Aside(call, seconds, "reconciler-kafka-python").within(seconds)
+    if not done:
         raise NoAnswer(f"no answer within {seconds:g} s")
-    return outcome[0]
+    return done[0]
 
 
 class Aside(Generic[T]):
@@ -188,7 +175,7 @@ class Aside(Generic[T]):
     caller reads meanwhile (its own retries bound it). `result()` waits for it, then returns
     what it returned or raises what it raised."""
 
-    def __init__(self, call: Callable[[], T], seconds: float) -> None:
+    def __init__(self, call: Callable[[], T], seconds: float, name: str = "reconciler-aside"):
         self._outcome: list[T] = []
         self._failure: list[BaseException] = []
         # a backstop only: the call's own retries end within the request timeout
@@ -200,16 +187,22 @@ class Aside(Generic[T]):
             except BaseException as exc:  # handed to the caller's thread
                 self._failure.append(exc)
 
-        self._thread = threading.Thread(target=run, name="reconciler-aside", daemon=True)
+        self._thread = threading.Thread(target=run, name=name, daemon=True)
         self._thread.start()
 
-    def result(self) -> T:
-        self._thread.join(self._limit)
+    def within(self, seconds: float) -> list[T]:
+        """What the call returned (a list of one), or what it raised, waiting at most `seconds`;
+        an empty list when it has not ended by then."""
+        self._thread.join(seconds)
         if self._failure:
             raise self._failure[0]
-        if not self._outcome:
+        return self._outcome
+
+    def result(self) -> T:
+        done = self.within(self._limit)
+        if not done:
             raise ClusterError(f"a read got no answer within {self._limit:g} s. {HINT}")
-        return self._outcome[0]
+        return done[0]
 
 
 def reason(exc: BaseException) -> str:
