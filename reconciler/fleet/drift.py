@@ -148,7 +148,8 @@ def prepare(desired: Desired, observed: Observed) -> Rows:
             ).alias("want_rf"),
             F.size("broker_ids").alias("broker_count"),
         )
-        .drop("has_desired")
+        # what no later step reads stays out of the cache: each column costs its build
+        .drop("has_desired", "spec_partitions", "spec_rf", "default_rf")
         .persist(StorageLevel.MEMORY_AND_DISK)
     )
     seen = (
@@ -210,12 +211,14 @@ def items(prepared: Rows) -> DataFrame:
         ),
         F.array(present, unmanaged),
     )
+    # The items are computed in a projection and only then exploded: an explode of the
+    # expression itself would evaluate all of it interpreted, row by row (a generator runs
+    # outside the generated code), at about three times the cost. Most rows have none.
     exploded = (
         rows.where(c("managed_cluster"))
-        .select(
-            *_ITEM_CONTEXT,
-            F.explode(F.filter(found, lambda i: i.isNotNull())).alias("i"),
-        )
+        .select(*_ITEM_CONTEXT, F.filter(found, lambda i: i.isNotNull()).alias("items"))
+        .where(F.size("items") > 0)
+        .select(*_ITEM_CONTEXT, F.explode("items").alias("i"))
         .select("*", "i.*")
         .drop("i")
     )
@@ -383,7 +386,10 @@ def _placement_item() -> Column:
     c = F.col
     now = F.slice("replicas", 1, F.size("assignments"))
     spec = F.slice("assignments", 1, F.size(now))
-    same_rf = F.forall(F.zip_with(now, spec, lambda x, y: F.size(x) == F.size(y)), lambda v: v)
+    # (not zip_with, which Spark evaluates outside the generated code)
+    same_rf = F.forall(
+        F.transform(now, lambda x, i: F.size(x) == F.size(spec[i])), lambda same: same
+    )
     return F.when(
         c("manual") & same_rf & ~(now == spec),
         _item("placement", "assignments", _lists(spec), _lists(now)),
