@@ -211,9 +211,9 @@ def items(prepared: Rows) -> DataFrame:
         ),
         F.array(present, unmanaged),
     )
-    # The items are computed in a projection and only then exploded: an explode of the
-    # expression itself would evaluate all of it interpreted, row by row (a generator runs
-    # outside the generated code), at about three times the cost. Most rows have none.
+    # The items are computed in a projection and only then exploded, for the rows that have
+    # any (few): an explode of the expression itself ran all of it interpreted, row by row,
+    # once one part of it had no generated code (zip_with did), at three times the cost.
     exploded = (
         rows.where(c("managed_cluster"))
         .select(*_ITEM_CONTEXT, F.filter(found, lambda i: i.isNotNull()).alias("items"))
