@@ -18,7 +18,7 @@ from pathlib import Path
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from reconciler.fleet import job
+from reconciler.fleet import inputs, job
 from reconciler.fleet.inputs import GLOB
 from reconciler.fleet.schemas import SNAPSHOT_LINE
 
@@ -43,15 +43,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    spark = job.session("local[2]", {"spark.driver.memory": "6g"})
-    for key, value in job._SQL.items():
-        spark.conf.set(key, value)
+    spark = job.session("local[2]", {"spark.driver.memory": "6g"})  # with the job's settings
     root = str(args.data / "snapshots")
     file = F.col("_metadata.file_path").alias("file")
 
     def text() -> DataFrame:
         raw = spark.read.option("pathGlobFilter", GLOB).text(root)
-        parsed = raw.select("cluster", "date", file, F.from_json("value", SNAPSHOT_LINE).alias("r"))
+        parsed = inputs._parsed(raw, SNAPSHOT_LINE, "cluster", "date")  # the job's own parse
         return parsed.select("cluster", "date", "file", *_fields(F.col("r")))
 
     def source() -> DataFrame:

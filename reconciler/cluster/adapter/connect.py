@@ -175,7 +175,9 @@ class Aside(Generic[T]):
     caller reads meanwhile (its own retries bound it). `result()` waits for it, then returns
     what it returned or raises what it raised."""
 
-    def __init__(self, call: Callable[[], T], seconds: float, name: str = "reconciler-aside"):
+    def __init__(
+        self, call: Callable[[], T], seconds: float, name: str = "reconciler-aside"
+    ) -> None:
         self._outcome: list[T] = []
         self._failure: list[BaseException] = []
         # a backstop only: the call's own retries end within the request timeout
