@@ -50,7 +50,7 @@ NO_SPEC = "no spec"
 
 
 def consistency(rows: DataFrame) -> DataFrame:
-    """`rows` is drift.joined's frame; one output row per (date, topic, field, cluster)."""
+    """`rows` is drift.prepare's rows; one output row per (date, topic, field, cluster)."""
     c = F.col
     operational = F.array(*(F.lit(k) for k in sorted(OPERATIONAL_KEYS)))
     config = F.coalesce(c("config"), F.create_map().cast("map<string,string>"))

@@ -18,7 +18,7 @@ fails a check is counted under a reason and left out:
     no cluster line      a topic line whose snapshot (cluster, date, taken_at) has no valid
                          cluster line (or, on the desired side, whose cluster has none)
     duplicate            a second line for the same topic in one snapshot (one is kept;
-                         found after the join, see drift.joined)
+                         found after the join, see drift.prepare)
 
 When a cluster has several snapshots for one date (the job ran twice), the one taken last
 counts and the lines of the others are reported as superseded, not as bad.
@@ -96,11 +96,11 @@ class Desired:
 @dataclass(frozen=True)
 class Observed:
     # One row per snapshot that counts (small): cluster, date, taken_at, seq (1, 2, ... per
-    # cluster), brokers, broker_ids, default_rf
+    # cluster), snap (1, 2, ... over the fleet), brokers, broker_ids, default_rf
     snapshots: DataFrame
     # One row per topic line of those snapshots: cluster, date, topic, internal, replicas (per
     # partition, by id), overrides, moving (a reassignment in progress). A topic twice in one
-    # snapshot is two rows: drift.joined finds and drops the copy.
+    # snapshot is two rows: drift.prepare finds and drops the copy.
     topics: DataFrame
     superseded: DataFrame  # cluster, date, taken_at: snapshots a later one replaced (small)
     counts: Counts
@@ -273,11 +273,15 @@ def read_snapshots(spark: SparkSession, root: str, since: str | None) -> Observe
     snapshots = (
         ranked.where(F.col("n") == 1)
         .withColumn("seq", F.dense_rank().over(by_date))
+        # a number for each snapshot, fleet-wide: the per-snapshot aggregates over every row
+        # (broker_load) group by it, an integer, rather than by two strings
+        .withColumn("snap", F.row_number().over(Window.orderBy("cluster", "date")))
         .select(
             "cluster",
             "date",
             "taken_at",
             "seq",
+            "snap",
             "brokers",
             # the planner's frozenset of broker ids, and its int() of the broker default
             F.array_distinct(F.transform("brokers", lambda b: b.id)).alias("broker_ids"),

@@ -40,12 +40,17 @@ LOAD_COLUMNS = (
 
 
 def broker_load(rows: DataFrame, observed: Observed, clusters: DataFrame) -> DataFrame:
-    """One row per cluster, date and broker (`rows` is drift.joined's frame)."""
+    """One row per cluster, date and broker (`rows` is drift.prepare's rows)."""
     c = F.col
+    # grouped by the snapshot's number (an integer) rather than by (cluster, date): every
+    # replica of every row is a row here
+    snapshots = observed.snapshots.select("cluster", "date", "seq", "snap")
     hosted = (
-        rows.select("cluster", "date", F.explode(F.flatten("replicas")))
-        .groupBy("cluster", "date", c("col").alias("broker"))
+        rows.select("snap", F.explode(F.flatten("replicas")).alias("broker"))
+        .groupBy("snap", "broker")
         .agg(F.count(F.lit(1)).alias("replicas"))
+        .join(F.broadcast(snapshots), "snap")
+        .drop("snap", "seq")
     )
     listed = observed.snapshots.select("cluster", "date", F.explode("brokers").alias("b")).select(
         "cluster",
@@ -54,12 +59,17 @@ def broker_load(rows: DataFrame, observed: Observed, clusters: DataFrame) -> Dat
         c("b.rack").alias("rack"),
         F.lit(True).alias("registered"),
     )
-    partitions = rows.groupBy("cluster", "date").agg(F.sum("cur_count").alias("cluster_partitions"))
+    partitions = (
+        rows.groupBy("snap")
+        .agg(F.sum("cur_count").alias("cluster_partitions"))
+        .join(F.broadcast(snapshots), "snap")
+        .drop("snap", "seq")
+    )
     limits = F.broadcast(clusters.select("cluster", "max_broker_partitions", "max_partitions"))
-    snapshots = observed.snapshots.select("cluster", "date", "seq")
     by_cluster = Window.partitionBy("cluster").orderBy("seq")
     cluster_rows = (
-        snapshots.join(partitions, ["cluster", "date"], "left")
+        snapshots.drop("snap")
+        .join(partitions, ["cluster", "date"], "left")
         .join(limits, "cluster", "left")
         .withColumn("cluster_partitions", F.coalesce(c("cluster_partitions"), F.lit(0)))
         .select(

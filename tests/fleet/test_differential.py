@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,9 @@ import pytest
 from pyspark.sql import SparkSession
 
 from bench import fleet_gen
+from reconciler import compile as compiler
+from reconciler.cluster import jsonl
+from reconciler.cluster.state import TopicState
 from reconciler.fleet import job
 from reconciler.planning import placement, rules
 from reconciler.planning.configs import OPERATIONAL_KEYS
@@ -304,3 +307,59 @@ def test_summary_counts_each_clusters_drift_on_its_latest_snapshot(fleet: Fleet)
         items = expected[(g.config.name, day)]
         assert f"| {g.config.name} | {day} | {len(items):,} | " in fleet.summary
     assert "Bad input lines: none." in fleet.summary
+
+
+def test_partitions_of_differing_sizes_drift_as_the_planner_says(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """Partitions of one topic with differing replica counts: the generator never makes them,
+    so here they are made, on a topic with a replication factor in its spec and on two with
+    manual assignments (one also grown past them). The job tells them apart without a lambda
+    per partition (drift._count_items) and compares placement on the listed partitions
+    (drift._placement_item): both must say what the planner says."""
+    shape = fleet_gen.Shape(clusters=1, topics=150, dates=2, seed=11, edge_cases=False)
+    (g,) = fleet_gen.clusters(shape)
+    day, state = g.snapshots[-1]
+    specs = g.desired.topics
+
+    def fits(name: str, manual: bool) -> bool:
+        spec, topic = specs.get(name), state.topics.get(name)
+        return (
+            spec is not None and topic is not None and len(topic.partitions) >= 2
+            and len(topic.partitions[1].replicas) >= 2
+            and (bool(spec.assignments) if manual else spec.replication_factor is not None
+                 and not spec.assignments)
+        )  # fmt: skip
+
+    counted = [n for n in sorted(state.topics) if fits(n, manual=False)][:1]
+    manual = [n for n in sorted(state.topics) if fits(n, manual=True)][:2]
+    assert len(counted) == 1 and len(manual) == 2, (counted, manual)
+
+    def uneven(topic: TopicState, grown: bool) -> TopicState:
+        first, second, *rest = topic.partitions
+        second = replace(second, replicas=second.replicas[:-1], isr=second.isr[:-1])
+        if not grown:
+            return replace(topic, partitions=(first, second, *rest))
+        # a partition beyond the assignments as well: the ones they cover, compared for
+        # placement, then hold one replica fewer than the partitions' most
+        added = replace(rest[-1] if rest else first, partition=len(topic.partitions))
+        return replace(topic, partitions=(first, second, *rest, added))
+
+    topics = dict(state.topics)
+    for name, grown in ((counted[0], False), (manual[0], False), (manual[1], True)):
+        topics[name] = uneven(topics[name], grown)
+    changed = replace(g, snapshots=(*g.snapshots[:-1], (day, replace(state, topics=topics))))
+    compiler.write(tmp_path / "desired", g.config, g.desired)
+    for when, snapshot in changed.snapshots:
+        where = tmp_path / "snapshots" / f"cluster={g.config.name}" / f"date={when}"
+        where.mkdir(parents=True)
+        jsonl.write(where / "snapshot.jsonl", g.config.name, snapshot, fleet_gen.taken_at(when))
+    job.run(spark, str(tmp_path / "desired"), str(tmp_path / "snapshots"), str(tmp_path / "out"))
+    drift_rows = [r.asDict() for r in spark.read.parquet(str(tmp_path / "out" / "drift")).collect()]
+    fleet = Fleet((changed,), tmp_path / "out", {"drift": drift_rows}, "")
+
+    expected, got = python_drift(fleet), spark_drift(fleet)
+    assert got == expected
+    on_day = {(item[0], item[4]) for item in expected[(g.config.name, day)]}
+    assert (counted[0], "replication_factor") in on_day, on_day
+    assert {name for name, _ in on_day} >= set(manual), on_day
