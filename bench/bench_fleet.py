@@ -14,7 +14,7 @@ Both must find the same number of drift items. Generated data is kept in --data 
 directory under /tmp named after the shape) and reused when present.
 
     .venv/bin/python -m bench.bench_fleet [--clusters 100 --topics 10000 --dates 7]
-        [--master local[2]] [--driver-memory 2g] [--data DIR] [--skip-python]
+        [--master local[2]] [--driver-memory 6g] [--data DIR] [--skip-python]
 """
 
 from __future__ import annotations
