@@ -109,7 +109,6 @@ def session(
         config = Path(tempfile.gettempdir()) / "reconciler-fleet-log4j2.properties"
         config.write_text(_LOG4J2, encoding="utf-8")
         java.append(f"-Dlog4j.configurationFile=file:{config}")
-    if java and not submitted:
         settings["spark.driver.extraJavaOptions"] = " ".join(java)
     settings |= dict(conf or {})
     for key, value in settings.items():
