@@ -44,13 +44,13 @@ def broker_load(rows: DataFrame, observed: Observed, clusters: DataFrame) -> Dat
     c = F.col
     # grouped by the snapshot's number (an integer) rather than by (cluster, date): every
     # replica of every row is a row here
-    snapshots = observed.snapshots.select("cluster", "date", "seq", "snap")
+    numbered = F.broadcast(observed.snapshots.select("snap", "cluster", "date"))
     hosted = (
         rows.select("snap", F.explode(F.flatten("replicas")).alias("broker"))
         .groupBy("snap", "broker")
         .agg(F.count(F.lit(1)).alias("replicas"))
-        .join(F.broadcast(snapshots), "snap")
-        .drop("snap", "seq")
+        .join(numbered, "snap")
+        .drop("snap")
     )
     listed = observed.snapshots.select("cluster", "date", F.explode("brokers").alias("b")).select(
         "cluster",
@@ -62,14 +62,14 @@ def broker_load(rows: DataFrame, observed: Observed, clusters: DataFrame) -> Dat
     partitions = (
         rows.groupBy("snap")
         .agg(F.sum("cur_count").alias("cluster_partitions"))
-        .join(F.broadcast(snapshots), "snap")
-        .drop("snap", "seq")
+        .join(numbered, "snap")
+        .drop("snap")
     )
     limits = F.broadcast(clusters.select("cluster", "max_broker_partitions", "max_partitions"))
+    snapshots = observed.snapshots.select("cluster", "date", "seq")
     by_cluster = Window.partitionBy("cluster").orderBy("seq")
     cluster_rows = (
-        snapshots.drop("snap")
-        .join(partitions, ["cluster", "date"], "left")
+        snapshots.join(partitions, ["cluster", "date"], "left")
         .join(limits, "cluster", "left")
         .withColumn("cluster_partitions", F.coalesce(c("cluster_partitions"), F.lit(0)))
         .select(
