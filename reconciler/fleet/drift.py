@@ -90,6 +90,7 @@ class Rows:
     # Spec'd topics, per date, the snapshot does not hold: candidates for `missing`
     absent: DataFrame
     duplicates: int  # topic lines a snapshot held twice (one copy is kept)
+    count: int  # rows (after that): one per topic of each snapshot
     cached: tuple[DataFrame, ...]  # to unpersist after the job
 
 
@@ -157,8 +158,10 @@ def prepare(desired: Desired, observed: Observed) -> Rows:
         .agg(F.collect_set("date").alias("seen"), F.count(F.lit(1)).alias("lines"))
         .persist(StorageLevel.MEMORY_AND_DISK)
     )
-    twice = seen.agg(F.sum(F.col("lines") - F.size("seen"))).first()
+    # (and the rows' count, for the summary, without a pass over them of its own)
+    twice = seen.agg(F.sum(F.col("lines") - F.size("seen")), F.sum(F.size("seen"))).first()
     duplicates = int(twice[0]) if twice is not None and twice[0] is not None else 0
+    count = int(twice[1]) if twice is not None and twice[1] is not None else 0
     cached: tuple[DataFrame, ...] = (rows, seen)
     if duplicates:
         rows = rows.dropDuplicates(_KEYS).persist(StorageLevel.MEMORY_AND_DISK)
@@ -186,7 +189,7 @@ def prepare(desired: Desired, observed: Observed) -> Rows:
             F.size("broker_ids").alias("broker_count"),
         )
     )
-    return Rows(rows, absent, duplicates, cached)
+    return Rows(rows, absent, duplicates, count, cached)
 
 
 def items(prepared: Rows) -> DataFrame:

@@ -100,6 +100,9 @@ def session(
                 # one machine; 16 per core keeps a task's share of a large fleet small, and
                 # adaptive execution merges them again for a small one
                 "spark.sql.shuffle.partitions": str(16 * _local_cores(master)),
+                # Listing a directory of over 32 subdirectories is otherwise a Spark job of
+                # its own, on the same cores, for each input read: about a second each here
+                "spark.sql.sources.parallelPartitionDiscovery.threshold": "100000",
             }
             # On a local master this JVM does all the work, a throughput job: the parallel
             # collector, without G1's concurrent marking and costlier write barriers, ran the
@@ -316,7 +319,7 @@ def _summary(
     ).first()
     snapshot_clusters = {r["cluster"] for r in snaps.select("cluster").distinct().collect()}
     desired_clusters = {r["cluster"] for r in wanted.clusters.select("cluster").collect()}
-    topic_rows = prepared.rows.count()
+    topic_rows = prepared.count
     superseded = observed.superseded.count()
 
     drift = tables["drift"]

@@ -14,7 +14,7 @@ from pyspark.sql import SparkSession
 
 from bench import fleet_gen
 from reconciler.cluster import jsonl
-from reconciler.fleet import job
+from reconciler.fleet import inputs, job
 from reconciler.fleet.inputs import InputError
 from tests.spec_repo import run_cli
 
@@ -107,6 +107,13 @@ def test_bad_lines_are_counted_by_reason_and_the_rest_is_processed(
     result = job.run(spark, str(root / "desired"), str(root / "snapshots"), str(out))
 
     assert (result.summary.superseded, result.summary.superseded_lines) == (1, len(earlier))
+    # the rows are the clean fleet's: the duplicate's copy, the bad and superseded lines out
+    clean_lines = [
+        json.loads(line)
+        for path in (clean / "snapshots").rglob("*.jsonl")
+        for line in path.read_text().splitlines()
+    ]
+    assert result.summary.topic_rows == sum(1 for x in clean_lines if x["record"] == "topic")
     counted = {(b.input, b.reason): b.lines for b in result.summary.bad}
     assert counted == {
         ("desired", "malformed"): 1,
@@ -163,3 +170,130 @@ def test_missing_or_empty_inputs_fail_with_one_line_naming_them(tmp_path: Path) 
         "--snapshots", str(tmp_path), "--out", str(tmp_path / "out"), "--since", "yesterday",
     )  # fmt: skip
     assert bad_date.code == 1 and "'yesterday' is not a date YYYY-MM-DD" in bad_date.stderr
+
+
+def _topic_rows(observed: inputs.Observed) -> set[tuple[Any, ...]]:
+    return {
+        (r["cluster"], r["date"], r["topic"], r["internal"],
+         tuple(tuple(p) for p in r["replicas"]), tuple(sorted(r["overrides"].items())),
+         r["moving"])
+        for r in observed.topics.collect()
+    }  # fmt: skip
+
+
+def _one_snapshot(clean: Path, root: Path) -> tuple[Path, list[str]]:
+    """A copy of the clean fleet's snapshots, and the first snapshot file's path and lines."""
+    shutil.copytree(clean / "snapshots", root)
+    first = fleet_gen.cluster_name(0)
+    snapshot = root / f"cluster={first}" / f"date={SHAPE.start.isoformat()}" / "snapshot.jsonl"
+    return snapshot, snapshot.read_text().splitlines()
+
+
+def test_both_parsers_keep_and_count_the_same_lines(
+    spark: SparkSession, clean: Path, tmp_path: Path
+) -> None:
+    """Bad lines that open with `{` and are valid UTF-8 go through the JSON data source: it
+    keeps and counts exactly what from_json does, line by line."""
+    root = tmp_path / "snapshots"
+    snapshot, lines = _one_snapshot(clean, root)
+    header, topic = json.loads(lines[0]), json.loads(lines[1])
+    taken = header["taken_at"]
+    plain = [
+        '{"record": "topic", "taken_at"',  # cut short: malformed
+        '{"record": "topic", "taken_at": "' + taken + '", "topic": 7}',  # mistyped
+        json.dumps({**topic, "partitions": "three"}),
+        json.dumps({**topic, "partitions": [{"partition": 0, "replicas": [1, None]}]}),
+        json.dumps({**topic, "reassignments": [None]}),
+        json.dumps({"record": "topic", "taken_at": taken}),
+        '{"record": "broker", "taken_at": "x"}',
+        '{"taken_at": "x"}',
+        json.dumps({**topic, "topic": "orders v2"}),
+        json.dumps({**topic, "topic": "ordérs"}, ensure_ascii=False),  # UTF-8, not ASCII
+        json.dumps({**topic, "topic": "ordérs.two"}),  # \u00e9: an escape
+        json.dumps({**topic, "topic": "orders.v3"}).replace(".v3", "\\u002ev3"),  # legal
+        json.dumps({**topic, "topic": "late", "taken_at": "2020-01-01T00:00:00+00:00"}),
+        json.dumps({**topic, "topic": "with.ids", "leader": 1, "isr": [1, 2], "extra": {}}),
+        "   ",
+    ]
+    snapshot.write_text("\n".join([*lines, *plain]) + "\n")
+    other = fleet_gen.cluster_name(1)
+    day = root / f"cluster={other}" / "date=2027-01-01"
+    day.mkdir()
+    at = "2027-01-01T02:00:00+00:00"
+    escaped = json.dumps({**header, "cluster": other, "taken_at": at}).replace(
+        '"record"', '"\\u0072ecord"'
+    )  # a cluster line only a parse can tell: found all the same
+    (day / "a.jsonl").write_text(
+        escaped + "\n" + json.dumps({**topic, "topic": "escaped.night", "taken_at": at}) + "\n"
+    )
+    wrong = root / f"cluster={other}" / "date=2027-01-02"
+    wrong.mkdir()
+    (wrong / "a.jsonl").write_text(
+        json.dumps({**header, "taken_at": at}) + "\n" + json.dumps({**topic, "taken_at": at})
+    )  # the header names the first cluster: a mismatch, and its topic has no cluster line
+
+    chosen = inputs.read_snapshots(spark, str(root), None)
+    assert chosen.parser == "JSON data source"
+    seen = {}
+    for source in (True, False):
+        observed = inputs.read_snapshots(spark, str(root), None, source=source)
+        rows = _topic_rows(observed)
+        seen[source] = (rows, observed.counts.get())
+    assert seen[True] == seen[False]
+    rows, counted = seen[True]
+    assert {reason: n for reason, (n, _) in counted.items()} == {
+        "malformed": 2,
+        "incomplete": 5,
+        "unknown record": 1,
+        "bad topic name": 3,
+        "no cluster line": 2,
+        "cluster mismatch": 1,
+    }
+    topics = {r[2] for r in rows}
+    assert {"orders.v3", "with.ids", "escaped.night"} <= topics
+    assert not topics & {"orders v2", "late", "ordérs", "ordérs.two"}
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        "[{TOPIC}]",  # the data source would make a row of each object
+        "  {TOPIC}",  # does not open with `{`: read as from_json reads it
+        "\ufeff{TOPIC}",  # a byte order mark
+        "{\u0000TOPIC}",  # a NUL: the data source may take the line for UTF-16
+    ],
+    ids=["array", "indented", "bom", "nul"],
+)
+def test_one_odd_line_puts_every_line_through_from_json(
+    spark: SparkSession, clean: Path, tmp_path: Path, odd: str
+) -> None:
+    root = tmp_path / "snapshots"
+    snapshot, lines = _one_snapshot(clean, root)
+    topic = json.loads(lines[1])
+    text = json.dumps({**topic, "topic": "odd.one"})
+    line = odd.replace("{TOPIC}", text).replace("{\u0000TOPIC}", "{\u0000" + text[1:])
+    snapshot.write_text("\n".join([*lines, line]) + "\n")
+    observed = inputs.read_snapshots(spark, str(root), None)
+    assert observed.parser == "from_json"
+    rows = _topic_rows(observed)
+    counted = {reason: n for reason, (n, _) in observed.counts.get().items()}
+    # from_json's reading of each: an indented line is a line; the rest are not JSON objects
+    if odd.startswith(" "):
+        assert "odd.one" in {r[2] for r in rows} and counted == {}
+    else:
+        assert "odd.one" not in {r[2] for r in rows} and counted == {"malformed": 1}
+
+
+def test_a_line_of_invalid_utf8_is_read_as_from_json_reads_it(
+    spark: SparkSession, clean: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "snapshots"
+    snapshot, lines = _one_snapshot(clean, root)
+    topic = json.loads(lines[1])
+    line = json.dumps({**topic, "topic": "bad.bytes"}).encode().replace(b"bad", b"b\xffd")
+    snapshot.write_bytes(("\n".join(lines) + "\n").encode() + line + b"\n")
+    observed = inputs.read_snapshots(spark, str(root), None)
+    assert observed.parser == "from_json"
+    _topic_rows(observed)  # the pass that counts
+    counted = {reason: n for reason, (n, _) in observed.counts.get().items()}
+    assert counted == {"bad topic name": 1}  # decoded, the byte is U+FFFD: no Kafka name
