@@ -149,7 +149,9 @@ def prepare(desired: Desired, observed: Observed) -> Rows:
             ).alias("want_rf"),
             F.size("broker_ids").alias("broker_count"),
         )
-        # what no later step reads stays out of the cache: each column costs its build
+        # what no later step reads stays out of the cache: each column costs its build. The
+        # broker ids are read only to check manual assignments (drift._known)
+        .withColumn("broker_ids", F.when(F.col("manual"), F.col("broker_ids")))
         .drop("has_desired", "spec_partitions", "spec_rf", "default_rf")
         .persist(StorageLevel.MEMORY_AND_DISK)
     )

@@ -20,6 +20,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -205,10 +206,7 @@ def run(
     )
     try:
         written = tuple(_join(out, name) for name in TABLES)
-        for (frame, order, stage), path in zip(
-            outputs(found, rows, observed, wanted), written, strict=True
-        ):
-            write_sorted(frame, order, stage, path)
+        write_all(spark, tuple(zip(outputs(found, rows, observed, wanted), written, strict=True)))
         tables = {
             name: spark.read.parquet(path) for name, path in zip(TABLES, written, strict=True)
         }
@@ -256,6 +254,27 @@ def outputs(
             True,
         ),
     )
+
+
+def write_all(spark: SparkSession, tables: tuple[tuple[Output, str], ...]) -> None:
+    """Write the tables (each with its path), in two streams at once: drift then unmanaged
+    (both from the cached items), and the rest (from the cached rows). Each stream's planning
+    and its stages' last tasks leave a core idle that the other one's tasks then use; the
+    two streams share the same task slots, so the job's memory use is that of one."""
+    halves = (tables[:2], tables[2:])
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="fleet-write") as pool:
+        running = [pool.submit(_write_each, half) for half in halves]
+        try:
+            for future in running:
+                future.result()
+        except BaseException:
+            spark.sparkContext.cancelAllJobs()  # a failure (or ^C) stops the other stream too
+            raise
+
+
+def _write_each(tables: tuple[tuple[Output, str], ...]) -> None:
+    for (frame, order, stage), path in tables:
+        write_sorted(frame, order, stage, path)
 
 
 def write_sorted(frame: DataFrame, order: tuple[str, ...], stage: bool, path: str) -> None:

@@ -297,3 +297,19 @@ def test_a_line_of_invalid_utf8_is_read_as_from_json_reads_it(
     _topic_rows(observed)  # the pass that counts
     counted = {reason: n for reason, (n, _) in observed.counts.get().items()}
     assert counted == {"bad topic name": 1}  # decoded, the byte is U+FFFD: no Kafka name
+
+
+def test_a_table_spark_cannot_write_fails_the_run_in_one_line(clean: Path, tmp_path: Path) -> None:
+    """The tables are written two at a time: a failure in either is the run's one-line error
+    (exit 1, no traceback), after which the process ends."""
+    blocked = tmp_path / "out"
+    blocked.write_text("a file where the tables' directory should be\n")
+    cli = run_cli(
+        tmp_path, "127.0.0.1:1", "fleet", "drift", "--desired", str(clean / "desired"),
+        "--snapshots", str(clean / "snapshots"), "--out", str(blocked), "--master", "local[2]",
+        timeout=300,
+    )  # fmt: skip
+    assert cli.code == 1, cli.stderr
+    lines = cli.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: the Spark job failed: "), lines
+    assert blocked.read_text() == "a file where the tables' directory should be\n"

@@ -1,0 +1,18 @@
+"""The job's own session settings on a local master, read back from the running JVM."""
+
+from __future__ import annotations
+
+from pyspark.sql import SparkSession
+
+
+def test_a_local_master_runs_the_parallel_collector_and_lists_on_the_driver(
+    spark: SparkSession,
+) -> None:
+    # the conftest session comes from job.session("local[2]", ...), as `fleet drift` starts it
+    jvm = spark.sparkContext._jvm
+    assert jvm is not None
+    beans = jvm.java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()
+    collectors = {str(bean.getName()) for bean in beans}
+    assert collectors == {"PS Scavenge", "PS MarkSweep"}  # the parallel collector's two
+    threshold = spark.conf.get("spark.sql.sources.parallelPartitionDiscovery.threshold")
+    assert threshold is not None and int(threshold) > 10_000
