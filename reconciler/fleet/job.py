@@ -195,8 +195,16 @@ def run(
     _check_inputs(desired, snapshots)
     for key, value in _SQL.items():
         spark.conf.set(key, value)
-    wanted = read_desired(spark, desired)
-    observed = read_snapshots(spark, snapshots, since)
+    # Both reads run a first pass of their own (the cluster lines): at once, each one's
+    # planning and small stages leave cores to the other's tasks
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fleet-read") as pool:
+        reading = pool.submit(read_desired, spark, desired)
+        try:
+            observed = read_snapshots(spark, snapshots, since)
+            wanted = reading.result()
+        except BaseException:
+            spark.sparkContext.cancelAllJobs()
+            raise
     # Every table derives from these rows: computed once (the one pass that parses every
     # snapshot line, counting the bad ones on the way), kept for the rest of the job.
     prepared = prepare(wanted, observed)
