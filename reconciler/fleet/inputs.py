@@ -244,14 +244,14 @@ def read_snapshots(
     # The cluster lines: few, found by text before parsing (every one holds both words, or
     # an escape), in a pass over every line's text that also finds the odd lines (few: none
     # in a sound fleet), parsed here too
-    value = F.col("value")
+    odd_line = _odd(F.col("value"))
     found = (
         _parsed(
-            _maybe_cluster_lines(raw, _odd(value)),
+            _maybe_cluster_lines(raw, odd_line),
             SNAPSHOT_LINE,
             "cluster",
             "date",
-            _odd(value).alias("odd"),
+            odd_line.alias("odd"),
         )
         .withColumn("reason", header_reason)
         .where(is_cluster | F.col("odd"))

@@ -19,11 +19,12 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import urlparse
 
 from pyspark import StorageLevel
@@ -51,6 +52,9 @@ from reconciler.fleet.inputs import (
     read_snapshots,
 )
 from reconciler.fleet.load import LOAD_COLUMNS, broker_load
+
+A = TypeVar("A")
+B = TypeVar("B")
 
 TABLES = ("drift", "unmanaged", "broker_load", "consistency")
 SUMMARY = "summary.md"
@@ -195,16 +199,12 @@ def run(
     _check_inputs(desired, snapshots)
     for key, value in _SQL.items():
         spark.conf.set(key, value)
-    # Both reads run a first pass of their own (the cluster lines): at once, each one's
-    # planning and small stages leave cores to the other's tasks
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fleet-read") as pool:
-        reading = pool.submit(read_desired, spark, desired)
-        try:
-            observed = read_snapshots(spark, snapshots, since)
-            wanted = reading.result()
-        except BaseException:
-            spark.sparkContext.cancelAllJobs()
-            raise
+    # Both reads run a first pass of their own (the cluster lines): at once (see _at_once)
+    wanted, observed = _at_once(
+        spark,
+        lambda: read_desired(spark, desired),
+        lambda: read_snapshots(spark, snapshots, since),
+    )
     # Every table derives from these rows: computed once (the one pass that parses every
     # snapshot line, counting the bad ones on the way), kept for the rest of the job.
     prepared = prepare(wanted, observed)
@@ -265,24 +265,28 @@ def outputs(
 
 
 def write_all(spark: SparkSession, tables: tuple[tuple[Output, str], ...]) -> None:
-    """Write the tables (each with its path), in two streams at once: drift then unmanaged
-    (both from the cached items), and the rest (from the cached rows). Each stream's planning
-    and its stages' last tasks leave a core idle that the other one's tasks then use; the
-    two streams share the same task slots, so the job's memory use is that of one."""
-    halves = (tables[:2], tables[2:])
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="fleet-write") as pool:
-        running = [pool.submit(_write_each, half) for half in halves]
-        try:
-            for future in running:
-                future.result()
-        except BaseException:
-            spark.sparkContext.cancelAllJobs()  # a failure (or ^C) stops the other stream too
-            raise
+    """Write the tables (each with its path) in two streams at once (see _at_once): drift
+    then unmanaged (both from the cached items), and the rest (from the cached rows)."""
+    _at_once(spark, lambda: _write_each(tables[:2]), lambda: _write_each(tables[2:]))
 
 
 def _write_each(tables: tuple[tuple[Output, str], ...]) -> None:
     for (frame, order, stage), path in tables:
         write_sorted(frame, order, stage, path)
+
+
+def _at_once(spark: SparkSession, first: Callable[[], A], second: Callable[[], B]) -> tuple[A, B]:
+    """Both calls' results, the two run in threads on the one session: each one's planning
+    and its stages' last tasks leave a core idle that the other's tasks then take. They share
+    the same task slots, so memory use is that of one. A failure (or ^C) cancels the other's
+    Spark jobs and is raised."""
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="fleet") as pool:
+        one, two = pool.submit(first), pool.submit(second)
+        try:
+            return one.result(), two.result()
+        except BaseException:
+            spark.sparkContext.cancelAllJobs()
+            raise
 
 
 def write_sorted(frame: DataFrame, order: tuple[str, ...], stage: bool, path: str) -> None:
