@@ -83,14 +83,18 @@ def consistency(rows: DataFrame) -> DataFrame:
     # report: two independent hashes of each member (96 bits, so members that differ and yet
     # hash alike are out of practical reach) let the costly per-field comparison below skip
     # them. The rows are partitioned by topic already (drift.prepare): this does not shuffle.
+    # (The maps as stored, keys in their writers' order, which is sorted: equal maps in
+    # another order hash apart, and go to the comparison, which finds them equal)
     alike = (
         c("managed"),
         c("want_count"),
         c("want_rf"),
-        F.sort_array(F.map_entries(config)),
+        F.map_keys(config),
+        F.map_values(config),
         c("cur_count"),
         c("cur_rf"),
-        F.sort_array(F.map_entries(overrides)),
+        F.map_keys(overrides),
+        F.map_values(overrides),
     )
     groups = (
         candidates.select(

@@ -89,6 +89,8 @@ class Rows:
     rows: DataFrame
     # Spec'd topics, per date, the snapshot does not hold: candidates for `missing`
     absent: DataFrame
+    # cluster, topic, seen: the dates of the cluster's snapshots that held the topic
+    seen: DataFrame
     duplicates: int  # topic lines a snapshot held twice (one copy is kept)
     count: int  # rows (after that): one per topic of each snapshot
     cached: tuple[DataFrame, ...]  # to unpersist after the job
@@ -190,8 +192,10 @@ def prepare(desired: Desired, observed: Observed) -> Rows:
             ).alias("want_rf"),
             F.size("broker_ids").alias("broker_count"),
         )
+        # few rows, read twice by _missing (the candidates' keys, then the candidates)
+        .persist()
     )
-    return Rows(rows, absent, duplicates, count, cached)
+    return Rows(rows, absent, seen.drop("lines"), duplicates, count, (*cached, absent))
 
 
 def items(prepared: Rows) -> DataFrame:
@@ -227,7 +231,7 @@ def items(prepared: Rows) -> DataFrame:
         .select("*", "i.*")
         .drop("i")
     )
-    return exploded.unionByName(_missing(rows, prepared.absent)).select(
+    return exploded.unionByName(_missing(prepared.seen, prepared.absent)).select(
         "cluster",
         "date",
         "seq",
@@ -250,7 +254,7 @@ _ITEM_CONTEXT = (
 )  # fmt: skip
 
 
-def _missing(rows: DataFrame, absent: DataFrame) -> DataFrame:
+def _missing(seen: DataFrame, absent: DataFrame) -> DataFrame:
     """Spec'd topics a snapshot lacks, less the creates the planner refuses [diff.create]: a
     name policy.ignore covers, one colliding with an existing topic over '.' versus '_',
     assignments naming unknown brokers, a replication factor above the broker count."""
@@ -259,19 +263,25 @@ def _missing(rows: DataFrame, absent: DataFrame) -> DataFrame:
     # character of each name up in a map
     key = F.replace(c("topic"), F.lit("."), F.lit("_"))
     wanted = absent.where(~c("ignored")).withColumn("key", key)
-    keys = ["cluster", "date", "key"]
-    # The candidates are few: broadcast them and stream the rows past them
-    taken = (
-        rows.select("cluster", "date", key.alias("key"))
-        .join(F.broadcast(wanted.select(*keys).distinct()), keys, "left_semi")
-        .distinct()
+    # The names each cluster holds, with the dates it held them (`seen`: a row per cluster
+    # and name, where the rows have one per snapshot as well), against the few candidates'
+    # keys, broadcast
+    names = ["taken_cluster", "taken_key"]
+    candidates = wanted.select(c("cluster").alias(names[0]), c("key").alias(names[1]))
+    taken = seen.select(
+        c("cluster").alias(names[0]), key.alias(names[1]), c("seen").alias("on")
+    ).join(F.broadcast(candidates.distinct()), names, "left_semi")
+    collides = (
+        (c("cluster") == c("taken_cluster"))
+        & (c("key") == c("taken_key"))
+        & F.array_contains(c("on"), c("date"))
     )
     rf = F.coalesce(c("want_rf"), c("default_rf"))
     refused = (c("manual") & ~_known(c("assignments"))) | (
         rf.isNotNull() & (c("broker_count") > 0) & (rf > c("broker_count"))
     )
     return (
-        wanted.join(taken, keys, "left_anti")
+        wanted.join(taken, collides, "left_anti")
         .where(~refused)
         .select(
             "cluster",
@@ -317,8 +327,13 @@ def _config_items(wanted: Column, overrides: Column) -> Column:
         lambda i: ~i.desired.eqNullSafe(i.actual),
     )
     # Most topics hold exactly the overrides their spec sets: a plain comparison of the two
-    # maps' sorted entries skips the per-key lambdas (evaluated row by row, not compiled) there
-    alike = F.sort_array(F.map_entries(wanted)) == F.sort_array(F.map_entries(overrides))
+    # maps skips the per-key lambdas (evaluated row by row, not compiled) there. Compared as
+    # their key and value arrays, as stored: both writers order the keys (compile and the
+    # snapshot writer), and two equal maps whose keys some other writer ordered otherwise
+    # merely take the per-key path, which finds them equal
+    alike = (F.map_keys(wanted) == F.map_keys(overrides)) & (
+        F.map_values(wanted) == F.map_values(overrides)
+    )
     return F.when(alike, F.array().cast(T.ArrayType(_ITEM))).otherwise(compared)
 
 

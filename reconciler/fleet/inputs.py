@@ -156,8 +156,9 @@ def read_desired(spark: SparkSession, root: str) -> Desired:
         )
         .when(is_topic & ~_legal(r.topic), "bad topic name")
     )
-    # The cluster lines: few, found by text before parsing (every one holds both words)
-    headers = _parsed(_maybe_cluster_lines(raw), DESIRED_LINE).where(
+    # The cluster lines: few, found by text before parsing. Every desired line names its
+    # cluster; a cluster line that counts also says `"cluster"` as its record, so twice
+    headers = _parsed(_maybe_cluster_lines(raw, twice=True), DESIRED_LINE).where(
         is_cluster & cluster_ok & r.cluster.isNotNull() & r.ignore.isNotNull()
     )
     # One cluster line per cluster: a second one (the same cluster compiled into two files)
@@ -314,9 +315,11 @@ def read_snapshots(
     parsed = (
         _source(spark, root, since) if plain else _parsed(raw, SNAPSHOT_LINE, "cluster", "date")
     )
-    counted = Observation("snapshot lines")
-    lines = _observe(counted, parsed.withColumn("reason", reason))
-    topic_lines = lines.where(F.col("reason").isNull() & (r.record == "topic")).select(
+    # One observation, over narrow rows: each one's input is a copy of the row (out of the
+    # generated code), so the parse's wide struct is projected away first, and the line's
+    # own reason and its snapshot's (no cluster line, superseded) are counted together
+    is_topic = F.coalesce(r.record == "topic", F.lit(False))
+    narrowed = parsed.select(
         "cluster",
         "date",
         "file",
@@ -329,27 +332,30 @@ def read_snapshots(
         F.sort_array(r.partitions).replicas.alias("replicas"),
         F.coalesce(r.overrides, _empty_map()).alias("overrides"),
         F.coalesce(F.size(r.reassignments) > 0, F.lit(False)).alias("moving"),
+        reason.alias("line_reason"),
+        is_topic.alias("is_topic"),
     )
-    placed = Observation("snapshot topics")
+    placed = F.col("line_reason").isNull() & F.col("is_topic")
+    counted = Observation("snapshot lines")
     topics = (
         _observe(
-            placed,
-            topic_lines.join(every, keys, "left").withColumn(
+            counted,
+            narrowed.join(every, keys, "left").withColumn(
                 "reason",
-                F.when(F.col("current").isNull(), "no cluster line").when(
-                    ~F.col("current"), "superseded"
-                ),
+                F.when(~placed, F.col("line_reason"))
+                .when(F.col("current").isNull(), "no cluster line")
+                .when(~F.col("current"), "superseded"),
             ),
         )
-        .where(F.col("current"))
-        .drop("current", "reason", "taken_at", "file")
+        .where(placed & F.col("current"))
+        .drop("current", "reason", "line_reason", "is_topic", "taken_at", "file")
     )
     superseded = ranked.where(F.col("n") > 1).select(*keys)
     return Observed(
         snapshots,
         topics,
         superseded,
-        Counts("snapshots", (counted, placed), mismatched),
+        Counts("snapshots", (counted,), mismatched),
         (found, ranked, snapshots),
         "JSON data source" if plain else "from_json",
     )
@@ -422,12 +428,18 @@ def _empty_map() -> Column:
     return F.create_map().cast(T.MapType(T.StringType(), T.StringType()))
 
 
-def _maybe_cluster_lines(raw: DataFrame, also: Column | None = None) -> DataFrame:
+def _maybe_cluster_lines(
+    raw: DataFrame, also: Column | None = None, *, twice: bool = False
+) -> DataFrame:
     """A superset of the cluster lines, by text (and the lines `also` picks): a cluster line
-    holds `"record"` and `"cluster"`, unless it spells them with escapes (`\\u0063luster`);
-    the parse and the record check that follow drop the rest."""
+    holds `"record"` and `"cluster"` (with `twice`, `"cluster"` twice: as the record and as
+    the field naming the cluster), unless it spells them with escapes (`\\u0063luster`); the
+    parse and the checks that follow drop the rest."""
     value = F.col("value")
-    maybe = (value.contains('"record"') & value.contains('"cluster"')) | value.contains("\\u")
+    word = '"cluster"'
+    again = F.position(F.lit(word), value, F.instr(value, word) + 1)  # 0: not found
+    named = again > 0 if twice else value.contains(word)
+    maybe = (value.contains('"record"') & named) | value.contains("\\u")
     return raw.where(maybe if also is None else maybe | also)
 
 

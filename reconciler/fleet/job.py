@@ -108,6 +108,10 @@ def session(
                 # Listing a directory of over 32 subdirectories is otherwise a Spark job of
                 # its own, on the same cores, for each input read: about a second each here
                 "spark.sql.sources.parallelPartitionDiscovery.threshold": "100000",
+                # The cached rows are built once and read a few times, in one JVM's memory:
+                # compressing them (a dictionary of each string column's values, per batch of
+                # rows) cost more time than reading them uncompressed (docs/benchmarks.md)
+                "spark.sql.inMemoryColumnarStorage.compressed": "false",
             }
             # On a local master this JVM does all the work, a throughput job: the parallel
             # collector, without G1's concurrent marking and costlier write barriers, ran the

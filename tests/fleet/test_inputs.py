@@ -313,3 +313,52 @@ def test_a_table_spark_cannot_write_fails_the_run_in_one_line(clean: Path, tmp_p
     lines = cli.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: the Spark job failed: "), lines
     assert blocked.read_text() == "a file where the tables' directory should be\n"
+
+
+def consistency_rows(spark: SparkSession, out: Path) -> set[tuple[Any, ...]]:
+    return {
+        (str(r["date"]), r["topic"], r["field"], r["cluster"], r["desired"], r["actual"],
+         r["same"], tuple(r["differs_from"]))
+        for r in spark.read.parquet(str(out / "consistency")).collect()
+    }  # fmt: skip
+
+
+def _reversed_maps(path: Path, field: str) -> int:
+    """Rewrite each line's `field` map with its keys in reverse order; how many maps of two
+    or more keys changed."""
+    changed, lines = 0, []
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        value = record.get(field)
+        if isinstance(value, dict) and len(value) > 1:
+            record[field] = dict(reversed(list(value.items())))
+            changed += 1
+        lines.append(json.dumps(record))
+    path.write_text("\n".join(lines) + "\n")
+    return changed
+
+
+def test_maps_whose_keys_come_in_another_order_compare_as_the_same_maps(
+    spark: SparkSession, clean: Path, tmp_path: Path
+) -> None:
+    """The writers order config and override keys, and the job's shortcuts compare the maps
+    as stored; maps written in another order give the same drift and consistency tables."""
+    root = tmp_path / "fleet"
+    shutil.copytree(clean / "desired", root / "desired")
+    shutil.copytree(clean / "snapshots", root / "snapshots")
+    # every spec's config reversed, and the overrides of every other cluster: equal maps now
+    # meet in two orders, spec against cluster and cluster against cluster
+    specs = sum(_reversed_maps(p, "config") for p in (root / "desired").glob("*.jsonl"))
+    clusters = sorted((root / "snapshots").iterdir())[::2]
+    overrides = sum(_reversed_maps(p, "overrides") for c in clusters for p in c.rglob("*.jsonl"))
+    assert specs and overrides, (specs, overrides)  # the shape holds maps of several keys
+
+    out = tmp_path / "out"
+    job.run(spark, str(root / "desired"), str(root / "snapshots"), str(out))
+
+    expected = drift_rows(spark, clean / "out")
+    assert any(r[3].startswith("config.") for r in expected)  # config drift to get right
+    assert drift_rows(spark, out) == expected
+    alike = consistency_rows(spark, clean / "out")
+    assert alike  # differences between clusters to get right
+    assert consistency_rows(spark, out) == alike
