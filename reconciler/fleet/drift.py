@@ -170,10 +170,11 @@ def prepare(desired: Desired, observed: Observed) -> Rows:
     if duplicates:
         rows = rows.dropDuplicates(_KEYS).persist(StorageLevel.MEMORY_AND_DISK)
         cached = (*cached, rows)
+    held = seen.drop("lines")  # cluster, topic, seen
     dates = F.broadcast(observed.snapshots.groupBy("cluster").agg(F.collect_set("date").alias("d")))
     absent = (
         specs.where(F.col("state") == "present")
-        .join(seen.drop("lines"), ["cluster", "topic"], "left")
+        .join(held, ["cluster", "topic"], "left")
         .join(dates, "cluster")
         .select(
             "*",
@@ -195,7 +196,7 @@ def prepare(desired: Desired, observed: Observed) -> Rows:
         # few rows, read twice by _missing (the candidates' keys, then the candidates)
         .persist()
     )
-    return Rows(rows, absent, seen.drop("lines"), duplicates, count, (*cached, absent))
+    return Rows(rows, absent, held, duplicates, count, (*cached, absent))
 
 
 def items(prepared: Rows) -> DataFrame:

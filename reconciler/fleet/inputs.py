@@ -437,8 +437,10 @@ def _maybe_cluster_lines(
     parse and the checks that follow drop the rest."""
     value = F.col("value")
     word = '"cluster"'
-    again = F.position(F.lit(word), value, F.instr(value, word) + 1)  # 0: not found
-    named = again > 0 if twice else value.contains(word)
+    if twice:  # a second one after the first (0: none)
+        named = F.position(F.lit(word), value, F.instr(value, word) + 1) > 0
+    else:
+        named = value.contains(word)
     maybe = (value.contains('"record"') & named) | value.contains("\\u")
     return raw.where(maybe if also is None else maybe | also)
 
