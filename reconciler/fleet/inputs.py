@@ -319,6 +319,7 @@ def read_snapshots(
     # generated code), so the parse's wide struct is projected away first, and the line's
     # own reason and its snapshot's (no cluster line, superseded) are counted together
     is_topic = F.coalesce(r.record == "topic", F.lit(False))
+    unparsed = F.coalesce(r.isNull() | r.record.isNull() | ~(is_cluster | is_topic), F.lit(True))
     narrowed = parsed.select(
         "cluster",
         "date",
@@ -332,23 +333,31 @@ def read_snapshots(
         F.sort_array(r.partitions).replicas.alias("replicas"),
         F.coalesce(r.overrides, _empty_map()).alias("overrides"),
         F.coalesce(F.size(r.reassignments) > 0, F.lit(False)).alias("moving"),
-        reason.alias("line_reason"),
+        _snapshot_reason(r, dated=False).alias("line_reason"),
         is_topic.alias("is_topic"),
+        unparsed.alias("unparsed"),
     )
     placed = F.col("line_reason").isNull() & F.col("is_topic")
+    current = F.col("current")
     counted = Observation("snapshot lines")
     topics = (
         _observe(
             counted,
             narrowed.join(every, keys, "left").withColumn(
                 "reason",
-                F.when(~placed, F.col("line_reason"))
-                .when(F.col("current").isNull(), "no cluster line")
-                .when(~F.col("current"), "superseded"),
+                # The date is checked only where the line found no snapshot: every snapshot
+                # in `every` passed the check (its cluster line did), and the check, a regex
+                # and a date parse, cost a fifth of this pass when run on every line. The
+                # precedence is _snapshot_reason's: a line not parsed as a record first.
+                F.when(F.col("unparsed"), F.col("line_reason"))
+                .when(current.isNull() & ~_date_ok(), "bad date directory")
+                .when(~placed, F.col("line_reason"))
+                .when(current.isNull(), "no cluster line")
+                .when(~current, "superseded"),
             ),
         )
-        .where(placed & F.col("current"))
-        .drop("current", "reason", "line_reason", "is_topic", "taken_at", "file")
+        .where(placed & current)
+        .drop("current", "reason", "line_reason", "is_topic", "unparsed", "taken_at", "file")
     )
     superseded = ranked.where(F.col("n") > 1).select(*keys)
     return Observed(
@@ -361,11 +370,11 @@ def read_snapshots(
     )
 
 
-def _snapshot_reason(r: Column) -> Column:
-    """Why a snapshot line is bad (null: it is not), every check but the cluster mismatch."""
+def _snapshot_reason(r: Column, dated: bool = True) -> Column:
+    """Why a snapshot line is bad (null: it is not), every check but the cluster mismatch.
+    Without `dated`, a bad date directory is left to the caller (see `_date_ok`)."""
     is_cluster = r.record == "cluster"
     is_topic = r.record == "topic"
-    date_ok = F.col("date").rlike(_DATE) & F.try_to_date(F.col("date"), "yyyy-MM-dd").isNotNull()
     brokers_ok = F.coalesce(
         F.forall(r.brokers, lambda b: b.isNotNull() & b.id.isNotNull()), F.lit(False)
     )
@@ -379,16 +388,25 @@ def _snapshot_reason(r: Column) -> Column:
     reassignments_ok = F.coalesce(
         F.forall(r.reassignments, lambda m: m.isNotNull() & m.partition.isNotNull()), F.lit(True)
     )
+    unparsed = F.when(r.isNull() | r.record.isNull(), "malformed").when(
+        ~(is_cluster | is_topic), "unknown record"
+    )
+    if dated:
+        unparsed = unparsed.when(~_date_ok(), "bad date directory")
     return (
-        F.when(r.isNull() | r.record.isNull(), "malformed")
-        .when(~(is_cluster | is_topic), "unknown record")
-        .when(~date_ok, "bad date directory")
-        .when(is_cluster & ~F.coalesce(r.format_version == 1, F.lit(False)), "format_version")
+        unparsed.when(
+            is_cluster & ~F.coalesce(r.format_version == 1, F.lit(False)), "format_version"
+        )
         .when(r.taken_at.isNull(), "incomplete")
         .when(is_cluster & ~brokers_ok, "incomplete")
         .when(is_topic & (r.topic.isNull() | ~partitions_ok | ~reassignments_ok), "incomplete")
         .when(is_topic & ~_legal(r.topic), "bad topic name")
     )
+
+
+def _date_ok() -> Column:
+    """The line's date= directory is a calendar date, YYYY-MM-DD."""
+    return F.col("date").rlike(_DATE) & F.try_to_date(F.col("date"), "yyyy-MM-dd").isNotNull()
 
 
 def _odd(value: Column) -> Column:

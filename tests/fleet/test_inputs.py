@@ -231,6 +231,23 @@ def test_both_parsers_keep_and_count_the_same_lines(
     (wrong / "a.jsonl").write_text(
         json.dumps({**header, "taken_at": at}) + "\n" + json.dumps({**topic, "taken_at": at})
     )  # the header names the first cluster: a mismatch, and its topic has no cluster line
+    # No calendar date: every line there is of a bad date directory, but for the lines that
+    # are no record at all, which say so first; and a bad date with no cluster line at all
+    feb = root / f"cluster={other}" / "date=2027-02-30"
+    feb.mkdir()
+    at = "2027-02-28T02:00:00+00:00"
+    (feb / "a.jsonl").write_text(
+        "\n".join([
+            json.dumps({**header, "cluster": other, "taken_at": at}),
+            json.dumps({**topic, "topic": "february", "taken_at": at}),
+            json.dumps({**topic, "topic": "february.two", "partitions": "three"}),
+            '{"record": "topic", "taken_at"',
+            '{"record": "broker", "taken_at": "x"}',
+        ]) + "\n"
+    )  # fmt: skip
+    headless = root / f"cluster={other}" / "date=20270103"
+    headless.mkdir()
+    (headless / "a.jsonl").write_text(json.dumps({**topic, "topic": "no.header"}) + "\n")
 
     chosen = inputs.read_snapshots(spark, str(root), None)
     assert chosen.parser == "JSON data source"
@@ -242,16 +259,17 @@ def test_both_parsers_keep_and_count_the_same_lines(
     assert seen[True] == seen[False]
     rows, counted = seen[True]
     assert {reason: n for reason, (n, _) in counted.items()} == {
-        "malformed": 2,
+        "malformed": 3,
         "incomplete": 5,
-        "unknown record": 1,
+        "unknown record": 2,
         "bad topic name": 3,
         "no cluster line": 2,
         "cluster mismatch": 1,
+        "bad date directory": 4,
     }
     topics = {r[2] for r in rows}
     assert {"orders.v3", "with.ids", "escaped.night"} <= topics
-    assert not topics & {"orders v2", "late", "ordérs", "ordérs.two"}
+    assert not topics & {"orders v2", "late", "ordérs", "ordérs.two", "february", "no.header"}
 
 
 @pytest.mark.parametrize(
