@@ -89,7 +89,7 @@ class Rows:
     rows: DataFrame
     # Spec'd topics, per date, the snapshot does not hold: candidates for `missing`
     absent: DataFrame
-    # cluster, topic, seen: the dates of the cluster's snapshots that held the topic
+    # cluster, topic, seen: the cluster's snapshots that held the topic, as bits (see _bits)
     seen: DataFrame
     duplicates: int  # topic lines a snapshot held twice (one copy is kept)
     count: int  # rows (after that): one per topic of each snapshot
@@ -157,28 +157,45 @@ def prepare(desired: Desired, observed: Observed) -> Rows:
         .drop("has_desired", "spec_partitions", "spec_rf", "default_rf")
         .persist(StorageLevel.MEMORY_AND_DISK)
     )
+    # The snapshots each topic was seen in, as bits of their numbers (seq) in a few longs: a
+    # hash aggregate of fixed-width values, where a set of dates took an object aggregate
+    # that sorted every row
+    top = observed.snapshots.agg(F.max("seq")).first()
+    words = _words(int(top[0]) if top is not None and top[0] is not None else 1)
+    names = [f"w{w}" for w in range(len(words))]
     seen = (
         rows.groupBy("cluster", "topic")
-        .agg(F.collect_set("date").alias("seen"), F.count(F.lit(1)).alias("lines"))
+        .agg(*words, F.count(F.lit(1)).alias("lines"))
+        .select(
+            "cluster",
+            "topic",
+            F.array(*names).alias("seen"),
+            sum((F.bit_count(n) for n in names), F.lit(0)).alias("dates"),
+            "lines",
+        )
         .persist(StorageLevel.MEMORY_AND_DISK)
     )
     # (and the rows' count, for the summary, without a pass over them of its own)
-    twice = seen.agg(F.sum(F.col("lines") - F.size("seen")), F.sum(F.size("seen"))).first()
+    twice = seen.agg(F.sum(F.col("lines") - F.col("dates")), F.sum("dates")).first()
     duplicates = int(twice[0]) if twice is not None and twice[0] is not None else 0
     count = int(twice[1]) if twice is not None and twice[1] is not None else 0
     cached: tuple[DataFrame, ...] = (rows, seen)
     if duplicates:
         rows = rows.dropDuplicates(_KEYS).persist(StorageLevel.MEMORY_AND_DISK)
         cached = (*cached, rows)
-    held = seen.drop("lines")  # cluster, topic, seen
-    dates = F.broadcast(observed.snapshots.groupBy("cluster").agg(F.collect_set("date").alias("d")))
+    held = seen.drop("lines", "dates")  # cluster, topic, seen
+    dates = F.broadcast(
+        observed.snapshots.groupBy("cluster").agg(
+            F.collect_list(F.struct("seq", "date")).alias("d")
+        )
+    )
     absent = (
         specs.where(F.col("state") == "present")
         .join(held, ["cluster", "topic"], "left")
         .join(dates, "cluster")
         .select(
             "*",
-            F.explode(F.array_except("d", F.coalesce(F.col("seen"), F.array()))).alias("date"),
+            F.explode(F.filter("d", lambda s: ~_held(F.col("seen"), s.seq)).date).alias("date"),
         )
         .drop("d", "seen")
         .join(context, ["cluster", "date"])
@@ -275,7 +292,7 @@ def _missing(seen: DataFrame, absent: DataFrame) -> DataFrame:
     collides = (
         (c("cluster") == c("taken_cluster"))
         & (c("key") == c("taken_key"))
-        & F.array_contains(c("on"), c("date"))
+        & _held(c("on"), c("seq"))
     )
     rf = F.coalesce(c("want_rf"), c("default_rf"))
     refused = (c("manual") & ~_known(c("assignments"))) | (
@@ -300,6 +317,30 @@ def _missing(seen: DataFrame, absent: DataFrame) -> DataFrame:
             F.lit(None).cast("string").alias("actual"),
         )
     )
+
+
+_BITS = 63  # snapshots to a long (its sign bit left alone)
+
+
+def _words(top: int) -> list[Column]:
+    """The aggregates of a topic's bits, one long for each 63 snapshot numbers up to `top`:
+    bit i of word w (named `w<w>`) is snapshot w * 63 + i + 1."""
+    words = []
+    for w in range(max(1, -(-top // _BITS))):
+        bit = F.col("seq") - 1 - w * _BITS
+        one = F.call_function("shiftleft", F.lit(1).cast("long"), bit)
+        mine = F.when((bit >= 0) & (bit < _BITS), one)
+        words.append(F.coalesce(F.bit_or(mine), F.lit(0).cast("long")).alias(f"w{w}"))
+    return words
+
+
+def _held(seen: Column, seq: Column) -> Column:
+    """Whether snapshot `seq` is among the bits `seen` (false when `seen` is null: a topic
+    the cluster never held)."""
+    bit = seq - 1
+    word = F.try_element_at(seen, F.floor(bit / _BITS).cast("int") + 1)
+    shifted = F.call_function("shiftright", word, (bit % _BITS).cast("int"))
+    return F.coalesce(shifted.bitwiseAND(1) == 1, F.lit(False))
 
 
 def _item(kind: str, field: str | Column, desired: Column | None, actual: Column | str) -> Column:

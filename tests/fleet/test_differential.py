@@ -363,3 +363,31 @@ def test_partitions_of_differing_sizes_drift_as_the_planner_says(
     on_day = {(item[0], item[4]) for item in expected[(g.config.name, day)]}
     assert (counted[0], "replication_factor") in on_day, on_day
     assert {name for name, _ in on_day} >= set(manual), on_day
+
+
+# A longer history than one word of bits holds (drift.prepare keeps the snapshots each topic
+# was seen in as bits, 63 to a long): 70 dates, with drift on the later ones
+LONG = fleet_gen.Shape(clusters=3, topics=30, dates=70, seed=4, drift_percent=40.0)
+
+
+def test_a_history_of_over_63_snapshots_matches_the_planner_on_every_date(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    fleet_gen.write(LONG, tmp_path / "desired", tmp_path / "snapshots")
+    out = tmp_path / "out"
+    job.run(spark, str(tmp_path / "desired"), str(tmp_path / "snapshots"), str(out))
+    drift_table = [r.asDict() for r in spark.read.parquet(str(out / "drift")).collect()]
+    long = Fleet(tuple(fleet_gen.clusters(LONG)), out, {"drift": drift_table}, "")
+    expected = {key: items for key, items in python_drift(long).items() if items}
+    assert dict(spark_drift(long)) == expected
+    # the later dates, past the first word, hold what the bits decide: missing topics, and
+    # creates refused for a '.'/'_' collision with a topic the cluster holds
+    late = {
+        (g.config.name, day): make_plan(g.desired, state, g.config, based_on="")
+        for g in long.generated
+        for day, state in g.snapshots[63:]
+    }
+    assert any(item[4] == "missing" for key in late for item in expected.get(key, ()))
+    assert any(
+        d.rule == rules.TOPIC_COLLISION.name for plan in late.values() for d in plan.diagnostics
+    )
