@@ -89,7 +89,7 @@ class Rows:
     rows: DataFrame
     # Spec'd topics, per date, the snapshot does not hold: candidates for `missing`
     absent: DataFrame
-    # cluster, topic, seen: the cluster's snapshots that held the topic, as bits (see _bits)
+    # cluster, topic, seen: the cluster's snapshots that held the topic, as bits (see _words)
     seen: DataFrame
     duplicates: int  # topic lines a snapshot held twice (one copy is kept)
     count: int  # rows (after that): one per topic of each snapshot
@@ -281,9 +281,9 @@ def _missing(seen: DataFrame, absent: DataFrame) -> DataFrame:
     # character of each name up in a map
     key = F.replace(c("topic"), F.lit("."), F.lit("_"))
     wanted = absent.where(~c("ignored")).withColumn("key", key)
-    # The names each cluster holds, with the dates it held them (`seen`: a row per cluster
-    # and name, where the rows have one per snapshot as well), against the few candidates'
-    # keys, broadcast
+    # The names each cluster holds, with the snapshots it held them in (`seen`: a row per
+    # cluster and name, where the rows have one per snapshot as well), against the few
+    # candidates' keys, broadcast
     names = ["taken_cluster", "taken_key"]
     candidates = wanted.select(c("cluster").alias(names[0]), c("key").alias(names[1]))
     taken = seen.select(

@@ -388,15 +388,13 @@ def _snapshot_reason(r: Column, dated: bool = True) -> Column:
     reassignments_ok = F.coalesce(
         F.forall(r.reassignments, lambda m: m.isNotNull() & m.partition.isNotNull()), F.lit(True)
     )
-    unparsed = F.when(r.isNull() | r.record.isNull(), "malformed").when(
+    reason = F.when(r.isNull() | r.record.isNull(), "malformed").when(
         ~(is_cluster | is_topic), "unknown record"
     )
     if dated:
-        unparsed = unparsed.when(~_date_ok(), "bad date directory")
+        reason = reason.when(~_date_ok(), "bad date directory")
     return (
-        unparsed.when(
-            is_cluster & ~F.coalesce(r.format_version == 1, F.lit(False)), "format_version"
-        )
+        reason.when(is_cluster & ~F.coalesce(r.format_version == 1, F.lit(False)), "format_version")
         .when(r.taken_at.isNull(), "incomplete")
         .when(is_cluster & ~brokers_ok, "incomplete")
         .when(is_topic & (r.topic.isNull() | ~partitions_ok | ~reassignments_ok), "incomplete")
