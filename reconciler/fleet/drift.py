@@ -165,7 +165,10 @@ def prepare(desired: Desired, observed: Observed) -> Rows:
     names = [f"w{w}" for w in range(len(words))]
     seen = (
         rows.groupBy("cluster", "topic")
-        .agg(*words, F.count(F.lit(1)).alias("lines"))
+        .agg(
+            *(w.alias(n) for w, n in zip(words, names, strict=True)),
+            F.count(F.lit(1)).alias("lines"),
+        )
         .select(
             "cluster",
             "topic",
@@ -324,13 +327,13 @@ _BITS = 63  # snapshots to a long (its sign bit left alone)
 
 def _words(top: int) -> list[Column]:
     """The aggregates of a topic's bits, one long for each 63 snapshot numbers up to `top`:
-    bit i of word w (named `w<w>`) is snapshot w * 63 + i + 1."""
+    bit i of word w is snapshot w * 63 + i + 1."""
     words = []
     for w in range(max(1, -(-top // _BITS))):
         bit = F.col("seq") - 1 - w * _BITS
         one = F.call_function("shiftleft", F.lit(1).cast("long"), bit)
         mine = F.when((bit >= 0) & (bit < _BITS), one)
-        words.append(F.coalesce(F.bit_or(mine), F.lit(0).cast("long")).alias(f"w{w}"))
+        words.append(F.coalesce(F.bit_or(mine), F.lit(0).cast("long")))
     return words
 
 

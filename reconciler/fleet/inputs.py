@@ -319,7 +319,6 @@ def read_snapshots(
     # generated code), so the parse's wide struct is projected away first, and the line's
     # own reason and its snapshot's (no cluster line, superseded) are counted together
     is_topic = F.coalesce(r.record == "topic", F.lit(False))
-    unparsed = F.coalesce(r.isNull() | r.record.isNull() | ~(is_cluster | is_topic), F.lit(True))
     narrowed = parsed.select(
         "cluster",
         "date",
@@ -335,7 +334,6 @@ def read_snapshots(
         F.coalesce(F.size(r.reassignments) > 0, F.lit(False)).alias("moving"),
         _snapshot_reason(r, dated=False).alias("line_reason"),
         is_topic.alias("is_topic"),
-        unparsed.alias("unparsed"),
     )
     placed = F.col("line_reason").isNull() & F.col("is_topic")
     current = F.col("current")
@@ -349,7 +347,9 @@ def read_snapshots(
                 # in `every` passed the check (its cluster line did), and the check, a regex
                 # and a date parse, cost a fifth of this pass when run on every line. The
                 # precedence is _snapshot_reason's: a line not parsed as a record first.
-                F.when(F.col("unparsed"), F.col("line_reason"))
+                F.when(
+                    F.col("line_reason").isin("malformed", "unknown record"), F.col("line_reason")
+                )
                 .when(current.isNull() & ~_date_ok(), "bad date directory")
                 .when(~placed, F.col("line_reason"))
                 .when(current.isNull(), "no cluster line")
@@ -357,7 +357,7 @@ def read_snapshots(
             ),
         )
         .where(placed & current)
-        .drop("current", "reason", "line_reason", "is_topic", "unparsed", "taken_at", "file")
+        .drop("current", "reason", "line_reason", "is_topic", "taken_at", "file")
     )
     superseded = ranked.where(F.col("n") > 1).select(*keys)
     return Observed(
