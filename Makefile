@@ -10,13 +10,18 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test env kafka lint schemas
+.PHONY: demo test check env kafka lint schemas
 
 demo: kafka
 	BIN=$(CURDIR)/$(BIN) scripts/demo.sh
 
 test: kafka lint actionlint
 	$(BIN)/pytest
+
+# The fast loop: lint, types and every test that starts no Kafka broker or Spark JVM (tests using
+# those fixtures are marked in tests/conftest.py). `make test` is the whole suite, as CI runs it.
+check: lint
+	$(BIN)/pytest -q -m "not kafka and not spark" -p no:cacheprovider
 
 env: $(STAMP)
 
