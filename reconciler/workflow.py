@@ -35,7 +35,7 @@ from reconciler.spec.repo_config import load_repo_config, select_cluster
 # Commands that never talk to Kafka or git (validate, compile) must not pay for loading the
 # Kafka clients, gitpython and apply (~0.5 s): those are imported where they are used.
 if TYPE_CHECKING:
-    from reconciler import import_cluster
+    from reconciler import import_cluster, writable
     from reconciler.apply import ApplyResult
     from reconciler.cluster import adapter
 
@@ -266,6 +266,7 @@ def import_topics(
         raise InvalidSpecs(loaded.diagnostics)
     config = loaded.config
     chosen = select_cluster(config, cluster)
+    writable.check_dir(out if out is not None else config.topics_dir, "--out")  # before reading
     state = read_state(chosen)
     ignore = [re.compile(p) for p in chosen.policy.ignore]  # validated with reconciler.yaml
     topics, skipped = import_cluster.select(
@@ -279,6 +280,7 @@ def import_topics(
         cluster,
         clusters_field=len(config.clusters) > 1,
         schema=schema if schema.is_file() else None,
+        name_max=writable.name_max(out_dir),
     )
     write_new(
         out_dir,
