@@ -223,8 +223,9 @@ def _free_path(
 ) -> Path:
     for number in range(1, 1_000_000):
         suffix = ".yaml" if number == 1 else f"-{number}.yaml"
-        # `group` is ASCII; the longest name looked at is the template's, NAME.j2
-        name = group[: max(1, name_max - len(suffix) - len(".j2"))] + suffix
+        # `group` is ASCII (one byte a character), cut so the name fits; the numbered suffix
+        # keeps names unique whatever the cut
+        name = group[: max(1, name_max - len(suffix))] + suffix
         path = out_dir / name
         template = out_dir / f"{name}.j2"
         if path not in taken and not exists(path) and not exists(template):

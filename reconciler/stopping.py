@@ -13,8 +13,9 @@ apply looks at `asked()` where stopping is safe:
 The request in flight finishes; the lock is released and the audit record written by the
 apply's own `finally` blocks (run.py). A second signal is the CLI's to handle: it aborts at once.
 
-`test_point` is a hook for the tests only: with RECONCILER_TEST_SIGNAL_AT naming a point (e.g.
-`locked`, `level-2`, `in-flight-1`, `after-level-1`) the process signals itself there
+`test_point` is a hook for the tests only: with RECONCILER_TEST_SIGNAL_AT naming points (e.g.
+`locked`, `level-2`, `in-flight-1`, `after-level-1`, `finishing`; several separated by commas)
+the process signals itself there
 (RECONCILER_TEST_SIGNAL: INT, the default, or TERM), so a test can interrupt an apply at an
 exact point through the real handler.
 """
@@ -23,10 +24,13 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import FrameType
 
 from reconciler.errors import Interrupted
 
@@ -90,12 +94,24 @@ def reset() -> None:
 
 def test_point(name: str) -> None:
     """The test hook (see the module): signal ourselves at the point RECONCILER_TEST_SIGNAL_AT
-    names. `in-flight-*` points signal from another thread a moment later, so the signal
-    arrives while the main thread waits for Kafka's answer."""
-    if os.environ.get("RECONCILER_TEST_SIGNAL_AT") != name:
+    names. At `in-flight-*` points (right before a level's request) another thread sends the
+    signal once the main thread waits for Kafka's answer (a wait in threading.py: the
+    request's future), so it lands while the request is in flight."""
+    if name not in os.environ.get("RECONCILER_TEST_SIGNAL_AT", "").split(","):
         return
     number = signal.SIGTERM if os.environ.get("RECONCILER_TEST_SIGNAL") == "TERM" else signal.SIGINT
-    if name.startswith("in-flight-"):
-        threading.Timer(0.01, os.kill, (os.getpid(), number)).start()
-    else:
+    if not name.startswith("in-flight-"):
         os.kill(os.getpid(), number)
+        return
+    main = threading.main_thread().ident
+
+    def in_flight() -> None:
+        while not _waiting(sys._current_frames().get(main or 0)):
+            time.sleep(0.001)
+        os.kill(os.getpid(), number)
+
+    threading.Thread(target=in_flight, daemon=True).start()
+
+
+def _waiting(frame: FrameType | None) -> bool:
+    return frame is not None and frame.f_code.co_filename.endswith("threading.py")

@@ -35,7 +35,7 @@ from reconciler.spec.repo_config import load_repo_config, select_cluster
 # Commands that never talk to Kafka or git (validate, compile) must not pay for loading the
 # Kafka clients, gitpython and apply (~0.5 s): those are imported where they are used.
 if TYPE_CHECKING:
-    from reconciler import import_cluster, writable
+    from reconciler import import_cluster
     from reconciler.apply import ApplyResult
     from reconciler.cluster import adapter
 
@@ -257,7 +257,7 @@ def import_topics(
        change or a diagnostic is reported, so "import, then plan shows no changes" is checked
        every time rather than hoped for.
     """
-    from reconciler import import_cluster
+    from reconciler import import_cluster, writable
 
     include_re = _option_regex("--include", include)
     exclude_re = _option_regex("--exclude", exclude)

@@ -118,6 +118,7 @@ def apply_plan(
                 cluster, state, ops, executor.results, in_flight, str(exc)
             )
     finally:
+        stopping.test_point("finishing")
         try:
             if executor is not None and log is not None:
                 finished = time.time()
