@@ -63,8 +63,10 @@ def _run(repo: Path, stdout: str, *args: str) -> tuple[int, str, bytes]:
 
 @pytest.mark.parametrize("stdout", ["closed", "full", "reader-gone", "ascii"])
 def test_a_broken_or_ascii_stdout_still_shows_the_diagnostics(tmp_path: Path, stdout: str) -> None:
+    """A failed plan with --format markdown writes its comment (with the diagnostic) to stdout
+    first, then the diagnostics to stderr: both writes must survive stdout's fate."""
     repo = _repo(tmp_path)
-    code, err, _ = _run(repo, stdout, "plan", "--cluster", "test")
+    code, err, _ = _run(repo, stdout, "plan", "--cluster", "test", "--format", "markdown")
     assert code == 1
     shown = "caf\\xe9.orders' contains '\\xe9'" if stdout == "ascii" else f"{NAME}' contains"
     assert f"topics/a.yaml:2:11: error[R201]: topic name '{shown}" in err
