@@ -45,6 +45,10 @@ CASES = [
      "{tmp}/file is a file, not a folder"),
     (["compile", "--cluster", "test", "--out"], "--out", "file/out",
      "{tmp}/file is a file, not a folder"),
+    (["init", "--bootstrap", UNREACHABLE], "DIR", "file/new-repo",
+     "{tmp}/file is a file, not a folder"),
+    (["fleet", "drift", "--desired", "d", "--snapshots", "s", "--out"], "--out", "file/tables",
+     "{tmp}/file is a file, not a folder"),
 ]  # fmt: skip
 
 

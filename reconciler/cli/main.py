@@ -89,6 +89,7 @@ for command in (init, validate, plan, apply, drift, import_, snapshot, compile_,
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; only here are errors turned into messages and exit codes."""
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    _invoked.clear()
     output.install()  # every write through one layer: no secret value of `client:`, no crash
     signals.install()
     code = _run(argv, debug)

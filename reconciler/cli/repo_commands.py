@@ -48,6 +48,7 @@ def init(directory: Path | None, bootstrap: str, cluster: str) -> None:
     from reconciler.init_repo import scaffold, write_new
 
     root = directory or Path(".")
+    check_dir(root, "DIR")
     written = write_new(root, scaffold(cluster, bootstrap))
     for path in written:
         click.echo(f"created {path}")

@@ -35,8 +35,8 @@ def _handle(number: int, _frame: FrameType | None) -> None:
     if stopping.is_armed():
         if stopping.ask(number):
             output.raw(
-                f"\n{name}: stopping after the request in flight; the lock will be released and "
-                "the audit record written (send it again to abort at once)\n"
+                f"\n{name}: stopping after the request in flight, then releasing the lock (send "
+                "it again to abort at once)\n"
             )
             return
         output.raw(
