@@ -128,7 +128,8 @@ def test_ctrl_c_from_outside_while_a_create_level_is_in_flight(
 ) -> None:
     """Ctrl-C as a user sends it, timed by the progress line of a 150-topic create level: no
     `internal error` (a KeyboardInterrupt inside confluent-kafka's C code), exit 130, the lock
-    released, the finished level's topics made and the dependent level skipped."""
+    released, and a re-run converging. Which levels ran before the stop depends on when the
+    signal lands; the hooked test above pins each point."""
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
     repo.topics(*spec(ns, width=150))
     env = {**os.environ, "KAFKA_BOOTSTRAP": repo.bootstrap, "NO_COLOR": "1"}
@@ -148,8 +149,7 @@ def test_ctrl_c_from_outside_while_a_create_level_is_in_flight(
     assert "internal error" not in err and "Traceback" not in err, err
     assert proc.returncode == 130, err
     assert not lock_held(kafka3.bootstrap)
-    assert "Apply stopped by SIGINT" in out
-    assert f"skipped  create {ns}.c" in out  # level 3 never ran
+    assert "Apply stopped by SIGINT" in out  # (which levels ran depends on timing: see above)
     converges(repo)
 
 
