@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import tempfile
 import uuid
 from pathlib import Path
 from typing import IO, Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -68,10 +68,15 @@ def _apply(repo: SpecRepo, record: Path, point: str, sig: str, stdout: str) -> t
     stdout=st.sampled_from(STDOUTS),
 )
 def test_interrupted_applies_never_leave_a_lock_or_lose_the_audit(
-    kafka3: LocalCluster, ns: str, point: str, sig: str, stdout: str
+    kafka3: LocalCluster,
+    ns: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    point: str,
+    sig: str,
+    stdout: str,
 ) -> None:
-    prefix = f"{ns}.{uuid.uuid4().hex[:6]}"
-    root = Path(tempfile.mkdtemp(prefix="fuzz-"))
+    prefix = f"{ns}.{uuid.uuid4().hex[:6]}"  # each example's own topics
+    root = tmp_path_factory.mktemp("fuzz")
     repo = SpecRepo(root, kafka3.bootstrap, prefix)
     repo.topics(*spec(prefix))
     record = root / "audit.json"
