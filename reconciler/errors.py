@@ -13,7 +13,8 @@
     │   ├── StalePlan           exit 1  the cluster changed since the saved plan was made
     │   └── PlanMismatch        exit 1  the saved plan is not the plan the specs give now (edited
     │                                   after review, or specs or cluster changed)
-    └── LockHeld                exit 1  another apply holds the cluster's lock
+    ├── LockHeld                exit 1  another apply holds the cluster's lock
+    └── Interrupted       exit 130/143  SIGINT/SIGTERM stopped an apply before its first change
 
 Validation problems in spec files are not exceptions: they are collected as `Diagnostic`
 values (reconciler.diagnostics) so that every problem is reported in one run. Only the CLI's
@@ -85,3 +86,12 @@ class PlanMismatch(ApplyRefused):
 
 class LockHeld(ReconcilerError):
     """Another apply holds the cluster's lock (or took it again each time it was broken)."""
+
+
+class Interrupted(ReconcilerError):
+    """A signal stopped an apply before its first change (apply/stopping.py); exit 128 + the
+    signal's number, as a shell reports a process the signal ended."""
+
+    def __init__(self, message: str, signal_number: int) -> None:
+        super().__init__(message)
+        self.exit_code = 128 + signal_number

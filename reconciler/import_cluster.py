@@ -194,12 +194,14 @@ def layout(
     clusters_field: bool,
     schema: Path | None,
     exists: Any = os.path.lexists,
+    name_max: int = 255,
 ) -> tuple[ImportFile, ...]:
     """Group `topics` into new files under `out_dir`, named by prefix, skipping names taken.
 
     `clusters_field`: the repository has several clusters, so each file says which one its
     topics are for (`defaults: {clusters: [NAME]}`); `schema`: the topics JSON Schema for the
-    editor modeline, if the repository has one.
+    editor modeline, if the repository has one. `name_max`: the longest file name the folder's
+    file system takes (bytes): a prefix is shortened so that every name tried fits.
     """
     groups: Mapping[str, list[ImportedTopic]] = defaultdict(list)
     for topic in sorted(topics, key=lambda t: t.name):
@@ -209,16 +211,21 @@ def layout(
     for group, members in sorted(groups.items()):
         for start in range(0, len(members), MAX_TOPICS_PER_FILE):
             chunk = tuple(members[start : start + MAX_TOPICS_PER_FILE])
-            path = _free_path(out_dir, group, taken, exists)
+            path = _free_path(out_dir, group, taken, exists, name_max)
             taken.add(path)
             text = render(chunk, cluster, clusters_field=clusters_field, schema=schema, at=path)
             files.append(ImportFile(path, chunk, text))
     return tuple(files)
 
 
-def _free_path(out_dir: Path, group: str, taken: set[Path], exists: Any) -> Path:
+def _free_path(
+    out_dir: Path, group: str, taken: set[Path], exists: Any, name_max: int = 255
+) -> Path:
     for number in range(1, 1_000_000):
-        name = f"{group}.yaml" if number == 1 else f"{group}-{number}.yaml"
+        suffix = ".yaml" if number == 1 else f"-{number}.yaml"
+        # `group` is ASCII (one byte a character), cut so the name fits; the numbered suffix
+        # keeps names unique whatever the cut
+        name = group[: max(1, name_max - len(suffix))] + suffix
         path = out_dir / name
         template = out_dir / f"{name}.j2"
         if path not in taken and not exists(path) and not exists(template):

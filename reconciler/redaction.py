@@ -7,8 +7,9 @@ remembered when a `Connection` is made (`remember_client`), and three choke poin
 
 - `RedactingFilter` on every logging handler the CLI installs: the formatted message, its
   arguments, the traceback and the stack of every record, whatever library logged it;
-- `RedactingStream` around sys.stdout and sys.stderr (`install_streams`, from the CLI's
-  `main`): everything printed, tracebacks included;
+- the CLI's output layer (reconciler/cli/output.py, installed by the CLI's `main`) around
+  sys.stdout and sys.stderr: everything printed, tracebacks included (`RedactingStream` and
+  `install_streams` do the same for other callers);
 - `redact(text)` for anything else written (the CLI's JSON files).
 
 Also searched for: the value as repr() and JSON escape it (a password holding a quote or a

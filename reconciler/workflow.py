@@ -257,7 +257,7 @@ def import_topics(
        change or a diagnostic is reported, so "import, then plan shows no changes" is checked
        every time rather than hoped for.
     """
-    from reconciler import import_cluster
+    from reconciler import import_cluster, writable
 
     include_re = _option_regex("--include", include)
     exclude_re = _option_regex("--exclude", exclude)
@@ -266,6 +266,7 @@ def import_topics(
         raise InvalidSpecs(loaded.diagnostics)
     config = loaded.config
     chosen = select_cluster(config, cluster)
+    writable.check_dir(out if out is not None else config.topics_dir, "--out")  # before reading
     state = read_state(chosen)
     ignore = [re.compile(p) for p in chosen.policy.ignore]  # validated with reconciler.yaml
     topics, skipped = import_cluster.select(
@@ -279,6 +280,7 @@ def import_topics(
         cluster,
         clusters_field=len(config.clusters) > 1,
         schema=schema if schema.is_file() else None,
+        name_max=writable.name_max(out_dir),
     )
     write_new(
         out_dir,

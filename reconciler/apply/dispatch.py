@@ -8,17 +8,20 @@ Each operation's answer is a closed `Sent`:
                         reached (both checked with status.judge on a fresh read), or
                         UNKNOWN_TOPIC_OR_PART on a delete
     Refused(failure)    Kafka refused it (apply/sentences.py puts it in words)
+    NotSent()           a signal asked the apply to stop (stopping.py) before its request
 
-Requests are split only where Kafka demands it (batching.py); replication-factor changes go to
-reassign.py, which also follows them to the end.
+Requests are split only where Kafka demands it (batching.py); between two requests of a level
+a stop asked by a signal is honoured. Replication-factor changes go to reassign.py, which also
+follows them to the end.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import assert_never
+from typing import TypeVar, assert_never
 
+from reconciler import stopping
 from reconciler.apply import batching, reassign
 from reconciler.apply.operations import Operation, Step
 from reconciler.apply.status import Done, judge
@@ -42,7 +45,13 @@ class Refused:
     failure: Failure
 
 
-Sent = Accepted | AlreadyDone | Refused
+@dataclass(frozen=True, slots=True)
+class NotSent:
+    pass
+
+
+Sent = Accepted | AlreadyDone | Refused | NotSent
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,26 +99,43 @@ def _sent(failure: Failure | None) -> Sent:
     return Accepted() if failure is None else Refused(failure)
 
 
+def _answer(answers: dict[str, Failure | None], topic: str) -> Sent:
+    """The answer for `topic`'s request; NotSent when a stop came before it was sent."""
+    return _sent(answers[topic]) if topic in answers else NotSent()
+
+
+def _each(
+    batches: Iterable[list[T]], request: Callable[[list[T]], dict[str, Failure | None]]
+) -> dict[str, Failure | None]:
+    """Send the batches one request each, stopping between two requests when asked to."""
+    answers: dict[str, Failure | None] = {}
+    for number, batch in enumerate(batches):
+        if number and stopping.asked():
+            break
+        answers |= request(batch)
+    return answers
+
+
 def _create(cluster: Cluster, state: ClusterState, ops: Sequence[Operation]) -> dict[int, Sent]:
     changes = {op.id: op.change for op in ops if isinstance(op.change, CreateTopic)}
-    answers: dict[str, Failure | None] = {}
-    for batch in batching.batches(
-        list(changes.values()),
-        lambda c: batching.create_weight(c, state),
-        batching.MAX_RECORDS_PER_REQUEST,
-    ):
-        answers |= cluster.create_topics([batching.new_topic(c) for c in batch])
+    answers = _each(
+        batching.batches(
+            list(changes.values()),
+            lambda c: batching.create_weight(c, state),
+            batching.MAX_RECORDS_PER_REQUEST,
+        ),
+        lambda batch: cluster.create_topics([batching.new_topic(c) for c in batch]),
+    )
     exists = [t for t, f in answers.items() if f is not None and f.code == "TOPIC_ALREADY_EXISTS"]
     # Someone (an interrupted apply, another tool) made it meanwhile: as planned is success,
     # with other settings a refusal.
     seen = cluster.topics(exists, configs=True)
     sent: dict[int, Sent] = {}
     for op_id, change in changes.items():
-        answer = answers.get(change.topic)
         if change.topic in exists and isinstance(judge(change, seen.get(change.topic)), Done):
             sent[op_id] = AlreadyDone("the topic already existed as planned")
         else:
-            sent[op_id] = _sent(answer)
+            sent[op_id] = _answer(answers, change.topic)
     return sent
 
 
@@ -119,21 +145,23 @@ def _configure(cluster: Cluster, state: ClusterState, ops: Sequence[Operation]) 
         for op in ops
         if isinstance(op.change, AlterTopicConfig)
     }
-    answers: dict[str, Failure | None] = {}
-    for batch in batching.batches(
-        list(updates.values()), batching.update_weight, batching.MAX_RECORDS_PER_REQUEST
-    ):
-        answers |= cluster.alter_topic_configs(batch)
-    return {op_id: _sent(answers.get(u.topic)) for op_id, u in updates.items()}
+    answers = _each(
+        batching.batches(
+            list(updates.values()), batching.update_weight, batching.MAX_RECORDS_PER_REQUEST
+        ),
+        cluster.alter_topic_configs,
+    )
+    return {op_id: _answer(answers, u.topic) for op_id, u in updates.items()}
 
 
 def _partitions(cluster: Cluster, ops: Sequence[Operation]) -> dict[int, Sent]:
     changes = {op.id: op.change for op in ops if isinstance(op.change, IncreasePartitions)}
-    answers: dict[str, Failure | None] = {}
-    for batch in batching.batches(
-        list(changes.values()), batching.increase_weight, batching.MAX_PARTITIONS_PER_REQUEST
-    ):
-        answers |= cluster.create_partitions([batching.partitions_request(c) for c in batch])
+    answers = _each(
+        batching.batches(
+            list(changes.values()), batching.increase_weight, batching.MAX_PARTITIONS_PER_REQUEST
+        ),
+        lambda batch: cluster.create_partitions([batching.partitions_request(c) for c in batch]),
+    )
     # A count already reached is refused as INVALID_PARTITIONS (counts are absolute, KIP-195)
     retry = [t for t, f in answers.items() if f is not None and f.code == "INVALID_PARTITIONS"]
     seen = cluster.topics(retry)
@@ -142,21 +170,20 @@ def _partitions(cluster: Cluster, ops: Sequence[Operation]) -> dict[int, Sent]:
         if change.topic in retry and isinstance(judge(change, seen.get(change.topic)), Done):
             sent[op_id] = AlreadyDone(f"the topic already had {change.desired} partitions")
         else:
-            sent[op_id] = _sent(answers.get(change.topic))
+            sent[op_id] = _answer(answers, change.topic)
     return sent
 
 
 def _delete(cluster: Cluster, ops: Sequence[Operation]) -> dict[int, Sent]:
-    answers: dict[str, Failure | None] = {}
-    for batch in batching.batches(
-        [op.topic for op in ops], lambda _: 1, batching.MAX_RECORDS_PER_REQUEST
-    ):
-        answers |= cluster.delete_topics(batch)
+    answers = _each(
+        batching.batches([op.topic for op in ops], lambda _: 1, batching.MAX_RECORDS_PER_REQUEST),
+        cluster.delete_topics,
+    )
     sent: dict[int, Sent] = {}
     for op in ops:
         answer = answers.get(op.topic)
         if answer is not None and answer.code in ("UNKNOWN_TOPIC_OR_PART", "UNKNOWN_TOPIC_ID"):
             sent[op.id] = AlreadyDone("the topic was already gone")
         else:
-            sent[op.id] = _sent(answer)
+            sent[op.id] = _answer(answers, op.topic)
     return sent

@@ -10,6 +10,8 @@ For each level, in order:
      followed to the end there), taking answers that mean "already done" as success;
   4. wait until metadata shows every change Kafka accepted (wait.py).
 At the end, wait (bounded) until fresh readers all see every applied change.
+A stop asked by a signal (stopping.py) ends the loop after the request in flight: the
+operations not sent are `skipped`, and the final wait is left out.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
+from reconciler import stopping
 from reconciler.apply import dispatch, wait
-from reconciler.apply.dispatch import Accepted, AlreadyDone, Reassigning, Refused
+from reconciler.apply.dispatch import Accepted, AlreadyDone, NotSent, Reassigning, Refused
 from reconciler.apply.operations import Level, Operation, Step, blocked_by
 from reconciler.apply.results import OperationResult, Status
 from reconciler.apply.sentences import sentence
@@ -76,20 +79,28 @@ class Executor:
         ordered: list[Operation] = []
         for number, level in enumerate(levels, start=1):
             ordered.extend(level.operations)
+            if stopping.asked():
+                for op in level.operations:
+                    self._done(op, Status.SKIPPED, _stopped(), time.time())
+                continue
             if self.before_level is not None:
                 self.before_level(number, level)
+            stopping.test_point(f"level-{number}")
             self.progress(
                 f"level {number}/{len(levels)}: {level.name}: {len(level.operations)} operation(s)"
             )
-            self._level(level)
+            self._level(level, number)
             if self.after_level is not None:
                 done = tuple(self.results[o.id] for o in level.operations)
                 self.after_level(number, len(levels), done)
+            stopping.test_point(f"after-level-{number}")
             if self.options.fail_fast and any(
                 self.results[o.id].status is Status.FAILED for o in level.operations
             ):
                 self.stopped = True
         applied = [op for op in ordered if self.results[op.id].status is Status.APPLIED]
+        if stopping.asked():
+            return tuple(self.results[o.id] for o in ordered)  # asked to stop: no more waiting
         wait.settle(
             self.cluster,
             applied,
@@ -99,12 +110,13 @@ class Executor:
         )
         return tuple(self.results[o.id] for o in ordered)
 
-    def _level(self, level: Level) -> None:
+    def _level(self, level: Level, number: int) -> None:
         started = time.time()
         clock = time.monotonic()
         to_run = [op for op in level.operations if self._runs(op, started)]
         if not to_run:
             return
+        stopping.test_point(f"in-flight-{number}")
         reassigning = Reassigning(
             self.options.throttle, self.options.reassignment_timeout, self.options.poll_interval
         )
@@ -121,6 +133,8 @@ class Executor:
                 case Refused(failure):
                     words = sentence(failure, op.topic, _VERB[op.step])
                     self._done(op, Status.FAILED, words, started)
+                case NotSent():
+                    self._done(op, Status.SKIPPED, _stopped(), started)
                 case other:
                     assert_never(other)
         late = wait.for_level(
@@ -179,3 +193,7 @@ class Executor:
         seconds: float = 0.0,
     ) -> None:
         self.results[op.id] = OperationResult(op, status, message, started, seconds)
+
+
+def _stopped() -> str:
+    return f"not run: the apply was stopped by {stopping.asked()}; re-run apply to finish"

@@ -7,7 +7,8 @@ follow them until the controller reports them complete.
     3. with --throttle, throttle the copies these moves make (throttle.py);
     4. send one AlterPartitionReassignments for all of them;
     5. follow them (ListPartitionReassignments every second, with progress) until none is
-       left or the timeout passes;
+       left, the timeout passes or a signal asks the apply to stop (the moves go on on the
+       cluster; a re-run follows them);
     6. remove the throttle, whatever happened in 4 and 5.
 
 Whether the replicas then are where planned and in sync is the wait for metadata's to see.
@@ -18,6 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
+from reconciler import stopping
 from reconciler.apply import throttle
 from reconciler.apply.operations import Operation
 from reconciler.cluster.adapter import Cluster, Failure
@@ -107,5 +109,9 @@ def _follow(
             progress(f"  reassignment: {total - left}/{total} partition(s) done")
             last = left
         if left == 0:
+            return
+        if stopping.asked():
+            progress(f"  stopped following the reassignment ({stopping.asked()}): it goes on "
+                     "on the cluster; re-run apply to follow it to the end")  # fmt: skip
             return
         time.sleep(max(poll_interval, 1.0))

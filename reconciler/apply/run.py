@@ -11,9 +11,12 @@
        before and journaling the results after each level
     7. write the final audit record, release the lock
 
-Steps 1-4 change nothing on the cluster but the lock. Whatever happens in 6, every planned
-change is accounted for (interrupted.py: an interrupted apply reports what the cluster shows),
-the final record is written (best effort: else the next apply closes it) and the lock released.
+Steps 1-4 change nothing on the cluster but the lock. A SIGINT or SIGTERM
+(reconciler/stopping.py) stops the apply before the lock, before the audit record starts or,
+during 6, after the request in flight: the rest is reported as skipped. Whatever happens in 6,
+every planned change is accounted for (interrupted.py: an interrupted apply reports what the
+cluster shows), the final record is written (best effort: else the next apply closes it) and
+the lock released.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from reconciler import stopping
 from reconciler.apply import audit, interrupted, journal, lock, permissions, preflight
 from reconciler.apply.execute import Executor, Options
 from reconciler.apply.operations import Level, levels, operations
@@ -55,6 +59,7 @@ def apply_plan(
         return ApplyResult(cluster.name, hash_, (), {})
     who = audit.actor()
     me = lock.Holder.me(who, hash_)
+    stopping.check("taking the lock")
     broken = lock.acquire(cluster, me, force_unlock, progress)
     lease = lock.Lease(cluster, me).start()
     results: tuple[OperationResult, ...] = ()
@@ -68,6 +73,7 @@ def apply_plan(
     accounted = False  # every planned operation has a result
     git: dict[str, Any] | None = None
     try:
+        stopping.test_point("locked")
         state = cluster.read_state()
         if verify is not None:
             verify(state)
@@ -88,6 +94,7 @@ def apply_plan(
         apply_id = str(uuid.uuid4())
         # Unfinished records are a dead apply's only while the lock is ours: check it first
         lease.check("closing unfinished audit records", confirm=True)
+        stopping.check("the first change")
         journal.close_unfinished(cluster, state, apply_id, progress)
         log = journal.Journal.open(cluster, apply_id, header, plan, progress)
 
@@ -101,7 +108,8 @@ def apply_plan(
         executor = Executor(cluster, state, options or Options(), progress, before, log.level)
         try:
             results = executor.run(levels(ops))
-            outcome = "failed" if any(not r.status.succeeded for r in results) else "succeeded"
+            undone = any(not r.status.succeeded for r in results)
+            outcome = ("interrupted" if stopping.asked() else "failed") if undone else "succeeded"
             accounted = True
         except ReconcilerError as exc:
             # Report every planned change as the cluster shows it, rather than stop with the error
@@ -110,6 +118,7 @@ def apply_plan(
                 cluster, state, ops, executor.results, in_flight, str(exc)
             )
     finally:
+        stopping.test_point("finishing")
         try:
             if executor is not None and log is not None:
                 finished = time.time()

@@ -2,7 +2,10 @@
 
 A change shows when status.judge calls it Done on a fresh read of its topic and status.serving
 holds (leaders for new partitions, new replicas in sync). Each poll is one Metadata request for
-all the topics still waited for, plus one DescribeConfigs for config levels.
+all the topics still waited for, plus one DescribeConfigs for config levels. Once a signal
+asks the apply to stop (stopping.py), a level's wait goes on for at most STOP_GRACE seconds: long
+enough for the brokers to show what the controller just accepted, so the audit record says what
+the cluster shows, and no reassignment is waited for to the end.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
+from reconciler import stopping
 from reconciler.apply.operations import Operation, Step
 from reconciler.apply.status import Diverged, Done, judge, serving
 from reconciler.cluster.adapter import Cluster
@@ -17,6 +21,7 @@ from reconciler.cluster.state import TopicState
 
 CONFIRMATIONS = 3  # reads by fresh clients that must agree before apply returns
 CONFIG_STEPS = (Step.CONFIG, Step.RAISE_ISR)
+STOP_GRACE = 10.0  # seconds a level's wait goes on once a stop was asked
 
 
 def shows(op: Operation, topic: TopicState | None, configs_read: bool) -> bool:
@@ -38,10 +43,13 @@ def for_level(
     deadline = time.monotonic() + timeout
     pending = list(ops)
     seen: dict[str, TopicState] = {}
+    cut = False  # the deadline was brought forward by a stop
     while pending:
         names = sorted({op.topic for op in pending})
         seen = cluster.topics(names, configs=configs)
         pending = [op for op in pending if not shows(op, seen.get(op.topic), configs)]
+        if not cut and stopping.asked():
+            deadline, cut = min(deadline, time.monotonic() + STOP_GRACE), True
         if not pending or time.monotonic() > deadline:
             break
         time.sleep(poll_interval)
@@ -54,6 +62,11 @@ def _late(op: Operation, topic: TopicState | None, timeout: float) -> str:
         return (
             f"Kafka accepted it but the cluster now shows something else ({verdict.reason}); "
             "plan again to see how it differs"
+        )
+    if stopping.asked():
+        return (
+            f"Kafka accepted it but the apply was stopped by {stopping.asked()} before "
+            "metadata showed it; re-run apply, which checks the cluster and only does what is left"
         )
     return (
         f"Kafka accepted it but metadata did not show it within {timeout:.0f} s; re-run "

@@ -96,7 +96,10 @@ def fleet_drift(
     import tempfile
 
     from reconciler import workflow
+    from reconciler.writable import check_dir
 
+    if "://" not in out:  # a local folder is checked before the job starts (s3a:// is Spark's)
+        check_dir(Path(out), "--out")
     log: Path | None = None
     if not ctx.debug:  # with --debug the JVM's own output stays on the terminal
         handle, name = tempfile.mkstemp(prefix="reconciler-fleet-", suffix=".log")

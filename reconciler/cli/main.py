@@ -1,6 +1,7 @@
 """The `reconciler` command group and its entry point: only here are errors turned into messages
 and exit codes (0 success or no changes, 1 error, 2 changes present: plan --detailed-exitcode,
-drift)."""
+drift; 130/143 after SIGINT/SIGTERM). Every byte printed goes through cli/output.py, and signals
+are handled by cli/signals.py."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import ClassVar
 import click
 
 from reconciler import __version__, redaction
+from reconciler.cli import output, signals
 from reconciler.cli.fleet_commands import fleet
 from reconciler.cli.plan_commands import apply, plan
 from reconciler.cli.repo_commands import compile_, import_, init, validate
@@ -21,7 +23,13 @@ from reconciler.cli.shared import (
     Ctx,
 )
 from reconciler.cli.state_commands import drift, snapshot
-from reconciler.errors import InvalidSpecs, ReconcilerError
+from reconciler.errors import Interrupted, InvalidSpecs, ReconcilerError
+
+# Commands whose standard output is their result: when it is lost (closed, a full disk, a reader
+# gone), a 0 becomes 1 (the caller did not get what it asked for). The others changed something
+# or wrote files; a lost summary does not undo that, so they keep their own code.
+_REPORTS = frozenset({"validate", "plan", "drift", "snapshot"})
+_invoked: list[str] = []  # the subcommand run, for the rule above
 
 
 class _Commands(click.Group):
@@ -67,6 +75,8 @@ def cli(ctx: click.Context, repo: Path, debug: bool) -> None:
     --detailed-exitcode, drift).
     """
     ctx.obj = Ctx(repo=repo, debug=debug)
+    if ctx.invoked_subcommand:
+        _invoked.append(ctx.invoked_subcommand)
     # Every library's log records (kafka-python's, librdkafka's, ours) only with --debug, and
     # through the filter that replaces secret values (reconciler.redaction).
     redaction.install_logging(debug)
@@ -79,27 +89,39 @@ for command in (init, validate, plan, apply, drift, import_, snapshot, compile_,
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; only here are errors turned into messages and exit codes."""
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
-    redaction.install_streams()  # no secret value of `client:` in anything printed
+    _invoked.clear()
+    output.install()  # every write through one layer: no secret value of `client:`, no crash
+    signals.install()
+    code = _run(argv, debug)
+    sys.exit(_after_output(code))
+
+
+def _run(argv: list[str] | None, debug: bool) -> int:
     try:
         code = cli.main(args=argv, prog_name="reconciler", standalone_mode=False)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:
+        stop = _signal_in(exc)  # click turns Ctrl-C (in a prompt too) into Abort
+        if stop is not None:
+            return _interrupted(stop)
         click.echo("Aborted.", err=True)
-        sys.exit(1)
+        return 1
     except click.ClickException as exc:
         exc.show()
-        sys.exit(1 if exc.exit_code == 2 else exc.exit_code)  # usage errors are errors: exit 1
+        return 1 if exc.exit_code == 2 else exc.exit_code  # usage errors are errors: exit 1
     except ReconcilerError as exc:
         if debug:
             traceback.print_exc()
         if isinstance(exc, InvalidSpecs):  # every problem, file:line first, then the summary
             for diagnostic in exc.diagnostics:
                 click.echo(str(diagnostic), err=True)
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        click.echo("Interrupted.", err=True)
-        sys.exit(130)
-    except Exception:  # the one broad catch, at the top
+        click.echo(str(exc) if isinstance(exc, Interrupted) else f"error: {exc}", err=True)
+        return exc.exit_code
+    except KeyboardInterrupt as exc:
+        return _interrupted(exc)
+    except Exception as exc:  # the one broad catch, at the top
+        stop = _signal_in(exc)  # raised inside a C callback, re-raised as SystemError
+        if stop is not None:
+            return _interrupted(stop)
         # A bug, not bad input: say so plainly and ask for a report; --debug shows the trace.
         if debug:
             traceback.print_exc()
@@ -109,5 +131,38 @@ def main(argv: list[str] | None = None) -> None:
                 "and report it.",
                 err=True,
             )
-        sys.exit(1)
-    sys.exit(code if isinstance(code, int) else 0)
+        return 1
+    return code if isinstance(code, int) else 0
+
+
+def _signal_in(exc: BaseException) -> KeyboardInterrupt | None:
+    """The KeyboardInterrupt (or Terminated) `exc` was raised from, if any."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _interrupted(stop: KeyboardInterrupt) -> int:
+    if isinstance(stop, signals.Terminated):
+        click.echo("Terminated.", err=True)
+        return 143
+    click.echo("Interrupted.", err=True)
+    return 130
+
+
+def _after_output(code: int) -> int:
+    """The exit code once stdout's fate is known (docs/commands.md, "Broken output"): a report
+    that never reached its reader turns success into 1, and stderr says why (if it can)."""
+    lost = output.lost(sys.stdout)
+    if lost is None:
+        return code
+    report = bool(_invoked) and _invoked[0] in _REPORTS
+    then = "exit 1: the report did not reach its reader" if report and code == 0 else (
+        f"the exit code ({code}) is the command's own")  # fmt: skip
+    click.echo(f"warning: standard output could not be written: {lost}; {then}", err=True)
+    return 1 if report and code == 0 else code

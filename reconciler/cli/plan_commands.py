@@ -20,6 +20,7 @@ from reconciler.cli.shared import (
     write_json,
 )
 from reconciler.errors import ConfigError, ReconcilerError
+from reconciler.writable import check_file
 
 
 @click.command(context_settings=CONTEXT)
@@ -85,6 +86,8 @@ def plan(
     from reconciler.render.markdown import render_markdown
     from reconciler.render.text import render_text
 
+    if out is not None:
+        check_file(out, "-o")
     show_progress(f"planning cluster '{cluster}'" + (f" against {state}" if state else ""))
     try:
         result = workflow.plan(ctx.repo, cluster, state, prune, changed_since)
@@ -152,12 +155,16 @@ def apply(
     creates and partition increases before anything changes. A re-run after an interruption
     converges. Without PLAN.json, plans, shows the plan and asks for confirmation (on a
     terminal; elsewhere --auto-approve is required). Exit 0 when everything was applied, 1 when
-    anything failed or was refused. docs/apply.md has the details.
+    anything failed or was refused, 130/143 after SIGINT/SIGTERM (it stops after the request in
+    flight, releases the lock and writes the audit record; a second signal aborts at once).
+    docs/apply.md has the details.
     """
-    from reconciler import workflow
+    from reconciler import stopping, workflow
     from reconciler.render.text import render_text
     from reconciler.spec.units import parse_size_bytes
 
+    if audit_json is not None:
+        check_file(audit_json, "--audit-json")  # a bad path refuses before anything is done
     rate = None
     if throttle is not None:
         try:
@@ -202,25 +209,31 @@ def apply(
             if not click.confirm(f"Apply these changes to cluster '{cluster}'?", default=False):
                 click.echo("Apply cancelled; nothing was changed.", err=True)
                 click.get_current_context().exit(1)
-    result = workflow.apply(
-        ctx.repo,
-        cluster,
-        reviewed,
-        fail_fast=fail_fast,
-        force_unlock=force_unlock,
-        throttle=rate,
-        progress=progress,
-    )
+    with stopping.armed():  # SIGINT/SIGTERM now ask apply to stop (cli/signals.py)
+        result = workflow.apply(
+            ctx.repo,
+            cluster,
+            reviewed,
+            fail_fast=fail_fast,
+            force_unlock=force_unlock,
+            throttle=rate,
+            progress=progress,
+        )
+    stopped_by = stopping.asked()
     if not result.results:
         click.echo(f"No changes: cluster '{cluster}' already matches the plan.")
     for done in result.results:
         note = f": {done.message}" if done.message else ""
         click.echo(f"{done.status.value:>12}  {done.operation.summary}{note}")
     if result.results:
+        how = (
+            f"stopped by {stopped_by}" if stopped_by else "complete" if result.ok else "incomplete"
+        )
+        end = "; re-run apply to finish." if stopped_by and not result.ok else "."
         click.echo(
-            f"Apply {'complete' if result.ok else 'incomplete'}: {len(result.applied)} applied, "
+            f"Apply {how}: {len(result.applied)} applied, "
             f"{len(result.unchanged)} already done, {len(result.failed)} failed, "
-            f"{len(result.skipped)} skipped."
+            f"{len(result.skipped)} skipped{end}"
         )
     if result.audit_error:
         click.echo(f"warning: the audit record was not written: {result.audit_error}", err=True)
@@ -228,6 +241,16 @@ def apply(
         if str(audit_json) == "-":
             click.echo(json.dumps(result.audit, indent=1))
         else:
-            write_json(audit_json, result.audit)
+            try:
+                write_json(audit_json, result.audit)
+            except ConfigError as exc:  # the changes are made and recorded on the cluster
+                click.echo(
+                    f"warning: {exc}; the audit record is on the cluster's audit topic "
+                    f"(apply_id {result.audit.get('apply_id')})",
+                    err=True,
+                )
+    code = stopping.exit_code()
+    if code is not None:
+        click.get_current_context().exit(code)
     if not result.ok:
         click.get_current_context().exit(1)

@@ -16,6 +16,7 @@ from reconciler.cli.shared import (
     show_progress,
 )
 from reconciler.errors import ConfigError
+from reconciler.writable import check_dir
 
 
 @click.command(context_settings=CONTEXT)
@@ -47,6 +48,7 @@ def init(directory: Path | None, bootstrap: str, cluster: str) -> None:
     from reconciler.init_repo import scaffold, write_new
 
     root = directory or Path(".")
+    check_dir(root, "DIR")
     written = write_new(root, scaffold(cluster, bootstrap))
     for path in written:
         click.echo(f"created {path}")
@@ -201,6 +203,7 @@ def compile_(ctx: Ctx, cluster: str | None, all_clusters: bool, out: Path) -> No
 
     if (cluster is None) == (not all_clusters):
         raise ConfigError("compile needs exactly one of --cluster NAME and --all-clusters")
+    check_dir(out, "--out")
     written, diagnostics = workflow.compile_desired(ctx.repo, cluster, out)
     for diagnostic in diagnostics:
         click.echo(str(diagnostic), err=True)

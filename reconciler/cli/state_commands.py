@@ -17,6 +17,7 @@ from reconciler.cli.shared import (
     show_progress,
 )
 from reconciler.errors import ReconcilerError
+from reconciler.writable import check_file
 
 
 @click.command(context_settings=CONTEXT)
@@ -50,14 +51,14 @@ def drift(ctx: Ctx, cluster: str, fmt: str, snapshot_out: Path | None, max_chars
     from reconciler.planning.drift import to_json
     from reconciler.render.drift import render_drift_markdown, render_drift_text
 
+    if snapshot_out is not None:
+        check_file(snapshot_out, "--snapshot-out")  # refused before the cluster is read
     show_progress(f"checking cluster '{cluster}' for drift")
     try:
         found = workflow.drift(ctx.repo, cluster)
     except ReconcilerError as exc:
         failure_comment("drift", cluster, fmt, exc, max_chars)
         raise
-    if snapshot_out is not None:
-        write_snapshot(snapshot_out, cluster, found.state)
     report = found.report
     if fmt == "json":
         click.echo(json.dumps(to_json(report), indent=1))
@@ -65,6 +66,8 @@ def drift(ctx: Ctx, cluster: str, fmt: str, snapshot_out: Path | None, max_chars
         click.echo(render_drift_markdown(report, max_chars))
     else:
         click.echo(render_drift_text(report))
+    if snapshot_out is not None:  # after the report, so a late failure (a full disk) loses none
+        write_snapshot(snapshot_out, cluster, found.state)
     if not report.in_sync:
         click.get_current_context().exit(2)
 
@@ -98,6 +101,8 @@ def snapshot(ctx: Ctx, cluster: str, out: Path | None, fmt: str | None) -> None:
     from reconciler.cluster import jsonl
     from reconciler.cluster.snapshot import dumps, write_snapshot
 
+    if out is not None:
+        check_file(out, "-o")
     config = workflow.cluster_config(ctx.repo, cluster)
     show_progress(f"reading cluster '{cluster}' at {config.bootstrap}")
     state = workflow.read_state(config)
