@@ -153,14 +153,29 @@ def _ends(r: dict[str, Any]) -> bool:
     return r.get("kind") in _ENDS and r.get("part") == r.get("parts", 0) - 1
 
 
+def started_for(found: dict[str, list[dict[str, Any]]], plan_hash: str) -> bool:
+    """Whether one of these unfinished applies (`unfinished`) was an apply of the plan with
+    `plan_hash`: only then is an apply of it a resumption of an interrupted one."""
+    return any(
+        r.get("kind") == "started" and _part(r) == 0 and r.get("plan_hash") == plan_hash
+        for records in found.values()
+        for r in records
+    )
+
+
 def close_unfinished(
-    cluster: Cluster, state: ClusterState, closer: str, progress: Progress
+    cluster: Cluster,
+    state: ClusterState,
+    closer: str,
+    progress: Progress,
+    found: dict[str, list[dict[str, Any]]] | None = None,
 ) -> list[str]:
     """Close every unfinished apply's record with what `state` (read now) shows for each of its
-    planned changes; returns the closed apply ids. Raises ClusterError if a record cannot be
-    written (the apply then stops before changing anything)."""
+    planned changes; returns the closed apply ids. `found`: `unfinished(cluster)` if already
+    read. Raises ClusterError if a record cannot be written (the apply then stops before
+    changing anything)."""
     closed: list[str] = []
-    for apply_id, records in unfinished(cluster).items():
+    for apply_id, records in (unfinished(cluster) if found is None else found).items():
         rows, head = _closing(records, state)
         head = {**head, "closed_by": closer, "outcome": "interrupted"}
         cluster.write_audit(cluster.name, _parts(head, "changes", rows, apply_id, "closed"))

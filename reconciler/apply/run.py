@@ -4,8 +4,11 @@
     2. take the cluster's lock (breaking a holder only when it is certainly gone: lock.py) and
        start renewing its lease
     3. read the cluster; refuse a stale plan, resume one this plan's interrupted apply left behind
-    4. let Kafka validate the creates and partition increases (validate_only)
-    5. close the audit records of earlier applies that never finished, then start this apply's
+       (said only when an unfinished audit record of this plan exists)
+    4. for the operations the cluster does not show done (preflight.remaining) only: check the
+       permissions and let Kafka validate the requests (validate_only)
+    5. close the audit records of earlier applies that never finished; if every change already
+       shows, stop here: the plan is already applied. Else start this apply's record
        (journal.py): no change is made unless that record is on the cluster
     6. execute the DAG level by level, waiting for metadata after each, checking the lease
        before and journaling the results after each level
@@ -27,7 +30,7 @@ from typing import Any
 from reconciler.apply import audit, interrupted, journal, lock, permissions, preflight
 from reconciler.apply.execute import Executor, Options
 from reconciler.apply.operations import Level, levels, operations
-from reconciler.apply.results import ApplyResult, OperationResult
+from reconciler.apply.results import ApplyResult, OperationResult, Status
 from reconciler.cluster.adapter import Cluster
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ReconcilerError
@@ -72,15 +75,24 @@ def apply_plan(
         if verify is not None:
             verify(state)
         fresh = preflight.freshness(plan, state)
-        resumed = fresh.resumed
+        ops = operations(plan.changes)
+        left = preflight.remaining(ops, state)  # pre-flight judges only what is left to do
+        todo = left.todo
+        earlier = journal.unfinished(cluster)
+        # "Interrupted" only of an apply of this plan whose audit record never finished
+        resumed = fresh.resumed if journal.started_for(earlier, hash_) else ()
         if resumed:
             progress(
                 f"resuming: the cluster already shows part of this plan for {len(resumed)} "
                 "topic(s) (an earlier apply of it was interrupted); finished work is not repeated"
             )
-        ops = operations(plan.changes)
-        permissions.check(cluster, state, ops)  # every ACL the operations need, or refuse
-        preflight.validate(cluster, state, ops)
+        elif todo and len(todo) < len(ops):
+            progress(
+                f"the cluster already shows {len(ops) - len(todo)} of this plan's "
+                f"{len(ops)} operation(s) done; they are not repeated"
+            )
+        permissions.check(cluster, state, todo)  # every ACL the operations need, or refuse
+        preflight.validate(cluster, state, todo)
         git = audit.git_info(repo)
         header: dict[str, object] = {"cluster": cluster.name, "who": who, "git": git,
                   "plan_hash": hash_, "started": audit.iso(started), "resumed": list(resumed),
@@ -88,7 +100,10 @@ def apply_plan(
         apply_id = str(uuid.uuid4())
         # Unfinished records are a dead apply's only while the lock is ours: check it first
         lease.check("closing unfinished audit records", confirm=True)
-        journal.close_unfinished(cluster, state, apply_id, progress)
+        journal.close_unfinished(cluster, state, apply_id, progress, earlier)
+        if not todo:  # every change shows: nothing to change, so nothing to journal
+            results = tuple(OperationResult(op, Status.UNCHANGED, left.done[op.id]) for op in ops)
+            return ApplyResult(cluster.name, hash_, results, {}, already_applied=True)
         log = journal.Journal.open(cluster, apply_id, header, plan, progress)
 
         in_flight: set[int] = set()  # the operations of the level under way
