@@ -63,11 +63,14 @@ def connection(cluster: ClusterConfig) -> adapter.Connection:
 
 
 def read_state(cluster: ClusterConfig, snapshot: Path | None = None) -> ClusterState:
-    """The cluster's state: from the snapshot file if given, else live in batched round trips."""
+    """The cluster's state: from the snapshot file if given, else live in batched round trips,
+    with what other applies left there (a held lock, recorded throttles: apply.leftovers)."""
     if snapshot is None:
+        from reconciler.apply import leftovers
         from reconciler.cluster import adapter
 
-        return adapter.read_state(connection(cluster))
+        with adapter.Cluster(connection(cluster)) as kafka:
+            return leftovers.observe(kafka, kafka.read_state())
     name, state = load_snapshot(snapshot)
     if name != cluster.name:
         raise ConfigError(

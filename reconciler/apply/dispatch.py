@@ -22,6 +22,7 @@ from typing import assert_never
 from reconciler.apply import batching, reassign
 from reconciler.apply.operations import Operation, Step
 from reconciler.apply.status import Done, judge
+from reconciler.apply.throttle import Ledger
 from reconciler.cluster.adapter import Cluster, Failure
 from reconciler.cluster.state import ClusterState
 from reconciler.planning.changes import AlterTopicConfig, CreateTopic, IncreasePartitions
@@ -52,6 +53,7 @@ class Reassigning:
     throttle: int | None  # bytes/s per broker for reassignment traffic; None: unthrottled
     timeout: float  # seconds for reassignments to complete
     poll_interval: float
+    ledger: Ledger | None = None  # records each throttle before it is set, and its removal
 
 
 def send(
@@ -78,6 +80,7 @@ def send(
                 reassigning.timeout,
                 reassigning.poll_interval,
                 progress,
+                reassigning.ledger,
             )
             return {i: _sent(failure) for i, failure in answers.items()}
         case Step.DELETE:

@@ -8,8 +8,9 @@
     4. for the operations the cluster does not show done (preflight.remaining) only: check the
        permissions and let Kafka validate the requests (validate_only)
     5. close the audit records of earlier applies that never finished; if every change already
-       shows, stop here: the plan is already applied. Else start this apply's record
-       (journal.py): no change is made unless that record is on the cluster
+       shows and no recorded throttle is left, stop here: the plan is already applied. Else
+       start this apply's record (journal.py): no change is made unless that record is on the
+       cluster; then remove the throttles earlier applies left (leftovers.py)
     6. execute the DAG level by level, waiting for metadata after each, checking the lease
        before and journaling the results after each level
     7. write the final audit record, release the lock
@@ -27,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from reconciler.apply import audit, interrupted, journal, lock, permissions, preflight
+from reconciler.apply import audit, interrupted, journal, leftovers, lock, permissions, preflight
 from reconciler.apply.execute import Executor, Options
 from reconciler.apply.operations import Level, levels, operations
 from reconciler.apply.results import ApplyResult, OperationResult, Status
@@ -54,7 +55,7 @@ def apply_plan(
     again against the state read under the lock and raises to refuse it."""
     hash_ = audit.plan_hash(plan)
     preflight.check_plan(plan, cluster.name)
-    if not plan.changes:
+    if not plan.changes and not leftovers.reported(plan):
         return ApplyResult(cluster.name, hash_, (), {})
     who = audit.actor()
     me = lock.Holder.me(who, hash_)
@@ -69,6 +70,7 @@ def apply_plan(
     executor: Executor | None = None
     log: journal.Journal | None = None
     accounted = False  # every planned operation has a result
+    already_applied = False  # the cluster showed every planned change before this apply
     git: dict[str, Any] | None = None
     try:
         state = cluster.read_state()
@@ -78,7 +80,8 @@ def apply_plan(
         ops = operations(plan.changes)
         left = preflight.remaining(ops, state)  # pre-flight judges only what is left to do
         todo = left.todo
-        earlier = journal.unfinished(cluster)
+        tail = journal.read_tail(cluster)  # unfinished applies, throttles left recorded
+        earlier = tail.unfinished
         # "Interrupted" only of an apply of this plan whose audit record never finished
         resumed = fresh.resumed if journal.started_for(earlier, hash_) else ()
         if resumed:
@@ -100,11 +103,13 @@ def apply_plan(
         apply_id = str(uuid.uuid4())
         # Unfinished records are a dead apply's only while the lock is ours: check it first
         lease.check("closing unfinished audit records", confirm=True)
-        journal.close_unfinished(cluster, state, apply_id, progress, earlier)
-        if not todo:  # every change shows: nothing to change, so nothing to journal
+        journal.close_unfinished(cluster, state, apply_id, progress, earlier, tail.throttles)
+        already_applied = bool(ops) and not todo
+        if already_applied and not tail.throttles:  # nothing to change, nothing to journal
             results = tuple(OperationResult(op, Status.UNCHANGED, left.done[op.id]) for op in ops)
             return ApplyResult(cluster.name, hash_, results, {}, already_applied=True)
-        log = journal.Journal.open(cluster, apply_id, header, plan, progress)
+        log = journal.Journal.open(cluster, apply_id, header, plan, progress, tail.throttles)
+        leftovers.remove(cluster, log, progress)  # throttles earlier applies left
 
         in_flight: set[int] = set()  # the operations of the level under way
 
@@ -113,7 +118,9 @@ def apply_plan(
             in_flight.clear()
             in_flight.update(op.id for op in level.operations)
 
-        executor = Executor(cluster, state, options or Options(), progress, before, log.level)
+        executor = Executor(
+            cluster, state, options or Options(), progress, before, log.level, ledger=log
+        )
         try:
             results = executor.run(levels(ops))
             outcome = "failed" if any(not r.status.succeeded for r in results) else "succeeded"
@@ -126,9 +133,9 @@ def apply_plan(
             )
     finally:
         try:
-            if executor is not None and log is not None:
+            if log is not None:
                 finished = time.time()
-                if not results:  # Ctrl-C and the like: no time to read the cluster
+                if not results and executor is not None:  # Ctrl-C and the like: no time to read
                     results = tuple(executor.results.values())
                 record = audit.record(
                     cluster=cluster.name,
@@ -151,4 +158,4 @@ def apply_plan(
         finally:
             lease.stop()
             lock.release(cluster, me, progress)
-    return ApplyResult(cluster.name, hash_, results, record, audit_error)
+    return ApplyResult(cluster.name, hash_, results, record, audit_error, already_applied)

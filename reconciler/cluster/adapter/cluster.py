@@ -241,14 +241,36 @@ class Cluster:
         return write.alter_reassignments(self.connection, self._reassigner(), targets)
 
     def set_throttle(
-        self, rate: int, moves: Mapping[str, Moves], brokers: Iterable[int]
+        self,
+        rate: int,
+        moves: Mapping[str, Moves],
+        brokers: Iterable[int],
+        record: Callable[[Throttle], None] = lambda _: None,
     ) -> Throttle:
-        """Throttle these moves' replication (throttle.py); raises ClusterError on a refusal."""
-        return throttle.set_throttle(self.connection, self._admin(), rate, moves, brokers)
+        """Throttle these moves' replication once `record` took it (throttle.py); raises
+        ClusterError on a refusal."""
+        return throttle.set_throttle(self.connection, self._admin(), rate, moves, brokers, record)
 
     def clear_throttle(self, done: Throttle) -> None:
-        """Put back what set_throttle replaced; raises ClusterError on a refusal."""
+        """Take away what set_throttle added; raises ClusterError on a refusal."""
         throttle.clear_throttle(self.connection, self._admin(), done)
+
+    def remove_throttle(
+        self,
+        rate: int,
+        brokers: Iterable[int],
+        added: Iterable[tuple[str, Iterable[str], Iterable[str]]],
+    ) -> None:
+        """Take away a recorded throttle (an earlier apply's leftover) as the cluster shows it
+        now (throttle.py); raises ClusterError on a refusal."""
+        throttle.remove_throttle(self.connection, self._admin(), rate, brokers, added)
+
+    def broker_rates(self, brokers: Iterable[int]) -> dict[int, str]:
+        """The brokers' own replication throttle rates, for those that have one."""
+        ids = sorted(set(brokers))
+        return self._reading(
+            lambda _, t: throttle.broker_rates(self.connection, self._admin(), ids)
+        )
 
     # --- the apply lock and the audit log (lock.py, audit.py) ------------------------------------
 
