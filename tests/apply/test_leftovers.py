@@ -111,7 +111,7 @@ def test_a_throttle_a_killed_apply_left_is_drift_and_the_next_apply_removes_it(
         # The reassignment goes on without the apply; once it is done, only the throttle is left
         def settled() -> bool:
             seen = independent_read(kafka3.bootstrap, topic)[topic]
-            return seen["isr"] == [[1, 2, 3]] * 3
+            return bool(seen["isr"] == [[1, 2, 3]] * 3)
 
         wait_until(settled, timeout=300)
         planned = repo.run("plan", "--cluster", "test", "--format", "json")
