@@ -164,6 +164,11 @@ def load_plan(path: Path) -> Plan:
         ) from exc
 
 
+# Seconds apply's reads keep retrying through a controller or broker outage, beyond the
+# request timeout: a controller restart, a broker's rolling upgrade
+READ_OUTAGE = 120.0
+
+
 def apply(
     repo: Path,
     cluster: str,
@@ -192,6 +197,7 @@ def apply(
         return make_plan(specs.desired, state, specs.cluster, prune=prune)
 
     with adapter.Cluster(connection(specs.cluster)) as kafka:
+        kafka.ride_outages(READ_OUTAGE, progress)  # reads, never mutations: retrying is safe
         if not saved.changes:
             # Nothing to lock for, but an emptied plan file is not "no changes" either
             check_plan(saved, specs.cluster.name)
