@@ -40,14 +40,26 @@ def observe(cluster: Cluster, state: ClusterState) -> ClusterState:
     """`state` with the lock's holder and the leftover throttles it shows (see the module)."""
     lock = _lock(cluster) if LOCK_TOPIC in state.topics else None
     throttled = any(k in t.overrides for t in state.topics.values() for k in _LISTS)
-    left = leftovers(cluster, state, journal.read_tail(cluster).throttles) if throttled else ()
+    left: tuple[LeftoverThrottle, ...] = ()
+    if throttled:
+        try:
+            left = leftovers(cluster, state, journal.read_tail(cluster).throttles)
+        except ClusterError:
+            # The audit topic unreadable (a principal that may not Read it): what is there
+            # cannot be told from an operator's throttle, which is never reported; apply, which
+            # must read the audit topic, still removes its own
+            left = ()
     return dataclasses.replace(state, lock=lock, leftover_throttles=left)
 
 
 def _lock(cluster: Cluster) -> LockShown | None:
-    if cluster.lock_token() is None:
-        return None  # released since the topics were listed
-    holder = Holder.decode(cluster.lock_holder())
+    try:
+        if cluster.lock_token() is None:
+            return None  # released since the topics were listed
+        raw = cluster.lock_holder()
+    except ClusterError as exc:
+        return LockShown(f"a holder whose record could not be read ({exc})", None)
+    holder = Holder.decode(raw)
     if holder is None:
         return LockShown("a holder that has not recorded itself (yet)", None)
     return LockShown(f"{holder.user} on {holder.host} (pid {holder.pid})", holder.since)
