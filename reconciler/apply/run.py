@@ -105,9 +105,9 @@ def apply_plan(
         lease.check("closing unfinished audit records", confirm=True)
         journal.close_unfinished(cluster, state, apply_id, progress, earlier, tail.throttles)
         already_applied = bool(ops) and not todo
-        if already_applied and not tail.throttles:  # nothing to change, nothing to journal
+        if not todo and not tail.throttles:  # nothing to change or remove: nothing to journal
             results = tuple(OperationResult(op, Status.UNCHANGED, left.done[op.id]) for op in ops)
-            return ApplyResult(cluster.name, hash_, results, {}, already_applied=True)
+            return ApplyResult(cluster.name, hash_, results, {}, already_applied=already_applied)
         log = journal.Journal.open(cluster, apply_id, header, plan, progress, tail.throttles)
         leftovers.remove(cluster, log, progress)  # throttles earlier applies left
 
