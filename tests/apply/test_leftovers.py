@@ -14,6 +14,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import (
     AdminClient,
@@ -25,8 +26,11 @@ from confluent_kafka.admin import (
     ResourceType,
 )
 
+from reconciler import workflow
+from reconciler.apply import Options, apply_plan, journal
 from reconciler.apply.lock import Holder
 from reconciler.cluster import adapter
+from reconciler.errors import ClusterError
 from reconciler.local.state import LocalCluster
 from tests.apply.helpers import independent_read, wait_until
 from tests.kafka_helpers import wait_for_topic
@@ -125,6 +129,56 @@ def test_a_throttle_a_killed_apply_left_is_drift_and_the_next_apply_removes_it(
         assert _throttles(admin, topic) == {}
         after = repo.run("drift", "--cluster", "test")
         assert after.code == 0, after.stdout + after.stderr
+    finally:
+        _unthrottle_brokers(admin)
+
+
+class _ControllerAwayAtTheEnd(adapter.Cluster):
+    """The real cluster, except that removing a throttle fails as it does while the controller
+    is away (IncrementalAlterConfigs goes to the controller): everything else is Kafka's."""
+
+    def clear_throttle(self, done: adapter.Throttle) -> None:
+        raise ClusterError("the controller did not answer (injected)")
+
+
+def test_a_throttle_a_finished_apply_could_not_remove_is_carried_in_its_record(
+    kafka3: LocalCluster, ns: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The apply finishes (its reassignment done) but cannot remove its throttle: its finished
+    record carries it (throttles_left), `drift` exits 2, and the next apply removes it."""
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    topic = f"{ns}.small"
+    for future in admin.create_topics([NewTopic(topic, 1, replica_assignment=[[2]])]).values():
+        future.result()
+    wait_for_topic(admin, topic, 1)
+    repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
+    repo.topics({"name": topic, "partitions": 1, "replication_factor": 2})
+    monkeypatch.setenv("KAFKA_BOOTSTRAP", kafka3.bootstrap)
+    plan = workflow.plan(tmp_path, "test")
+    said: list[str] = []
+    try:
+        connection = workflow.connection(workflow.load_specs(tmp_path, "test").cluster)
+        with _ControllerAwayAtTheEnd(connection) as cluster:
+            result = apply_plan(
+                plan, cluster, tmp_path, options=Options(throttle=1 << 20), progress=said.append
+            )
+            tail = journal.read_tail(cluster)
+        assert result.ok, said
+        assert any("could not be removed" in line for line in said), said
+        assert tail.end is not None and tail.end["kind"] == "finished"
+        assert [t["apply_id"] for t in tail.end["throttles_left"]] == [result.audit["apply_id"]]
+        assert set(_throttles(admin, topic)[topic]) == set(LIST_KEYS)
+
+        found = repo.run("drift", "--cluster", "test")
+        assert found.code == 2, found.stdout + found.stderr
+        assert "follower.replication.throttled.replicas" in found.stdout
+        cleaned = repo.run("apply", "--cluster", "test", "--auto-approve")
+        assert cleaned.code == 0, cleaned.stdout + cleaned.stderr
+        assert f"removed the replication throttle apply {result.audit['apply_id']}" in (
+            cleaned.stderr
+        )
+        assert _throttles(admin, topic) == {}
+        assert repo.run("drift", "--cluster", "test").code == 0
     finally:
         _unthrottle_brokers(admin)
 
