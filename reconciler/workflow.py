@@ -63,11 +63,14 @@ def connection(cluster: ClusterConfig) -> adapter.Connection:
 
 
 def read_state(cluster: ClusterConfig, snapshot: Path | None = None) -> ClusterState:
-    """The cluster's state: from the snapshot file if given, else live in batched round trips."""
+    """The cluster's state: from the snapshot file if given, else live in batched round trips,
+    with what other applies left there (a held lock, recorded throttles: apply.leftovers)."""
     if snapshot is None:
+        from reconciler.apply import leftovers
         from reconciler.cluster import adapter
 
-        return adapter.read_state(connection(cluster))
+        with adapter.Cluster(connection(cluster)) as kafka:
+            return leftovers.observe(kafka, kafka.read_state())
     name, state = load_snapshot(snapshot)
     if name != cluster.name:
         raise ConfigError(
@@ -161,6 +164,11 @@ def load_plan(path: Path) -> Plan:
         ) from exc
 
 
+# Seconds apply's reads keep retrying through a controller or broker outage, beyond the
+# request timeout: a controller restart, a broker's rolling upgrade
+READ_OUTAGE = 120.0
+
+
 def apply(
     repo: Path,
     cluster: str,
@@ -189,6 +197,7 @@ def apply(
         return make_plan(specs.desired, state, specs.cluster, prune=prune)
 
     with adapter.Cluster(connection(specs.cluster)) as kafka:
+        kafka.ride_outages(READ_OUTAGE, progress)  # reads, never mutations: retrying is safe
         if not saved.changes:
             # Nothing to lock for, but an emptied plan file is not "no changes" either
             check_plan(saved, specs.cluster.name)

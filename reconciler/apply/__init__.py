@@ -16,6 +16,8 @@ sentences.py    Kafka error codes as sentences
 audit.py        the audit record's content (who, git, plan hash, results)
 journal.py      the audit record as a write-ahead log; closing applies that never finished
 interrupted.py  an interrupted apply's every change, as the cluster shows it
+leftovers.py    what other applies left: the lock's holder and recorded throttles (plan, drift);
+                removing those throttles (apply)
 results.py      what each operation and the whole apply did
 
 The cluster is reached only through reconciler.cluster.adapter.Cluster; its errors, and apply's

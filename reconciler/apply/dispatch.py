@@ -25,6 +25,7 @@ from reconciler import stopping
 from reconciler.apply import batching, reassign
 from reconciler.apply.operations import Operation, Step
 from reconciler.apply.status import Done, judge
+from reconciler.apply.throttle import Ledger
 from reconciler.cluster.adapter import Cluster, Failure
 from reconciler.cluster.state import ClusterState
 from reconciler.planning.changes import AlterTopicConfig, CreateTopic, IncreasePartitions
@@ -61,6 +62,7 @@ class Reassigning:
     throttle: int | None  # bytes/s per broker for reassignment traffic; None: unthrottled
     timeout: float  # seconds for reassignments to complete
     poll_interval: float
+    ledger: Ledger | None = None  # records each throttle before it is set, and its removal
 
 
 def send(
@@ -87,6 +89,7 @@ def send(
                 reassigning.timeout,
                 reassigning.poll_interval,
                 progress,
+                reassigning.ledger,
             )
             return {i: _sent(failure) for i, failure in answers.items()}
         case Step.DELETE:

@@ -28,6 +28,7 @@ from reconciler.apply.operations import Level, Operation, Step, blocked_by
 from reconciler.apply.results import OperationResult, Status
 from reconciler.apply.sentences import sentence
 from reconciler.apply.status import Diverged, Done, NotStarted, Partly, judge
+from reconciler.apply.throttle import Ledger
 from reconciler.cluster.adapter import Cluster
 from reconciler.cluster.state import ClusterState
 
@@ -65,6 +66,7 @@ class Executor:
         progress: Progress,
         before_level: BeforeLevel | None = None,
         after_level: AfterLevel | None = None,
+        ledger: Ledger | None = None,
     ) -> None:
         self.cluster = cluster
         self.state = state
@@ -72,6 +74,7 @@ class Executor:
         self.progress = progress
         self.before_level = before_level  # the lock's lease check
         self.after_level = after_level  # the audit journal's progress record
+        self.ledger = ledger  # the audit journal's throttle records
         self.results: dict[int, OperationResult] = {}
         self.stopped = False
 
@@ -118,7 +121,10 @@ class Executor:
             return
         stopping.test_point(f"in-flight-{number}")
         reassigning = Reassigning(
-            self.options.throttle, self.options.reassignment_timeout, self.options.poll_interval
+            self.options.throttle,
+            self.options.reassignment_timeout,
+            self.options.poll_interval,
+            self.ledger,
         )
         sent = dispatch.send(
             self.cluster, self.state, level.step, to_run, reassigning, self.progress

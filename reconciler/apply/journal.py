@@ -9,6 +9,13 @@ Every apply that reaches execution writes, under one `apply_id`:
     finished   at the end: the whole audit record (audit.record), every change's result
     closed     written by a later apply for one that never finished (killed, crashed, its
                machine lost): what the cluster shows for each planned change (status.judge)
+    throttle   before a replication throttle is set (apply --throttle): the rate, the brokers
+               and each topic's replicas it adds, under a `throttle_id`
+    unthrottle once that throttle is removed (by this apply, or by a later one if it was left)
+
+The last part of a finished or closed record also carries `throttles_left`: every recorded
+throttle not removed by then, so a reader finds all of them by reading back to the last end
+(`read_tail`, `Tail.throttles`), as it finds unfinished applies.
 
 Records are cut into parts of at most CHUNK changes (`part`, `parts`), so an apply of 10,000
 changes stays far below the topic's max.message.bytes. A finished or closed record's last part
@@ -19,6 +26,7 @@ closes every apply it finds started after it.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, assert_never
@@ -26,7 +34,7 @@ from typing import Any, assert_never
 from reconciler.apply.operations import Operation, operations
 from reconciler.apply.results import OperationResult
 from reconciler.apply.status import Diverged, Done, NotStarted, Partly, judge
-from reconciler.cluster.adapter import Cluster
+from reconciler.cluster.adapter import Cluster, Throttle
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ClusterError, ReconcilerError
 from reconciler.planning.json_plan import FORMAT_VERSION as PLAN_FORMAT
@@ -36,14 +44,22 @@ from reconciler.planning.plan import Plan
 FORMAT_VERSION = 2
 CHUNK = 500  # changes per record: a few hundred KiB of JSON at most
 _ENDS = ("finished", "closed")
+_LEDGER = ("throttle", "unthrottle")
+_ENVELOPE = ("format_version", "kind", "part", "parts")
 
 Progress = Callable[[str], None]
 
 
 def _parts(
-    head: dict[str, Any], key: str, items: Sequence[Any], apply_id: str, kind: str
+    head: dict[str, Any],
+    key: str,
+    items: Sequence[Any],
+    apply_id: str,
+    kind: str,
+    last: dict[str, Any] | None = None,
 ) -> list[bytes]:
-    """`head` and `items` as one or more records; the first part carries `head`."""
+    """`head` and `items` as one or more records; the first part carries `head`, the last
+    `last` (what a reader reading back from the end must find in the part that ends)."""
     chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)] or [items]
     out: list[bytes] = []
     for number, chunk in enumerate(chunks):
@@ -56,6 +72,8 @@ def _parts(
         }
         if number == 0:
             record.update(head)
+        if number == len(chunks) - 1 and last:
+            record.update(last)
         record[key] = list(chunk)
         out.append(json.dumps(record, sort_keys=True).encode())
     return out
@@ -69,13 +87,25 @@ class Journal:
     apply_id: str
     progress: Progress
     errors: list[str] = field(default_factory=list)
+    # Recorded throttles not removed yet, by throttle id: those left before this apply, and
+    # its own while they are set
+    throttles: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _ids: dict[Throttle, str] = field(default_factory=dict)
+    who: str | None = None
 
     @staticmethod
     def open(
-        cluster: Cluster, apply_id: str, header: dict[str, Any], plan: Plan, progress: Progress
+        cluster: Cluster,
+        apply_id: str,
+        header: dict[str, Any],
+        plan: Plan,
+        progress: Progress,
+        throttles: dict[str, dict[str, Any]] | None = None,
     ) -> Journal:
-        """Write the `started` record; raises ClusterError (nothing changed yet) if it cannot."""
-        journal = Journal(cluster, apply_id, progress)
+        """Write the `started` record; raises ClusterError (nothing changed yet) if it cannot.
+        `throttles`: the recorded throttles earlier applies left (`Tail.throttles`)."""
+        journal = Journal(cluster, apply_id, progress, throttles=dict(throttles or {}))
+        journal.who = header.get("who") if isinstance(header.get("who"), str) else None
         planned = to_json(plan)["changes"]
         head = {**header, "based_on": plan.based_on, "planned": len(planned)}
         try:
@@ -97,9 +127,35 @@ class Journal:
     def finish(self, record: dict[str, Any]) -> str | None:
         """Write the final record; returns why it failed (None: written)."""
         head = {k: v for k, v in record.items() if k not in ("changes", "format_version")}
-        parts = _parts(head, "changes", record.get("changes", []), self.apply_id, "finished")
+        left = {"throttles_left": list(self.throttles.values())}
+        parts = _parts(head, "changes", record.get("changes", []), self.apply_id, "finished", left)
         self._write(parts, "final")
         return self.errors[-1] if self.errors else None
+
+    def throttle(self, throttle: Throttle) -> None:
+        """Record a throttle about to be set; raises ClusterError if it cannot (the throttle
+        is then not set: one nobody recorded would be left unseen if this apply died)."""
+        throttle_id = str(uuid.uuid4())
+        entry: dict[str, Any] = {
+            "throttle_id": throttle_id,
+            "apply_id": self.apply_id,
+            "who": self.who,
+            "rate": throttle.rate,
+            "brokers": list(throttle.brokers),
+            "topics": [[t, list(leader), list(follower)] for t, leader, follower in throttle.added],
+        }
+        self.cluster.write_audit(self.cluster.name, [_ledger("throttle", entry)])
+        self.throttles[throttle_id] = entry
+        self._ids[throttle] = throttle_id
+
+    def unthrottled(self, throttle: Throttle | str) -> None:
+        """Record that a throttle (this apply's, or a recorded one by id) was removed."""
+        throttle_id = throttle if isinstance(throttle, str) else self._ids.pop(throttle, None)
+        if throttle_id is None:
+            return
+        self.throttles.pop(throttle_id, None)
+        entry = {"throttle_id": throttle_id, "apply_id": self.apply_id}
+        self._write([_ledger("unthrottle", entry)], "throttle removal")
 
     def _write(self, parts: list[bytes], what: str) -> None:
         try:
@@ -115,10 +171,41 @@ class Journal:
 # --- closing the records of applies that never finished ---------------------------------------
 
 
-def unfinished(cluster: Cluster, wait: float = 10.0) -> dict[str, list[dict[str, Any]]]:
-    """The records of applies started after the last finished or closed one, by apply id.
+@dataclass(frozen=True, slots=True)
+class Tail:
+    """The audit topic from the last record that ends an apply on: what a new apply (and a
+    plan looking for leftovers) needs of the journal."""
 
-    Reads back from the end of the audit topic, in growing windows, only as far as that."""
+    end: dict[str, Any] | None  # the last part of the last finished or closed record
+    after: tuple[dict[str, Any], ...]  # every record after it, in log order
+
+    @property
+    def unfinished(self) -> dict[str, list[dict[str, Any]]]:
+        """The records of applies started after the last finished or closed one, by apply id
+        (throttle ledger records are not an apply's: they never make one unfinished)."""
+        found: dict[str, list[dict[str, Any]]] = {}
+        for r in self.after:
+            if isinstance(r.get("apply_id"), str) and r.get("kind") not in _LEDGER:
+                found.setdefault(r["apply_id"], []).append(r)
+        return found
+
+    @property
+    def throttles(self) -> dict[str, dict[str, Any]]:
+        """Every recorded throttle not recorded as removed, by throttle id: those the last end
+        record left, plus those recorded after it, less those removed after it."""
+        left = (self.end or {}).get("throttles_left", [])
+        found = {t["throttle_id"]: t for t in left if isinstance(t, dict) and "throttle_id" in t}
+        for r in self.after:
+            if r.get("kind") == "throttle" and isinstance(r.get("throttle_id"), str):
+                found[r["throttle_id"]] = {k: v for k, v in r.items() if k not in _ENVELOPE}
+            elif r.get("kind") == "unthrottle":
+                found.pop(str(r.get("throttle_id")), None)
+        return found
+
+
+def read_tail(cluster: Cluster, wait: float = 10.0) -> Tail:
+    """Read back from the end of the audit topic, in growing windows, only as far as the last
+    record that ends an apply."""
     low, high = cluster.audit_offsets()
     tail: list[dict[str, Any]] = []
     start, window = high, 64
@@ -130,11 +217,17 @@ def unfinished(cluster: Cluster, wait: float = 10.0) -> dict[str, list[dict[str,
         if any(_ends(r) for r in read if r is not None):
             break
     last_end = max((i for i, r in enumerate(tail) if _ends(r)), default=-1)
-    found: dict[str, list[dict[str, Any]]] = {}
-    for r in tail[last_end + 1 :]:
-        if isinstance(r.get("apply_id"), str):
-            found.setdefault(r["apply_id"], []).append(r)
-    return found
+    return Tail(tail[last_end] if last_end >= 0 else None, tuple(tail[last_end + 1 :]))
+
+
+def unfinished(cluster: Cluster, wait: float = 10.0) -> dict[str, list[dict[str, Any]]]:
+    """The records of applies started after the last finished or closed one, by apply id."""
+    return read_tail(cluster, wait).unfinished
+
+
+def _ledger(kind: str, entry: dict[str, Any]) -> bytes:
+    record = {"format_version": FORMAT_VERSION, "kind": kind, "part": 0, "parts": 1, **entry}
+    return json.dumps(record, sort_keys=True).encode()
 
 
 def _decode(raw: bytes) -> dict[str, Any] | None:
@@ -153,17 +246,35 @@ def _ends(r: dict[str, Any]) -> bool:
     return r.get("kind") in _ENDS and r.get("part") == r.get("parts", 0) - 1
 
 
+def started_for(found: dict[str, list[dict[str, Any]]], plan_hash: str) -> bool:
+    """Whether one of these unfinished applies (`unfinished`) was an apply of the plan with
+    `plan_hash`: only then is an apply of it a resumption of an interrupted one."""
+    return any(
+        r.get("kind") == "started" and _part(r) == 0 and r.get("plan_hash") == plan_hash
+        for records in found.values()
+        for r in records
+    )
+
+
 def close_unfinished(
-    cluster: Cluster, state: ClusterState, closer: str, progress: Progress
+    cluster: Cluster,
+    state: ClusterState,
+    closer: str,
+    progress: Progress,
+    found: dict[str, list[dict[str, Any]]] | None = None,
+    throttles: dict[str, dict[str, Any]] | None = None,
 ) -> list[str]:
     """Close every unfinished apply's record with what `state` (read now) shows for each of its
-    planned changes; returns the closed apply ids. Raises ClusterError if a record cannot be
-    written (the apply then stops before changing anything)."""
+    planned changes; returns the closed apply ids. `found`: `unfinished(cluster)` if already
+    read; `throttles`: the recorded throttles not removed (`Tail.throttles`), carried on in
+    the closed records. Raises ClusterError if a record cannot be written (the apply then stops
+    before changing anything)."""
     closed: list[str] = []
-    for apply_id, records in unfinished(cluster).items():
+    for apply_id, records in (unfinished(cluster) if found is None else found).items():
         rows, head = _closing(records, state)
         head = {**head, "closed_by": closer, "outcome": "interrupted"}
-        cluster.write_audit(cluster.name, _parts(head, "changes", rows, apply_id, "closed"))
+        left = {"throttles_left": list((throttles or {}).values())}
+        cluster.write_audit(cluster.name, _parts(head, "changes", rows, apply_id, "closed", left))
         shown = sum(1 for r in rows if r["cluster_shows"] == "done")
         progress(
             f"closed the audit record of an earlier apply that did not finish ({apply_id}, "

@@ -9,6 +9,8 @@ refuse_diverged what freshness refuses whatever the fingerprint says: a planned 
                 cluster shows otherwise (apply.verify runs it before its comparison)
 validate        Kafka's own validate_only CreateTopics and CreatePartitions for what is left
                 (and the Kafka client's own range checks, as a refusal)
+remaining       the operations the cluster does not show done yet (status.judge): the only
+                ones any pre-flight judges (permissions, validate_only, in-use evidence)
 """
 
 from __future__ import annotations
@@ -163,3 +165,24 @@ def validate(cluster: Cluster, state: ClusterState, ops: Sequence[Operation]) ->
             f"Kafka's validate_only check refused {len(problems)} change(s):\n  {listed}\n"
             "Nothing was changed."
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Remaining:
+    todo: tuple[Operation, ...]  # what the cluster does not show done yet, in plan order
+    done: dict[int, str]  # operation id -> how the cluster shows it done (status.Done's note)
+
+
+def remaining(ops: Sequence[Operation], state: ClusterState) -> Remaining:
+    """The operations whose change the cluster does not show done (status.judge, once each). A
+    re-run asks Kafka nothing about finished work: a deleted topic's ACLs, for one, are not
+    there to be asked about, and a cluster without an authorizer would seem to deny them."""
+    todo: list[Operation] = []
+    done: dict[int, str] = {}
+    for op in ops:
+        verdict = judge(op.change, state.topics.get(op.topic), state.reassignments)
+        if isinstance(verdict, Done):
+            done[op.id] = verdict.note
+        else:
+            todo.append(op)
+    return Remaining(tuple(todo), done)

@@ -38,6 +38,7 @@ def start_and_follow(
     timeout: float,
     poll_interval: float,
     progress: Progress,
+    ledger: throttle.Ledger | None = None,
 ) -> dict[int, Failure | None]:
     """Per operation id: None (its moves were started, and followed), or why not."""
     changes = {op.id: op.change for op in ops if isinstance(op.change, ReassignReplicas)}
@@ -48,7 +49,7 @@ def start_and_follow(
     held = None
     if rate is not None and targets:
         try:
-            held = throttle.hold(cluster, rate, targets, shown, progress)
+            held = throttle.hold(cluster, rate, targets, shown, progress, ledger)
         except ClusterError as exc:
             return dict.fromkeys(changes, Failure("THROTTLE_FAILED", str(exc)))
     try:
@@ -61,7 +62,7 @@ def start_and_follow(
         _follow(cluster, started, timeout, poll_interval, progress)
     finally:
         if held is not None:
-            throttle.release(cluster, held, progress)
+            throttle.release(cluster, held, progress, ledger)
     return outcome
 
 

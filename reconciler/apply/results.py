@@ -46,6 +46,8 @@ class ApplyResult:
     results: tuple[OperationResult, ...]  # in execution order
     audit: dict[str, Any]  # the record written to the audit topic
     audit_error: str | None = None  # why writing the audit record failed, if it did
+    # The cluster showed every change of the plan before this apply began: nothing was sent
+    already_applied: bool = False
 
     def _with(self, status: Status) -> tuple[OperationResult, ...]:
         return tuple(r for r in self.results if r.status is status)

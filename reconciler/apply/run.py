@@ -4,9 +4,13 @@
     2. take the cluster's lock (breaking a holder only when it is certainly gone: lock.py) and
        start renewing its lease
     3. read the cluster; refuse a stale plan, resume one this plan's interrupted apply left behind
-    4. let Kafka validate the creates and partition increases (validate_only)
-    5. close the audit records of earlier applies that never finished, then start this apply's
-       (journal.py): no change is made unless that record is on the cluster
+       (said only when an unfinished audit record of this plan exists)
+    4. for the operations the cluster does not show done (preflight.remaining) only: check the
+       permissions and let Kafka validate the requests (validate_only)
+    5. close the audit records of earlier applies that never finished; if every change already
+       shows and no recorded throttle is left, stop here: the plan is already applied. Else
+       start this apply's record (journal.py): no change is made unless that record is on the
+       cluster; then remove the throttles earlier applies left (leftovers.py)
     6. execute the DAG level by level, waiting for metadata after each, checking the lease
        before and journaling the results after each level
     7. write the final audit record, release the lock
@@ -28,10 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from reconciler import stopping
-from reconciler.apply import audit, interrupted, journal, lock, permissions, preflight
+from reconciler.apply import audit, interrupted, journal, leftovers, lock, permissions, preflight
 from reconciler.apply.execute import Executor, Options
 from reconciler.apply.operations import Level, levels, operations
-from reconciler.apply.results import ApplyResult, OperationResult
+from reconciler.apply.results import ApplyResult, OperationResult, Status
 from reconciler.cluster.adapter import Cluster
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ReconcilerError
@@ -55,7 +59,7 @@ def apply_plan(
     again against the state read under the lock and raises to refuse it."""
     hash_ = audit.plan_hash(plan)
     preflight.check_plan(plan, cluster.name)
-    if not plan.changes:
+    if not plan.changes and not leftovers.reported(plan):
         return ApplyResult(cluster.name, hash_, (), {})
     who = audit.actor()
     me = lock.Holder.me(who, hash_)
@@ -71,6 +75,7 @@ def apply_plan(
     executor: Executor | None = None
     log: journal.Journal | None = None
     accounted = False  # every planned operation has a result
+    already_applied = False  # the cluster showed every planned change before this apply
     git: dict[str, Any] | None = None
     try:
         stopping.test_point("locked")
@@ -78,15 +83,25 @@ def apply_plan(
         if verify is not None:
             verify(state)
         fresh = preflight.freshness(plan, state)
-        resumed = fresh.resumed
+        ops = operations(plan.changes)
+        left = preflight.remaining(ops, state)  # pre-flight judges only what is left to do
+        todo = left.todo
+        tail = journal.read_tail(cluster)  # unfinished applies, throttles left recorded
+        earlier = tail.unfinished
+        # "Interrupted" only of an apply of this plan whose audit record never finished
+        resumed = fresh.resumed if journal.started_for(earlier, hash_) else ()
         if resumed:
             progress(
                 f"resuming: the cluster already shows part of this plan for {len(resumed)} "
                 "topic(s) (an earlier apply of it was interrupted); finished work is not repeated"
             )
-        ops = operations(plan.changes)
-        permissions.check(cluster, state, ops)  # every ACL the operations need, or refuse
-        preflight.validate(cluster, state, ops)
+        elif todo and len(todo) < len(ops):
+            progress(
+                f"the cluster already shows {len(ops) - len(todo)} of this plan's "
+                f"{len(ops)} operation(s) done; they are not repeated"
+            )
+        permissions.check(cluster, state, todo)  # every ACL the operations need, or refuse
+        preflight.validate(cluster, state, todo)
         git = audit.git_info(repo)
         header: dict[str, object] = {"cluster": cluster.name, "who": who, "git": git,
                   "plan_hash": hash_, "started": audit.iso(started), "resumed": list(resumed),
@@ -95,8 +110,13 @@ def apply_plan(
         # Unfinished records are a dead apply's only while the lock is ours: check it first
         lease.check("closing unfinished audit records", confirm=True)
         stopping.check("the first change")
-        journal.close_unfinished(cluster, state, apply_id, progress)
-        log = journal.Journal.open(cluster, apply_id, header, plan, progress)
+        journal.close_unfinished(cluster, state, apply_id, progress, earlier, tail.throttles)
+        already_applied = bool(ops) and not todo
+        if not todo and not tail.throttles:  # nothing to change or remove: nothing to journal
+            results = tuple(OperationResult(op, Status.UNCHANGED, left.done[op.id]) for op in ops)
+            return ApplyResult(cluster.name, hash_, results, {}, already_applied=already_applied)
+        log = journal.Journal.open(cluster, apply_id, header, plan, progress, tail.throttles)
+        leftovers.remove(cluster, log, progress)  # throttles earlier applies left
 
         in_flight: set[int] = set()  # the operations of the level under way
 
@@ -105,7 +125,9 @@ def apply_plan(
             in_flight.clear()
             in_flight.update(op.id for op in level.operations)
 
-        executor = Executor(cluster, state, options or Options(), progress, before, log.level)
+        executor = Executor(
+            cluster, state, options or Options(), progress, before, log.level, ledger=log
+        )
         try:
             results = executor.run(levels(ops))
             undone = any(not r.status.succeeded for r in results)
@@ -120,9 +142,9 @@ def apply_plan(
     finally:
         stopping.test_point("finishing")
         try:
-            if executor is not None and log is not None:
+            if log is not None:
                 finished = time.time()
-                if not results:  # Ctrl-C and the like: no time to read the cluster
+                if not results and executor is not None:  # Ctrl-C and the like: no time to read
                     results = tuple(executor.results.values())
                 record = audit.record(
                     cluster=cluster.name,
@@ -145,4 +167,4 @@ def apply_plan(
         finally:
             lease.stop()
             lock.release(cluster, me, progress)
-    return ApplyResult(cluster.name, hash_, results, record, audit_error)
+    return ApplyResult(cluster.name, hash_, results, record, audit_error, already_applied)

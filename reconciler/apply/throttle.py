@@ -2,13 +2,16 @@
 
 `hold` works out which replicas copy from and to (the replicas holding the data -> the replicas
 being added), has the adapter throttle them (cluster/adapter/throttle.py says how, and what it
-leaves alone) and says so; `release` puts everything back, warning instead of failing when it
-cannot, since the reassignments themselves are done by then.
+leaves alone) once the audit journal has recorded what is about to be set, and says so;
+`release` takes it away again and records that, warning instead of failing when it cannot,
+since the reassignments themselves are done by then: the throttle stays recorded, so `plan` and
+`drift` report it and the next apply removes it (apply/leftovers.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Protocol
 
 from reconciler.cluster.adapter import Cluster, Moves, Throttle
 from reconciler.cluster.state import TopicState
@@ -18,14 +21,24 @@ from reconciler.spec.units import format_size_bytes
 Progress = Callable[[str], None]
 
 
+class Ledger(Protocol):
+    """Where apply records its throttles (journal.Journal): before setting, after removing."""
+
+    def throttle(self, throttle: Throttle) -> None: ...  # raises ClusterError: then not set
+
+    def unthrottled(self, throttle: Throttle) -> None: ...
+
+
 def hold(
     cluster: Cluster,
     rate: int,
     targets: Mapping[tuple[str, int], tuple[int, ...]],
     shown: Mapping[str, TopicState],
     progress: Progress,
+    ledger: Ledger | None = None,
 ) -> Throttle:
-    """Throttle the copies these moves make to `rate` bytes/s per broker. Raises ClusterError."""
+    """Throttle the copies these moves make to `rate` bytes/s per broker, recorded in `ledger`
+    before anything is set. Raises ClusterError."""
     sources: dict[str, list[str]] = {}
     destinations: dict[str, list[str]] = {}
     brokers: set[int] = set()
@@ -42,7 +55,8 @@ def hold(
         )
         brokers.update(now, target)
     moves = {t: Moves(tuple(sources[t]), tuple(destinations.get(t, ()))) for t in sources}
-    held = cluster.set_throttle(rate, moves, brokers)
+    record = ledger.throttle if ledger is not None else (lambda _: None)
+    held = cluster.set_throttle(rate, moves, brokers, record)
     progress(
         f"  throttling replication to {format_size_bytes(held.rate)}/s on broker(s) "
         f"{', '.join(map(str, held.brokers)) or 'none'}"
@@ -52,13 +66,17 @@ def hold(
     return held
 
 
-def release(cluster: Cluster, held: Throttle, progress: Progress) -> None:
+def release(
+    cluster: Cluster, held: Throttle, progress: Progress, ledger: Ledger | None = None
+) -> None:
     try:
         cluster.clear_throttle(held)
     except ClusterError as exc:
         progress(
-            f"  warning: the replication throttle could not be removed ({exc}); remove "
-            "leader/follower.replication.throttled.* with kafka-configs.sh"
+            f"  warning: the replication throttle could not be removed ({exc}); it stays in "
+            "the audit record: `plan` and `drift` report it and the next apply removes it"
         )
     else:
+        if ledger is not None:
+            ledger.unthrottled(held)
         progress("  replication throttle removed")

@@ -225,7 +225,12 @@ def apply(
     for done in result.results:
         note = f": {done.message}" if done.message else ""
         click.echo(f"{done.status.value:>12}  {done.operation.summary}{note}")
-    if result.results:
+    if result.already_applied:
+        click.echo(
+            f"Already applied: cluster '{cluster}' shows every change of this plan "
+            f"({len(result.results)} operation(s)); nothing was changed."
+        )
+    elif result.results:
         how = (
             f"stopped by {stopped_by}" if stopped_by else "complete" if result.ok else "incomplete"
         )

@@ -91,6 +91,26 @@ class Reassignment:
 
 
 @dataclass(frozen=True, slots=True)
+class LockShown:
+    """The apply lock as a reader finds it: another apply runs (or died holding it)."""
+
+    holder: str  # who, where, which process, as its record says; "unknown" when unrecorded
+    since: str | None  # ISO 8601, UTC, as the holder recorded it
+
+
+@dataclass(frozen=True, slots=True)
+class LeftoverThrottle:
+    """A replication throttle an apply recorded in its audit record and never removed, as far
+    as the cluster still shows it."""
+
+    apply_id: str  # the apply that set it
+    who: str | None  # who ran that apply
+    rate: int  # bytes/s, as recorded
+    brokers: tuple[int, ...]  # brokers still showing the recorded rate
+    topics: tuple[str, ...]  # topics still listing replicas it throttled
+
+
+@dataclass(frozen=True, slots=True)
 class ClusterState:
     cluster_id: str | None
     controller_id: int | None
@@ -100,3 +120,7 @@ class ClusterState:
     # (KIP-464): num.partitions, default.replication.factor, min.insync.replicas, ...
     broker_defaults: dict[str, str] = field(default_factory=dict, hash=False)
     reassignments: tuple[Reassignment, ...] = ()
+    # What other applies left: the lock while one holds it, throttles one recorded and left
+    # (apply/leftovers.py reads them; snapshots do not keep them)
+    lock: LockShown | None = None
+    leftover_throttles: tuple[LeftoverThrottle, ...] = ()

@@ -4,7 +4,8 @@ A pure function of the plan the planner makes for the same specs and state, so d
 disagrees with `plan` about what differs. Each difference is one `DriftItem`:
 
     missing             a spec's topic that the cluster does not have (plan: create)
-    config              a config override differs, is missing, or is extra (plan: config change)
+    config              a config override differs, is missing, or is extra (plan: config change),
+                        or a throttled-replica list an apply left (plan: leftover_throttle)
     partitions          partition count differs, growth (plan: increase) or a count above the
                         spec's, which Kafka cannot undo (plan: partition_decrease error)
     replication_factor  replication factor differs (plan: reassignment)
@@ -34,6 +35,7 @@ from reconciler.planning.changes import (
     IncreasePartitions,
     ReassignReplicas,
 )
+from reconciler.planning.configs import OPERATIONAL_KEYS
 from reconciler.planning.plan import Plan
 from reconciler.spec.model import DesiredState, Presence
 
@@ -82,6 +84,7 @@ def drift(plan: Plan, desired: DesiredState, state: ClusterState) -> DriftReport
         for change in topic_change.changes:
             items.extend(_items(change, where))
     items.extend(_blocked(desired, state, plan))
+    items.extend(_leftover_throttles(desired, state, plan))
     items.extend(DriftItem(name, "unmanaged", "topic", None, "present") for name in plan.unmanaged)
     unique = {(i.topic, i.field): i for i in items}  # a blocked item may repeat a planned one
     return DriftReport(
@@ -144,6 +147,26 @@ def _blocked(desired: DesiredState, state: ClusterState, plan: Plan) -> Iterator
                 yield DriftItem(
                     name, "placement", "assignments", _lists(spec.assignments[: len(now)]),
                     _lists(now), spec.location,
+                )  # fmt: skip
+
+
+def _leftover_throttles(
+    desired: DesiredState, state: ClusterState, plan: Plan
+) -> Iterator[DriftItem]:
+    """A throttle an apply left (the plan's leftover_throttle diagnostics, planning/leftovers.py)
+    is config drift: its topic keeps throttled-replica lists that no spec sets. Throttles no
+    apply recorded are an operator's and not drift (the planner leaves those keys alone)."""
+    for found in plan.diagnostics:
+        if found.rule != rules.LEFTOVER_THROTTLE.name or found.topic is None:
+            continue
+        current = state.topics.get(found.topic)
+        spec = desired.topics.get(found.topic)
+        for key in sorted(OPERATIONAL_KEYS):
+            value = current.overrides.get(key) if current is not None else None
+            if value is not None:
+                yield DriftItem(
+                    found.topic, "config", f"config.{key}", None, value,
+                    spec.location if spec is not None else None,
                 )  # fmt: skip
 
 

@@ -7,7 +7,8 @@
 3. order: phase, dependency DAG, name (order.py);
 4. limits: KIP-578 per-broker and cluster-wide counts over the whole plan (limits.py);
 5. policies: min replication factor, partitions per topic, names, min.insync.replicas
-   headroom, deletes per plan (policies.py).
+   headroom, deletes per plan (policies.py);
+6. leftovers: the lock another apply holds, throttles an apply left (leftovers.py).
 
 Renderers and the JSON form read a `Plan`; nothing else computes from the specs or the cluster
 state after this point. A plan is applyable when apply would accept it: no error diagnostic and
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Severity, sort_key
-from reconciler.planning import hazards
+from reconciler.planning import hazards, leftovers
 from reconciler.planning.changes import Action, Hazard, TopicChange
 from reconciler.planning.diff import diff
 from reconciler.planning.limits import BrokerLoad, check_limits
@@ -129,6 +130,7 @@ def make_plan(
         *diagnostics,
         *over_limits,
         *check_policies(ordered, desired, state, policy),
+        *leftovers.diagnostics(state),  # what other applies left: a held lock, throttles
         *warnings,
     }
     if based_on is None:

@@ -16,6 +16,7 @@ clients that avoid the brokers that do not answer, and a read that still fails n
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, TypeVar
@@ -69,6 +70,10 @@ class Cluster:
         self._kafka_python: KafkaAdminClient | None = None
         self._known: list[probe.Address] = []  # the brokers DescribeCluster last showed
         self._silent: list[tuple[probe.Address, str]] | None = None  # probed in a failed read
+        # Reads ride out an outage this long beyond the request timeout (apply's, said through
+        # `notice`); 0: a read fails once the request timeout is spent (plan, drift)
+        self.outage = 0.0
+        self.notice: Callable[[str], None] = lambda _: None
 
     @property
     def name(self) -> str:
@@ -95,7 +100,15 @@ class Cluster:
     def reconnected(self) -> Cluster:
         """The same cluster with clients of its own: new connections, so librdkafka may pick
         other brokers to ask (what a reader after this one would see)."""
-        return Cluster(self.connection)
+        fresh = Cluster(self.connection)
+        fresh.ride_outages(self.outage, self.notice)
+        return fresh
+
+    def ride_outages(self, seconds: float, notice: Callable[[str], None]) -> Cluster:
+        """Have reads retry through an outage of the controller or a broker for up to `seconds`
+        beyond the request timeout, saying so through `notice` (apply: on stderr)."""
+        self.outage, self.notice = seconds, notice
+        return self
 
     def _admin(self) -> AdminClient:
         if self._librdkafka is None:
@@ -120,6 +133,29 @@ class Cluster:
     # --- reading: reconciler.cluster.state values (read.py) --------------------------------------
 
     def _reading(self, attempt: Callable[[int, float], T]) -> T:
+        """One read, retried with fresh clients within the request timeout (retry.py), and
+        through an outage for up to `outage` more seconds (said once, and when it ends)."""
+        deadline = time.monotonic() + self.outage
+        waited = False
+        while True:
+            try:
+                found = self._read_once(attempt)
+            except ClusterError as exc:
+                if not retry.retriable(exc) or time.monotonic() >= deadline:
+                    raise
+                if not waited:
+                    self.notice(
+                        f"the cluster does not answer a read ({exc}); retrying for up to "
+                        f"{self.outage:.0f} s"
+                    )
+                    waited = True
+                time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
+                continue
+            if waited:
+                self.notice("the cluster answers again; going on")
+            return found
+
+    def _read_once(self, attempt: Callable[[int, float], T]) -> T:
         """One read, retried with fresh clients within the request timeout (retry.py); when it
         still fails for a reason a silent broker explains, the error names the brokers that do
         not answer (probe.py)."""
@@ -183,7 +219,7 @@ class Cluster:
         DescribeCluster lists, which its retries use to avoid a dead one (and to send to a live
         controller). A failure here is raised at once: that thread ends within its own timeout
         and closes its clients."""
-        apart = Cluster(self.connection)
+        apart = Cluster(self.connection).ride_outages(self.outage, self.notice)
         moving = Aside(lambda: _reassignments_apart(apart), self.connection.seconds)
         description = self.describe()
         # Its retries avoid the brokers that do not answer, as ours do, once it knows them
@@ -241,14 +277,36 @@ class Cluster:
         return write.alter_reassignments(self.connection, self._reassigner(), targets)
 
     def set_throttle(
-        self, rate: int, moves: Mapping[str, Moves], brokers: Iterable[int]
+        self,
+        rate: int,
+        moves: Mapping[str, Moves],
+        brokers: Iterable[int],
+        record: Callable[[Throttle], None] = lambda _: None,
     ) -> Throttle:
-        """Throttle these moves' replication (throttle.py); raises ClusterError on a refusal."""
-        return throttle.set_throttle(self.connection, self._admin(), rate, moves, brokers)
+        """Throttle these moves' replication once `record` took it (throttle.py); raises
+        ClusterError on a refusal."""
+        return throttle.set_throttle(self.connection, self._admin(), rate, moves, brokers, record)
 
     def clear_throttle(self, done: Throttle) -> None:
-        """Put back what set_throttle replaced; raises ClusterError on a refusal."""
+        """Take away what set_throttle added; raises ClusterError on a refusal."""
         throttle.clear_throttle(self.connection, self._admin(), done)
+
+    def remove_throttle(
+        self,
+        rate: int,
+        brokers: Iterable[int],
+        added: Iterable[tuple[str, Iterable[str], Iterable[str]]],
+    ) -> None:
+        """Take away a recorded throttle (an earlier apply's leftover) as the cluster shows it
+        now (throttle.py); raises ClusterError on a refusal."""
+        throttle.remove_throttle(self.connection, self._admin(), rate, brokers, added)
+
+    def broker_rates(self, brokers: Iterable[int]) -> dict[int, str]:
+        """The brokers' own replication throttle rates, for those that have one."""
+        ids = sorted(set(brokers))
+        return self._reading(
+            lambda _, t: throttle.broker_rates(self.connection, self._admin(), ids)
+        )
 
     # --- the apply lock and the audit log (lock.py, audit.py) ------------------------------------
 

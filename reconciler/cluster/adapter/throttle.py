@@ -2,15 +2,20 @@
 sets them: a rate on each broker involved, and on each topic the replicas it applies to
 (leader side: the replicas data is copied from; follower side: the new replicas).
 
-`set_throttle` records what was there before and leaves alone a rate a broker already has of its
-own (an operator's); `clear_throttle` puts back exactly that. Broker configs are altered one
-broker per request (librdkafka sends a BROKER resource to that broker), so the requests grow
-with the brokers involved, never with the topics.
+`set_throttle` reads first what is there (every read before any change), leaves alone a rate a
+broker already has of its own (an operator's), hands what it is about to set to `record` (apply
+journals it: a throttle nobody recorded is never set) and only then sets it. `remove_throttle`
+takes away exactly what a recorded throttle added, as the cluster shows it now: a broker rate
+only while it is still the recorded one, on each topic only the recorded replicas (what an
+operator listed there stays). It serves a finished level (`clear_throttle`) and a throttle a
+dead or failed apply left alike. Broker configs are altered one broker per request (librdkafka
+sends a BROKER resource to that broker), so the requests grow with the brokers involved, never
+with the topics.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from confluent_kafka import KafkaException
@@ -47,6 +52,8 @@ class Throttle:
     brokers: tuple[int, ...]  # brokers whose rates were set (those without a rate of their own)
     kept: tuple[tuple[int, str], ...]  # brokers that had a rate already: (id, its value)
     topics: tuple[tuple[str, str | None, str | None], ...]  # (topic, leader, follower) before
+    # (topic, leader pairs, follower pairs) this throttle added: what removing it takes away
+    added: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
 
 
 def set_throttle(
@@ -55,10 +62,26 @@ def set_throttle(
     rate: int,
     moves: Mapping[str, Moves],
     brokers: Iterable[int],
+    record: Callable[[Throttle], None] = lambda _: None,
 ) -> Throttle:
-    """Throttle these moves to `rate` bytes/s per broker. Raises ClusterError on a refusal."""
+    """Throttle these moves to `rate` bytes/s per broker, once `record` has taken what is about
+    to be set (it raises to stop before any change). Raises ClusterError on a refusal."""
     before = _topic_overrides(connection, admin, sorted(moves))
     topics = tuple((t, *before.get(t, (None, None))) for t in sorted(moves))
+    mine: list[int] = []
+    kept: list[tuple[int, str]] = []
+    for broker in sorted(set(brokers)):
+        own = _broker_rate(connection, admin, broker)
+        if own is not None:
+            kept.append((broker, own))  # an operator's throttle: not ours to change or remove
+        else:
+            mine.append(broker)
+    added = tuple(
+        (topic, _new(leader, moves[topic].sources), _new(follower, moves[topic].destinations))
+        for topic, leader, follower in topics
+    )
+    throttle = Throttle(rate, tuple(mine), tuple(kept), topics, added)
+    record(throttle)
     _alter_topics(
         connection,
         admin,
@@ -70,30 +93,68 @@ def set_throttle(
             for topic, previous_leader, previous_follower in topics
         },
     )
-    mine: list[int] = []
-    kept: list[tuple[int, str]] = []
-    for broker in sorted(set(brokers)):
-        own = _broker_rate(connection, admin, broker)
-        if own is not None:
-            kept.append((broker, own))  # an operator's throttle: not ours to change or remove
-            continue
+    for broker in mine:
         _alter_broker(connection, admin, broker, dict.fromkeys(RATE_KEYS, str(rate)))
-        mine.append(broker)
-    return Throttle(rate, tuple(mine), tuple(kept), topics)
+    return throttle
 
 
 def clear_throttle(connection: Connection, admin: AdminClient, throttle: Throttle) -> None:
-    """Put back what set_throttle replaced. Raises ClusterError on a refusal."""
-    for broker in throttle.brokers:
-        _alter_broker(connection, admin, broker, dict.fromkeys(RATE_KEYS))
+    """Take away what set_throttle added. Raises ClusterError on a refusal."""
+    remove_throttle(connection, admin, throttle.rate, throttle.brokers, throttle.added)
+
+
+def remove_throttle(
+    connection: Connection,
+    admin: AdminClient,
+    rate: int,
+    brokers: Iterable[int],
+    added: Iterable[tuple[str, Iterable[str], Iterable[str]]],
+) -> None:
+    """Take away a recorded throttle as the cluster shows it now: each broker's rate while it is
+    still `rate`, then each topic's recorded replicas (topics last: while anything is left, the
+    topics show it). Raises ClusterError on a refusal."""
+    for broker in sorted(set(brokers)):
+        if _broker_rate(connection, admin, broker) == str(rate):
+            _alter_broker(connection, admin, broker, dict.fromkeys(RATE_KEYS))
+    pairs = {topic: (set(leader), set(follower)) for topic, leader, follower in added}
+    now = _topic_overrides(connection, admin, sorted(pairs))  # deleted topics left out
     _alter_topics(
         connection,
         admin,
         {
-            topic: {LEADER_REPLICAS: leader, FOLLOWER_REPLICAS: follower}
-            for topic, leader, follower in throttle.topics
+            topic: {
+                LEADER_REPLICAS: _without(leader, pairs[topic][0]),
+                FOLLOWER_REPLICAS: _without(follower, pairs[topic][1]),
+            }
+            for topic, (leader, follower) in now.items()
+            if _without(leader, pairs[topic][0]) != leader
+            or _without(follower, pairs[topic][1]) != follower
         },
     )
+
+
+def broker_rates(
+    connection: Connection, admin: AdminClient, brokers: Iterable[int]
+) -> dict[int, str]:
+    """Each broker's own dynamic throttle rate, for those that have one (one request each)."""
+    found = {b: _broker_rate(connection, admin, b) for b in sorted(set(brokers))}
+    return {b: rate for b, rate in found.items() if rate is not None}
+
+
+def _new(previous: str | None, pairs: tuple[str, ...]) -> tuple[str, ...]:
+    """The pairs a merge adds to `previous` (none to a `*`, which already throttles all)."""
+    if previous == "*":
+        return ()
+    have = set((previous or "").split(","))
+    return tuple(p for p in dict.fromkeys(pairs) if p not in have)
+
+
+def _without(current: str | None, pairs: set[str]) -> str | None:
+    """`current` less `pairs`; None (no override) when nothing is left."""
+    if current is None or current == "*":
+        return current
+    left = [p for p in current.split(",") if p and p not in pairs]
+    return ",".join(left) or None
 
 
 def _merged(previous: str | None, pairs: tuple[str, ...]) -> str:
