@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic
 from reconciler.errors import ConfigError, InvalidSpecs
 from reconciler.init_repo import NewFile, write_new
+from reconciler.patterns import UserPattern, problem
 from reconciler.planning.changes import Action
 from reconciler.planning.drift import DriftReport
 from reconciler.planning.drift import drift as find_drift
@@ -267,7 +267,8 @@ def import_topics(
     config = loaded.config
     chosen = select_cluster(config, cluster)
     state = read_state(chosen)
-    ignore = [re.compile(p) for p in chosen.policy.ignore]  # validated with reconciler.yaml
+    policy = chosen.policy  # its patterns were validated with reconciler.yaml
+    ignore = [UserPattern(p, policy.pattern_source("ignore", p)) for p in policy.ignore]
     topics, skipped = import_cluster.select(
         state, loaded.desired[cluster].topics, ignore, include_re, exclude_re
     )
@@ -305,16 +306,17 @@ def import_topics(
     return ImportRun(files, tuple(skipped), tuple(inexact), tuple(problems), checked)
 
 
-def _option_regex(option: str, pattern: str | None) -> re.Pattern[str] | None:
+def _option_regex(option: str, pattern: str | None) -> UserPattern | None:
+    """The option's pattern, bounded like every user pattern (reconciler/patterns.py)."""
     if pattern is None:
         return None
-    try:
-        return re.compile(pattern)
-    except re.error as exc:
+    why = problem(pattern)
+    if why is not None:
         raise ConfigError(
-            f"{option} {pattern!r} is not a regular expression ({exc}); topic names are matched "
-            "with Python's re.search, e.g. --include '^payments\\.'"
-        ) from exc
+            f"{option} {pattern!r} is not a regular expression ({why}); topic names are matched "
+            "with Python's re.search syntax, e.g. --include '^payments\\.'"
+        )
+    return UserPattern(pattern, option)
 
 
 # ---------------------------------------------------------------------------- compile and fleet

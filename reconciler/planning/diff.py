@@ -17,12 +17,12 @@ everything.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from reconciler.cluster.state import ClusterState, PartitionState, Reassignment, TopicState
 from reconciler.diagnostics import Diagnostic
+from reconciler.patterns import UserPattern, problem
 from reconciler.planning import hazards, placement, rules
 from reconciler.planning.changes import (
     Action,
@@ -82,8 +82,11 @@ def diff(
 RESERVED_PREFIX = "_reconciler_"
 
 
-def ignored(name: str, patterns: Sequence[re.Pattern[str]]) -> bool:
-    """Reserved for reconciler itself, or matched by a policy.ignore pattern: never planned."""
+def ignored(name: str, patterns: Sequence[UserPattern]) -> bool:
+    """Reserved for reconciler itself, or matched by a policy.ignore pattern: never planned.
+
+    A pattern that exceeds its bound on `name` raises PatternTooSlow (reconciler/patterns.py):
+    the command stops, naming the pattern and the name, rather than guess which it is."""
     return name.startswith(RESERVED_PREFIX) or any(p.search(name) for p in patterns)
 
 
@@ -111,12 +114,14 @@ class _Diff:
 
     # --- what is out of reach ---------------------------------------------------------------
 
-    def ignore_patterns(self) -> list[re.Pattern[str]]:
+    def ignore_patterns(self) -> list[UserPattern]:
         patterns = []
         for pattern in self.policy.ignore:
-            try:
-                patterns.append(re.compile(pattern))
-            except re.error as error:
+            error = problem(pattern)
+            if error is None:
+                source = self.policy.pattern_source("ignore", pattern)
+                patterns.append(UserPattern(pattern, source))
+            else:
                 self.diagnostics.append(
                     rules.INVALID_IGNORE_PATTERN(
                         f"policy.ignore pattern {pattern!r} is not a valid regular expression "

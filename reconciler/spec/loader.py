@@ -13,7 +13,8 @@ diagnostics rather than stopping, so one run reports every problem:
    configs normalised through the catalog (configs.py), Kafka's rules for one topic
    (topic_rules.py).
 7. Per cluster, the cross-file rules over the topics that cluster gets (cross_file.py):
-   duplicates, `.`/`_` collisions, depends_on, cycles.
+   duplicates, `.`/`_` collisions, depends_on, cycles; and the cluster's policy patterns
+   tried on every name it gets, under their bound (pattern_bounds.py).
 8. Frozen TopicSpecs per cluster (a topic with `clusters:` only in those), and the diagnostics
    sorted. A plain file is the same for every cluster, so its diagnostics appear once; a
    diagnostic that only some clusters produce says which ("(for cluster prod)").
@@ -35,6 +36,7 @@ from reconciler.spec import plain_files, templates
 from reconciler.spec.cross_file import cross_file
 from reconciler.spec.discovery import TEMPLATE_SUFFIX, TOPIC_SUFFIXES, find_topic_files
 from reconciler.spec.model import DesiredState, RepoConfig, TopicSpec
+from reconciler.spec.pattern_bounds import check_pattern_bounds
 from reconciler.spec.repo_config import load_repo_config
 from reconciler.spec.source import Source, read_source, real_path
 from reconciler.spec.topic_reader import Topic, read_topic_file
@@ -133,6 +135,9 @@ def _load_repo(root: Path, cluster: str | None, env: Mapping[str, str] | None) -
             for topic in mine:
                 topics_by_name.setdefault(topic.spec.name, topic.spec)  # the first one wins
             desired[group] = DesiredState(group, topics_by_name)
+            if run.config is not None:  # a group is a selected cluster of reconciler.yaml
+                chosen = run.config.clusters[group]
+                run.per_cluster[group] += check_pattern_bounds(chosen, topics_by_name.values())
 
     found += run.found
     found += _per_cluster_diagnostics(run.per_cluster)

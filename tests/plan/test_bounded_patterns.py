@@ -1,0 +1,103 @@
+"""Every user-supplied regular expression runs under a bound (reconciler/patterns.py).
+
+Each command runs as a subprocess with a generous timeout: with an unbounded engine these
+patterns backtrack through 2^40 ways on the names below and the command never ends, so a
+regression fails on the timeout instead of blocking the suite. The outcome asserted is the
+refusal: exit 1 and a message naming the pattern, where it was written and the name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from reconciler.local.state import LocalCluster
+from reconciler.patterns import MATCH_SECONDS, PatternTooSlow, UserPattern
+from tests.kafka_helpers import wait_for_topic
+from tests.spec_repo import SpecRepo
+
+# Overlapping alternatives ([a-z] is inside [a-z0-9]) before a character neither matches: the
+# kind of pattern people write by hand, and the kind `regex` cannot short-cut.
+SLOW = "([a-z]|[a-z0-9])+$"
+RUN = "a" * 40  # a legal topic name part; with "_" after it SLOW fails, slowly
+GENEROUS = 90  # seconds: far above the bound, far below "hangs"
+
+
+def test_the_bound_stops_a_catastrophic_search_and_names_it() -> None:
+    pattern = UserPattern(f"^{SLOW}", "policy.ignore (reconciler.yaml:6:22)")
+    assert pattern.search("payments.orders") is False  # '.' fails at once
+    with pytest.raises(PatternTooSlow) as caught:
+        pattern.search(RUN + "_")
+    message = str(caught.value)
+    assert message.startswith("policy.ignore (reconciler.yaml:6:22): the regular expression ")
+    assert f"'^{SLOW}'" in message and repr(RUN + "_") in message
+    assert f"{MATCH_SECONDS:g} s of CPU" in message
+
+
+def test_look_arounds_users_write_in_ignore_still_work() -> None:
+    pattern = UserPattern(r"^(?!payments\.)(?<![.])\w", "policy.ignore")
+    assert pattern.search("connect-offsets")
+    assert not pattern.search("payments.orders")
+
+
+@pytest.mark.kafka
+def test_a_catastrophic_name_pattern_is_refused_by_validate_and_plan(
+    tmp_path: Path, kafka1: LocalCluster, ns: str
+) -> None:
+    repo = SpecRepo(tmp_path, kafka1.bootstrap, ns, policy={"name_pattern": SLOW})
+    name = f"{ns}.{RUN}_"
+    repo.topics({"name": name, "partitions": 1, "replication_factor": 1})
+    for args in (("validate",), ("plan", "--cluster", "test")):
+        result = repo.run(*args, timeout=GENEROUS)
+        output = result.stdout + result.stderr
+        assert result.code == 1, output
+        assert "error[R508]: policy.name_pattern: the regular expression" in output, output
+        assert f"matching '{name}'" in output and "topics/main.yaml:2:" in output, output
+    assert name not in AdminClient({"bootstrap.servers": kafka1.bootstrap}).list_topics().topics
+
+
+@pytest.mark.kafka
+def test_a_catastrophic_ignore_pattern_is_refused_for_a_declared_and_a_cluster_name(
+    tmp_path: Path, kafka1: LocalCluster, ns: str
+) -> None:
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    on_cluster = f"{ns}.{RUN}_"  # only the cluster has it: plan and drift meet it
+    for future in admin.create_topics([NewTopic(on_cluster, 1, 1)]).values():
+        future.result()
+    wait_for_topic(admin, on_cluster)
+    outside = f"^(?!{ns.replace('.', '[.]')})"  # the shared cluster's other tests' topics
+    repo = SpecRepo(tmp_path, kafka1.bootstrap, ns, policy={"ignore": [outside, SLOW]})
+    repo.topics({"name": f"{ns}.ok", "partitions": 1, "replication_factor": 1})
+
+    for args in (("plan", "--cluster", "test"), ("drift", "--cluster", "test")):
+        result = repo.run(*args, timeout=GENEROUS)
+        output = result.stdout + result.stderr
+        assert result.code == 1, output
+        assert "policy.ignore (reconciler.yaml:" in output, output
+        assert f"the regular expression '{SLOW}' took more than" in output, output
+        assert f"matching '{on_cluster}'" in output, output
+    assert f"{ns}.ok" not in admin.list_topics().topics
+
+    repo.topics({"name": f"{ns}.{RUN}-", "partitions": 1, "replication_factor": 1})
+    result = repo.run("validate", timeout=GENEROUS)
+    assert result.code == 1 and "error[R508]: policy.ignore: " in result.stdout, result.stdout
+
+
+@pytest.mark.kafka
+def test_a_catastrophic_import_include_is_refused_naming_the_option(
+    tmp_path: Path, kafka1: LocalCluster, ns: str
+) -> None:
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    name = f"{ns}.{RUN}_"
+    for future in admin.create_topics([NewTopic(name, 1, 1)]).values():
+        future.result()
+    wait_for_topic(admin, name)
+    repo = SpecRepo(tmp_path, kafka1.bootstrap, ns)
+    for option in ("--include", "--exclude"):
+        result = repo.run("import", "--cluster", "test", option, SLOW, timeout=GENEROUS)
+        assert result.code == 1, result.stdout + result.stderr
+        assert f"{option}: the regular expression '{SLOW}' took more than" in result.stderr
+        assert f"matching '{name}'" in result.stderr
+    assert not list((tmp_path / "topics").iterdir())  # nothing written
