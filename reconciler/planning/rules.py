@@ -39,6 +39,8 @@ MIN_REPLICATION_FACTOR = Rule("P113", "min_replication_factor", _ERROR)
 MAX_PARTITIONS_PER_TOPIC = Rule("P114", "max_partitions_per_topic", _ERROR)
 NAME_PATTERN = Rule("P115", "name_pattern", _ERROR)
 MIN_INSYNC_REPLICAS_HEADROOM = Rule("P116", "min_insync_replicas_headroom", _WARNING)
+# Deletes while a file that could hold topics is not read (spec/discovery.py)
+DELETE_WITH_UNREAD_SPECS = Rule("P117", "delete_with_unread_specs", _ERROR)
 
 RULES: tuple[Rule, ...] = (
     PARTITION_DECREASE,
@@ -57,6 +59,7 @@ RULES: tuple[Rule, ...] = (
     MAX_PARTITIONS_PER_TOPIC,
     NAME_PATTERN,
     MIN_INSYNC_REPLICAS_HEADROOM,
+    DELETE_WITH_UNREAD_SPECS,
 )
 
 # Hazards (hazards.py finds them; spec/model.py HAZARD_CODES names them): error = apply

@@ -104,3 +104,6 @@ class DesiredState:
 
     cluster: str
     topics: dict[str, TopicSpec] = field(default_factory=dict, hash=False, compare=True)
+    # Files under the topics directory that could hold topics but were not read, as
+    # (path, reason) (spec/discovery.py): while any is there, the planner refuses every delete
+    unread: tuple[tuple[str, str], ...] = ()
