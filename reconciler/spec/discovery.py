@@ -106,9 +106,13 @@ def find_topic_files(root: Path, topics_dir: Path) -> Discovered:
         except OSError as exc:
             if hidden_in is None:
                 found.append(unreadable(here, root, exc, "directory"))
-            else:
-                skip(here, f"inside the hidden folder {hidden_in}, and cannot be listed", True)
+            else:  # might hold topic files
+                why = exc.strerror or type(exc).__name__
+                skip(here, f"{_hidden_reason(here, root, hidden_in)}, and cannot be listed: "
+                     f"{why}", True)  # fmt: skip
             continue
+        if hidden_in is not None and relative(here, root) == hidden_in:
+            skip(here, "a hidden folder", False)  # its files say more if they must
         for name in names:
             path = here / name
             hidden = (
@@ -128,7 +132,10 @@ def find_topic_files(root: Path, topics_dir: Path) -> Discovered:
                 continue
             if stat.S_ISDIR(mode):
                 target = real_path(path)
-                if not target.is_relative_to(real_root):
+                if not target.is_relative_to(real_root) and hidden is not None:
+                    skip(path, f"{_hidden_reason(path, root, hidden)}, a symlink outside the "
+                         "repository", True)  # fmt: skip
+                elif not target.is_relative_to(real_root):
                     rel = relative(path, root)
                     found.append(
                         rules.SYMLINK_ESCAPE(
@@ -140,8 +147,6 @@ def find_topic_files(root: Path, topics_dir: Path) -> Discovered:
                 elif target not in seen:
                     seen.add(target)
                     pending.append((path, hidden))
-                    if hidden is not None and hidden_in is None:
-                        skip(path, "a hidden folder", False)  # its files say more if they must
             elif hidden is not None:
                 skip(path, _hidden_reason(path, root, hidden), spec_like(name))
             elif loaded_name(name):

@@ -101,3 +101,40 @@ def test_a_catastrophic_import_include_is_refused_naming_the_option(
         assert f"{option}: the regular expression '{SLOW}' took more than" in result.stderr
         assert f"matching '{name}'" in result.stderr
     assert not list((tmp_path / "topics").iterdir())  # nothing written
+
+
+# The issue's pattern: catastrophic for Python's `re` (minutes on these names, hours on longer
+# ones), decided at once by the bounded engine, which then gives the right answer.
+ISSUE = "^([a-z0-9]+[.-]?)+$"
+
+
+@pytest.mark.kafka
+def test_the_issues_name_pattern_is_decided_at_once_and_refuses_the_create(
+    tmp_path: Path, kafka1: LocalCluster, ns: str
+) -> None:
+    repo = SpecRepo(tmp_path, kafka1.bootstrap, ns, policy={"name_pattern": ISSUE})
+    name = f"{ns}.{RUN}_"
+    repo.topics({"name": name, "partitions": 1, "replication_factor": 1})
+    assert repo.run("validate", timeout=GENEROUS).code == 0  # within the bound: no R508
+    result = repo.run("plan", "--cluster", "test", timeout=GENEROUS)
+    assert result.code == 1, result.stdout + result.stderr
+    assert f"error[P115]: {name} does not match this cluster's policy.name_pattern" in result.stdout
+
+
+@pytest.mark.kafka
+def test_the_issues_pattern_in_ignore_and_include_is_decided_at_once(
+    tmp_path: Path, kafka1: LocalCluster, ns: str
+) -> None:
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    name = f"{ns}.{RUN}_"
+    for future in admin.create_topics([NewTopic(name, 1, 1)]).values():
+        future.result()
+    wait_for_topic(admin, name)
+    outside = f"^(?!{ns.replace('.', '[.]')})"
+    repo = SpecRepo(tmp_path, kafka1.bootstrap, ns, policy={"ignore": [outside, ISSUE]})
+    plan = repo.run("plan", "--cluster", "test", "--format", "json", timeout=GENEROUS)
+    assert plan.code == 0, plan.stdout + plan.stderr
+    assert plan.json()["unmanaged"] == [name]  # not matched, so not ignored
+    imported = repo.run("import", "--cluster", "test", "--include", ISSUE, timeout=GENEROUS)
+    assert imported.code == 0, imported.stdout + imported.stderr
+    assert "Nothing to import" in imported.stdout

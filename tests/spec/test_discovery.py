@@ -45,6 +45,7 @@ def topics(tmp_path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("topics: []\n")
     (tmp_path / "topics" / ".#lock.yaml").symlink_to(tmp_path / "nowhere")  # an editor's lock
+    (tmp_path / "topics" / ".linked").symlink_to(tmp_path.parent)  # out of the repository
     return tmp_path
 
 
@@ -64,6 +65,8 @@ def test_every_entry_is_loaded_or_reported_with_its_reason(topics: Path) -> None
     assert not_read[".staging"].reason == not_read[".empty"].reason == "a hidden folder"
     assert not_read[".#lock.yaml"].could_hold_specs
     assert "cannot be examined" in not_read[".#lock.yaml"].reason
+    assert not_read[".linked"].could_hold_specs  # hidden: a warning, not R007's error
+    assert "a symlink outside the repository" in not_read[".linked"].reason
     # exactly those that could hold topics are warnings (R013), each at its file
     warned = {str(d.location.file) for d in found.diagnostics if d.location is not None}
     assert {d.code for d in found.diagnostics} == {"R013"}
