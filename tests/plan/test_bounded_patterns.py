@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from reconciler import patterns
 from reconciler.local.state import LocalCluster
 from reconciler.patterns import MATCH_SECONDS, PatternTooSlow, UserPattern
 from tests.kafka_helpers import wait_for_topic
@@ -34,6 +35,17 @@ def test_the_bound_stops_a_catastrophic_search_and_names_it() -> None:
     assert message.startswith("policy.ignore (reconciler.yaml:6:22): the regular expression ")
     assert f"'^{SLOW}'" in message and repr(RUN + "_") in message
     assert f"{MATCH_SECONDS:g} s of CPU" in message
+
+
+def test_all_searches_of_one_pattern_share_a_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many names each just under the per-search bound cannot add up to hours."""
+    monkeypatch.setattr(patterns, "BUDGET_SECONDS", 0.3)
+    pattern = UserPattern(SLOW, "--include")
+    assert pattern.search("fast.name")  # ends in letters: matches at once
+    with pytest.raises(PatternTooSlow, match=r"more than 0.3 s of CPU in all by the time"):
+        pattern.search(RUN + "_")
+    with pytest.raises(PatternTooSlow):  # spent: refused before searching
+        pattern.search("fast.name")
 
 
 def test_look_arounds_users_write_in_ignore_still_work() -> None:
