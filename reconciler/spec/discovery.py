@@ -172,7 +172,7 @@ def folder_not_read(root: Path, topics_dir: Path, folder: Path) -> str | None:
         return f"it is outside the topics directory {shown}"
     for part in folder.relative_to(topics).parts:
         if part.startswith("."):
-            return f"{part} is a hidden folder (its name starts with '.')"
+            return f"{part} is a hidden folder"
     return None
 
 
