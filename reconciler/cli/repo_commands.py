@@ -124,7 +124,7 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
     help="Directory for the new spec files (default: the repository's topics directory).",
 )
 @click.option(
-    "--include", metavar="REGEX", help="Only topics whose name matches (Python re.search)."
+    "--include", metavar="REGEX", help="Only topics whose name matches (Python re.search, bounded)."
 )
 @click.option("--exclude", metavar="REGEX", help="Leave out topics whose name matches.")
 @pass_ctx
