@@ -13,9 +13,12 @@ process's CPU time, so a busy machine does not turn a fast pattern into a refuse
 
 The bound, per pattern and per command: one search may use `MATCH_SECONDS` of CPU, and all
 searches of the pattern together `BUDGET_SECONDS` (so ten thousand names that each take just
-under the per-search bound cannot add up to hours). Exceeding it raises `PatternTooSlow`, a
-ConfigError naming the pattern, where it was written and the name it was matching; callers that
-collect diagnostics (validate, the planner) turn it into one.
+under the per-search bound cannot add up to hours). The budget is measured with the wall clock
+around each search: reading a CPU clock costs several times more than a typical search (about
+10 us against 1 us here), and a plan matches every topic name of the cluster.
+
+Exceeding the bound raises `PatternTooSlow`, a ConfigError naming the pattern, where it was
+written and the name it was matching; validate turns it into a diagnostic (R508).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import regex
 from reconciler.errors import ConfigError
 
 MATCH_SECONDS = 1.0  # CPU time one search may take; real names take microseconds
-BUDGET_SECONDS = 5.0  # CPU time all searches of one pattern may take in one command
+BUDGET_SECONDS = 10.0  # time all searches of one pattern may take in one command
 
 
 class PatternTooSlow(ConfigError):
@@ -79,17 +82,17 @@ class UserPattern:
         allowed = min(MATCH_SECONDS, BUDGET_SECONDS - self._spent)
         if allowed <= 0:
             raise self._too_slow(name, whole_budget=True)
-        started = time.process_time()
+        started = time.perf_counter()
         try:
             return self._compiled.search(name, timeout=allowed) is not None
         except TimeoutError:
             raise self._too_slow(name, whole_budget=allowed < MATCH_SECONDS) from None
         finally:
-            self._spent += time.process_time() - started
+            self._spent += time.perf_counter() - started
 
     def _too_slow(self, name: str, *, whole_budget: bool) -> PatternTooSlow:
         bound = (
-            f"more than {BUDGET_SECONDS:g} s of CPU in all by the time it matched {name!r}"
+            f"more than {BUDGET_SECONDS:g} s in all by the time it matched {name!r}"
             if whole_budget
             else f"more than {MATCH_SECONDS:g} s of CPU matching {name!r}"
         )
