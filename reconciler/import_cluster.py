@@ -37,6 +37,7 @@ import yaml
 from reconciler import __version__
 from reconciler.cluster.state import BrokerState, ClusterState, TopicState
 from reconciler.errors import InvalidConfigValue
+from reconciler.patterns import UserPattern
 from reconciler.planning.configs import OPERATIONAL_KEYS
 from reconciler.planning.diff import ignored, settled_replicas
 from reconciler.spec import catalog
@@ -64,11 +65,14 @@ class ImportFile:
 def select(
     state: ClusterState,
     declared: Iterable[str],
-    ignore: Sequence[re.Pattern[str]],
-    include: re.Pattern[str] | None = None,
-    exclude: re.Pattern[str] | None = None,
+    ignore: Sequence[UserPattern],
+    include: UserPattern | None = None,
+    exclude: UserPattern | None = None,
 ) -> tuple[list[TopicState], list[str]]:
-    """(topics to import, sorted by name; names skipped because a spec already names them)."""
+    """(topics to import, sorted by name; names skipped because a spec already names them).
+
+    The patterns are bounded (reconciler/patterns.py): one that exceeds its bound raises
+    PatternTooSlow naming it and the topic."""
     named = set(declared)
     chosen: list[TopicState] = []
     skipped: list[str] = []

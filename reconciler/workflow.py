@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,17 +19,21 @@ from typing import TYPE_CHECKING
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.snapshot import load_snapshot
 from reconciler.cluster.state import ClusterState
-from reconciler.diagnostics import Diagnostic
+from reconciler.diagnostics import Diagnostic, Location, Severity
 from reconciler.errors import ConfigError, InvalidSpecs
 from reconciler.init_repo import NewFile, write_new
+from reconciler.patterns import UserPattern, problem
 from reconciler.planning.changes import Action
 from reconciler.planning.drift import DriftReport
 from reconciler.planning.drift import drift as find_drift
 from reconciler.planning.json_plan import from_json
 from reconciler.planning.plan import Plan, make_plan, mark_causes
+from reconciler.spec.discovery import folder_not_read
 from reconciler.spec.loader import load_repo
 from reconciler.spec.model import ClusterConfig, DesiredState
 from reconciler.spec.repo_config import load_repo_config, select_cluster
+from reconciler.spec.rules import IGNORED_FILE
+from reconciler.spec.source import relative
 
 # Commands that never talk to Kafka or git (validate, compile) must not pay for loading the
 # Kafka clients, gitpython and apply (~0.5 s): those are imported where they are used.
@@ -241,7 +244,6 @@ class ImportRun:
     # import could not say exactly (each explained by the topic's notes or the diagnostic)
     inexact: tuple[str, ...]
     problems: tuple[Diagnostic, ...]
-    checked: bool  # False when the files went outside the topics directory (nothing reads them)
 
     @property
     def topics(self) -> tuple[import_cluster.ImportedTopic, ...]:
@@ -262,9 +264,14 @@ def import_topics(
     2. read the cluster (batched, as for plan);
     3. choose the topics and lay them out in new files (import_cluster, pure);
     4. write them, never over an existing file;
-    5. load the specs again and plan against the state already read: any imported topic with a
-       change or a diagnostic is reported, so "import, then plan shows no changes" is checked
-       every time rather than hoped for.
+    5. load the specs again, through the discovery plan uses, and plan against the state
+       already read: a written file plan would not read, and any imported topic with a change
+       or a diagnostic, is reported, so "import, then plan shows no changes" is checked every
+       time rather than hoped for.
+
+    An `out` the loader would not read (outside the topics directory, or a hidden folder) is
+    refused before the cluster is read: its files would look unmanaged to plan and be imported
+    again by the next import.
     """
     from reconciler import import_cluster, writable
 
@@ -275,13 +282,22 @@ def import_topics(
         raise InvalidSpecs(loaded.diagnostics)
     config = loaded.config
     chosen = select_cluster(config, cluster)
+    out_dir = (out if out is not None else config.topics_dir).absolute()
+    why = folder_not_read(config.root, config.topics_dir, out_dir)
+    if why is not None:  # refused before the cluster is read: nothing is written
+        where = relative(config.topics_dir, config.root)
+        raise ConfigError(
+            f"--out {out}: validate and plan never read topic files there ({why}), so the "
+            f"imported topics would look unmanaged and a second import would write them again; "
+            f"pass --out {where} or a folder under it whose name does not start with '.'"
+        )
     writable.check_dir(out if out is not None else config.topics_dir, "--out")  # before reading
     state = read_state(chosen)
-    ignore = [re.compile(p) for p in chosen.policy.ignore]  # validated with reconciler.yaml
+    policy = chosen.policy  # its patterns were validated with reconciler.yaml
+    ignore = [UserPattern(p, policy.pattern_source("ignore", p)) for p in policy.ignore]
     topics, skipped = import_cluster.select(
         state, loaded.desired[cluster].topics, ignore, include_re, exclude_re
     )
-    out_dir = (out if out is not None else config.topics_dir).absolute()
     schema = config.root / "schemas" / "topics.schema.json"
     files = import_cluster.layout(
         [import_cluster.imported_topic(t, state) for t in topics],
@@ -296,12 +312,12 @@ def import_topics(
         tuple(NewFile(f.path.relative_to(out_dir).as_posix(), f.text) for f in files),
         advice="a file appeared while importing; run import again (it picks other names)",
     )
-    checked = out_dir.resolve().is_relative_to(config.topics_dir.resolve())
     inexact: list[str] = []
     problems: list[Diagnostic] = []
-    if checked and files:
+    if files:
         names = {t.name for f in files for t in f.topics}
         written = {f.path.resolve() for f in files}
+        # Loaded again through the discovery plan uses: what it wrote must be what plan reads
         again = load_repo(repo, cluster)
         problems = [
             d
@@ -310,22 +326,35 @@ def import_topics(
             and d.location is not None
             and (config.root / d.location.file).resolve() in written
         ]
+        declared = again.desired[cluster].topics if cluster in again.desired else {}
+        for f in files:
+            if any(t.name not in declared for t in f.topics):
+                rel = relative(f.path, config.root)
+                problems.append(
+                    IGNORED_FILE(
+                        f"{rel} was written but validate and plan do not read it; move it "
+                        "under the topics directory, outside hidden folders",
+                        Location(rel, 1, 1),
+                        severity=Severity.ERROR,
+                    )
+                )
         if again.config is not None and cluster in again.desired and not problems:
             after = make_plan(again.desired[cluster], state, chosen)
             inexact = sorted({c.topic for c in after.changes if c.topic in names})
-    return ImportRun(files, tuple(skipped), tuple(inexact), tuple(problems), checked)
+    return ImportRun(files, tuple(skipped), tuple(inexact), tuple(problems))
 
 
-def _option_regex(option: str, pattern: str | None) -> re.Pattern[str] | None:
+def _option_regex(option: str, pattern: str | None) -> UserPattern | None:
+    """The option's pattern, bounded like every user pattern (reconciler/patterns.py)."""
     if pattern is None:
         return None
-    try:
-        return re.compile(pattern)
-    except re.error as exc:
+    why = problem(pattern)
+    if why is not None:
         raise ConfigError(
-            f"{option} {pattern!r} is not a regular expression ({exc}); topic names are matched "
-            "with Python's re.search, e.g. --include '^payments\\.'"
-        ) from exc
+            f"{option} {pattern!r} is not a regular expression ({why}); topic names are matched "
+            "with Python's re.search syntax, e.g. --include '^payments\\.'"
+        )
+    return UserPattern(pattern, option)
 
 
 # ---------------------------------------------------------------------------- compile and fleet

@@ -92,11 +92,18 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
             "files": result.files,
             "topics": topics,
             "diagnostics": [diagnostics.to_json(d) for d in result.diagnostics],
+            "not_read": [
+                {"path": n.path, "reason": n.reason, "could_hold_specs": n.could_hold_specs}
+                for n in result.not_read
+            ],
         }
         click.echo(json.dumps(document, indent=2))
     else:
         for diagnostic in result.diagnostics:
             click.echo(str(diagnostic))
+        for skipped in result.not_read:  # the R013 warnings above name those that matter
+            if not skipped.could_hold_specs:
+                click.echo(f"not read: {skipped.path} ({skipped.reason})")
         files = counted(result.files, "file")
         if result.valid:
             warned = f" ({counted(result.warnings, 'warning')})" if result.warnings else ""
@@ -119,7 +126,7 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
     help="Directory for the new spec files (default: the repository's topics directory).",
 )
 @click.option(
-    "--include", metavar="REGEX", help="Only topics whose name matches (Python re.search)."
+    "--include", metavar="REGEX", help="Only topics whose name matches (Python re.search, bounded)."
 )
 @click.option("--exclude", metavar="REGEX", help="Leave out topics whose name matches.")
 @pass_ctx
@@ -156,12 +163,6 @@ def import_(
                    "manages is already in a spec.")  # fmt: skip
         return
     click.echo(f"Imported {count} topic(s) of cluster '{cluster}' into {len(run.files)} file(s).")
-    if not run.checked:
-        click.echo(
-            f"note: {out} is outside the topics directory, so validate and plan do not read "
-            "these files; move them under it to manage the topics",
-            err=True,
-        )
     for diagnostic in run.problems:
         click.echo(str(diagnostic), err=True)
     if run.inexact:
@@ -175,8 +176,7 @@ def import_(
             "the imported specs do not describe the cluster exactly (see above); edit them, "
             "or fix the topics on the cluster, then run `reconciler validate` and `plan`"
         )
-    if run.checked:
-        click.echo(f"Next: `reconciler plan --cluster {cluster}` shows no changes for them.")
+    click.echo(f"Next: `reconciler plan --cluster {cluster}` shows no changes for them.")
 
 
 @click.command("compile", context_settings=CONTEXT)

@@ -29,6 +29,8 @@ from __future__ import annotations
 import re
 import warnings
 
+from reconciler.patterns import problem
+
 LEGAL_NAME = "^[a-zA-Z0-9._-]+$"  # Kafka's legal topic characters (Topic.validate)
 
 _SIMPLE_ESCAPES = {"t": 9, "n": 10, "r": 13, "f": 12, "v": 11, "a": 7}
@@ -56,14 +58,11 @@ def translate(pattern: str) -> str | None:
 
 
 def compiles(pattern: str) -> bool:
-    """Whether Python compiles `pattern` (quietly: a `[[` is a literal with a FutureWarning)."""
+    """Whether the planner compiles `pattern` (reconciler/patterns.py, quietly: a `[[` is a
+    literal with a FutureWarning)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
-        try:
-            re.compile(pattern)
-        except re.error:
-            return False
-    return True
+        return problem(pattern) is None
 
 
 def _literal(code: int) -> str:

@@ -8,6 +8,9 @@ A pure function of frozen values. Steps:
    factor as a reassignment) or, for a tombstone, delete it if the policy allows.
 3. List unmanaged topics (on the cluster, named by no spec); with `prune`, delete them too.
 
+No delete (tombstone or prune) is planned while the loader found a file that could hold
+topics but did not read it (`DesiredState.unread`): an error diagnostic names it instead.
+
 Policies (max_deletes among them), limits and hazard acknowledgment come after, in make_plan.
 
 A problem becomes a diagnostic and the change it blocks is left out, so a plan never shows a
@@ -17,12 +20,12 @@ everything.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from reconciler.cluster.state import ClusterState, PartitionState, Reassignment, TopicState
 from reconciler.diagnostics import Diagnostic
+from reconciler.patterns import UserPattern, problem
 from reconciler.planning import hazards, placement, rules
 from reconciler.planning.changes import (
     Action,
@@ -51,7 +54,7 @@ def diff(
 
     Ordering the changes for execution is `order.order`'s job.
     """
-    run = _Diff(state, policy)
+    run = _Diff(state, policy, desired.unread)
     ignore = run.ignore_patterns()
     for name in sorted(desired.topics):
         spec = desired.topics[name]
@@ -82,8 +85,11 @@ def diff(
 RESERVED_PREFIX = "_reconciler_"
 
 
-def ignored(name: str, patterns: Sequence[re.Pattern[str]]) -> bool:
-    """Reserved for reconciler itself, or matched by a policy.ignore pattern: never planned."""
+def ignored(name: str, patterns: Sequence[UserPattern]) -> bool:
+    """Reserved for reconciler itself, or matched by a policy.ignore pattern: never planned.
+
+    A pattern that exceeds its bound on `name` raises PatternTooSlow (reconciler/patterns.py):
+    the command stops, naming the pattern and the name, rather than guess which it is."""
     return name.startswith(RESERVED_PREFIX) or any(p.search(name) for p in patterns)
 
 
@@ -100,6 +106,7 @@ class _Diff:
 
     state: ClusterState
     policy: Policy
+    unread: tuple[tuple[str, str], ...] = ()  # DesiredState.unread: files that stop deletes
     changes: list[TopicChange] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
@@ -111,12 +118,14 @@ class _Diff:
 
     # --- what is out of reach ---------------------------------------------------------------
 
-    def ignore_patterns(self) -> list[re.Pattern[str]]:
+    def ignore_patterns(self) -> list[UserPattern]:
         patterns = []
         for pattern in self.policy.ignore:
-            try:
-                patterns.append(re.compile(pattern))
-            except re.error as error:
+            error = problem(pattern)
+            if error is None:
+                source = self.policy.pattern_source("ignore", pattern)
+                patterns.append(UserPattern(pattern, source))
+            else:
                 self.diagnostics.append(
                     rules.INVALID_IGNORE_PATTERN(
                         f"policy.ignore pattern {pattern!r} is not a valid regular expression "
@@ -368,6 +377,17 @@ class _Diff:
                     location=spec.location,
                 )
             )
+        elif self.unread:
+            self.diagnostics.append(
+                rules.DELETE_WITH_UNREAD_SPECS(
+                    f"{name} has a tombstone (`state: absent`) but {self._unread_files()}, and "
+                    "could declare it; no delete is planned while a file that could hold "
+                    "topics is not read: rename it to .yaml (or .yaml.j2), move it out of the "
+                    "hidden folder, or remove it",
+                    topic=name,
+                    location=spec.location,
+                )
+            )
         else:
             self._delete(name, current, "tombstone", spec.depends_on)
 
@@ -384,8 +404,25 @@ class _Diff:
                 )
             )
             return
+        if self.unread:
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            self.diagnostics.append(
+                rules.DELETE_WITH_UNREAD_SPECS(
+                    f"--prune would delete {len(names)} unmanaged topic(s) ({shown}) but "
+                    f"{self._unread_files()}, and could declare them; no delete is planned "
+                    "while a file that could hold topics is not read: rename it to .yaml (or "
+                    ".yaml.j2), move it out of the hidden folder, or remove it"
+                )
+            )
+            return
         for name in names:
             self._delete(name, self.state.topics[name], "prune", ())
+
+    def _unread_files(self) -> str:
+        """`topics/UP.YAML is not read (its extension is not in lower case)`, and others."""
+        first = [f"{path} is not read ({reason})" for path, reason in self.unread[:3]]
+        more = len(self.unread) - len(first)
+        return "; ".join(first) + (f" (and {more} more such file(s))" if more else "")
 
     def _delete(
         self,

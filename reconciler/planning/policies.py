@@ -20,12 +20,12 @@ Counts a spec omits are the broker defaults a create resolves to (KIP-464).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Location, Rule
+from reconciler.patterns import UserPattern, problem
 from reconciler.planning import rules
 from reconciler.planning.changes import (
     Action,
@@ -165,16 +165,17 @@ def name_pattern(context: Context) -> Iterator[Finding]:
     pattern = context.policy.name_pattern
     if pattern is None:
         return
-    try:
-        compiled = re.compile(pattern)
-    except re.error as error:
+    error = problem(pattern)
+    if error is not None:
         yield Finding(
             f"policy.name_pattern {pattern!r} is not a valid regular expression ({error}); "
             "fix it in reconciler.yaml"
         )
         return
+    # Bounded (reconciler/patterns.py); validate already matched it against every declared name
+    compiled = UserPattern(pattern, context.policy.pattern_source("name_pattern", pattern))
     for change in _creates(context):
-        if compiled.search(change.topic) is None:
+        if not compiled.search(change.topic):
             yield Finding(
                 f"{change.topic} does not match this cluster's policy.name_pattern "
                 f"{pattern!r}; rename the topic before it is created",

@@ -42,6 +42,8 @@ MIN_INSYNC_REPLICAS_HEADROOM = Rule("P116", "min_insync_replicas_headroom", _WAR
 # What other applies left on the cluster (leftovers.py)
 LEFTOVER_THROTTLE = Rule("P130", "leftover_throttle", _WARNING)
 APPLY_LOCK_HELD = Rule("P131", "apply_lock_held", _WARNING)
+# Deletes while a file that could hold topics is not read (spec/discovery.py)
+DELETE_WITH_UNREAD_SPECS = Rule("P117", "delete_with_unread_specs", _ERROR)
 
 RULES: tuple[Rule, ...] = (
     PARTITION_DECREASE,
@@ -62,6 +64,7 @@ RULES: tuple[Rule, ...] = (
     MIN_INSYNC_REPLICAS_HEADROOM,
     LEFTOVER_THROTTLE,
     APPLY_LOCK_HELD,
+    DELETE_WITH_UNREAD_SPECS,
 )
 
 # Hazards (hazards.py finds them; spec/model.py HAZARD_CODES names them): error = apply

@@ -4,7 +4,9 @@ The orchestration only; each step is a module of its own, and every step returns
 diagnostics rather than stopping, so one run reports every problem:
 
 1. reconciler.yaml: read safely, schema, env expansion, regexes (repo_config.py).
-2. Find the topic files (discovery.py): `topics/**/*.yaml` and `topics/**/*.yaml.j2`, sorted.
+2. Find the topic files (discovery.py): `topics/**/*.yaml` and `topics/**/*.yaml.j2`, sorted,
+   and everything not loaded; what could hold topics goes into every DesiredState (`unread`),
+   so the planner refuses deletes while it is there.
 3. Read each file's text safely: size cap, NUL bytes, UTF-8, symlinks (source.py).
 4. Templates (`*.yaml.j2`): compile once, render per selected cluster with `vars` and
    `cluster` (templates.py); the rendered YAML's locations map back to template lines.
@@ -13,7 +15,8 @@ diagnostics rather than stopping, so one run reports every problem:
    configs normalised through the catalog (configs.py), Kafka's rules for one topic
    (topic_rules.py).
 7. Per cluster, the cross-file rules over the topics that cluster gets (cross_file.py):
-   duplicates, `.`/`_` collisions, depends_on, cycles.
+   duplicates, `.`/`_` collisions, depends_on, cycles; and the cluster's policy patterns
+   tried on every name it gets, under their bound (pattern_bounds.py).
 8. Frozen TopicSpecs per cluster (a topic with `clusters:` only in those), and the diagnostics
    sorted. A plain file is the same for every cluster, so its diagnostics appear once; a
    diagnostic that only some clusters produce says which ("(for cluster prod)").
@@ -33,8 +36,14 @@ from reconciler import gcpause
 from reconciler.diagnostics import Diagnostic, Location, sort_key
 from reconciler.spec import plain_files, templates
 from reconciler.spec.cross_file import cross_file
-from reconciler.spec.discovery import TEMPLATE_SUFFIX, TOPIC_SUFFIXES, find_topic_files
+from reconciler.spec.discovery import (
+    TEMPLATE_SUFFIX,
+    TOPIC_SUFFIXES,
+    NotRead,
+    find_topic_files,
+)
 from reconciler.spec.model import DesiredState, RepoConfig, TopicSpec
+from reconciler.spec.pattern_bounds import check_pattern_bounds
 from reconciler.spec.repo_config import load_repo_config
 from reconciler.spec.source import Source, read_source, real_path
 from reconciler.spec.topic_reader import Topic, read_topic_file
@@ -50,6 +59,9 @@ class LoadResult:
     desired: dict[str, DesiredState]  # per selected cluster
     diagnostics: tuple[Diagnostic, ...]  # sorted by file, line, column, code
     files: int  # spec files read: reconciler.yaml and topic files
+    # Every file and folder under the topics directory that is not loaded, with the reason
+    # (discovery.py); those that could hold topics are R013 warnings and stop every delete
+    not_read: tuple[NotRead, ...] = ()
 
     @property
     def errors(self) -> int:
@@ -96,9 +108,12 @@ def _load_repo(root: Path, cluster: str | None, env: Mapping[str, str] | None) -
     topics_dir = config.topics_dir if config is not None else root / "topics"
     inside = real_path(topics_dir).is_relative_to(real_path(root))  # else reconciler.yaml said so
     paths: list[Path] = []
+    not_read: list[NotRead] = []
     if inside and os.path.isdir(topics_dir):  # else reconciler.yaml's error says why
-        paths, problems = find_topic_files(root, topics_dir)
-        found += problems
+        discovered = find_topic_files(root, topics_dir)
+        paths, not_read = discovered.paths, discovered.not_read
+        found += discovered.diagnostics
+    unread = tuple((n.path, n.reason) for n in not_read if n.could_hold_specs)
     files += len(paths)
 
     run = _Run(config, selected)
@@ -132,7 +147,10 @@ def _load_repo(root: Path, cluster: str | None, env: Mapping[str, str] | None) -
             topics_by_name: dict[str, TopicSpec] = {}
             for topic in mine:
                 topics_by_name.setdefault(topic.spec.name, topic.spec)  # the first one wins
-            desired[group] = DesiredState(group, topics_by_name)
+            desired[group] = DesiredState(group, topics_by_name, unread)
+            if run.config is not None:  # a group is a selected cluster of reconciler.yaml
+                chosen = run.config.clusters[group]
+                run.per_cluster[group] += check_pattern_bounds(chosen, topics_by_name.values())
 
     found += run.found
     found += _per_cluster_diagnostics(run.per_cluster)
@@ -141,7 +159,7 @@ def _load_repo(root: Path, cluster: str | None, env: Mapping[str, str] | None) -
     for diagnostic in found:
         unique.setdefault((diagnostic.location, diagnostic.code, diagnostic.message), diagnostic)
     ordered = sorted(unique.values(), key=lambda d: (*sort_key(d), d.message))
-    return LoadResult(config, desired, tuple(ordered), files)
+    return LoadResult(config, desired, tuple(ordered), files, tuple(not_read))
 
 
 @dataclass

@@ -70,6 +70,14 @@ class Policy:
     # (rule or hazard name, "error" | "warning" | "off"), sorted: overrides of the default
     # severities (reconciler/planning/rules.py CONFIGURABLE lists the names)
     severity: tuple[tuple[str, str], ...] = ()
+    # Where name_pattern and each ignore pattern were written, (pattern, place in
+    # reconciler.yaml): messages about a pattern (reconciler/patterns.py) name the place
+    pattern_at: tuple[tuple[str, Location], ...] = field(default=(), compare=False)
+
+    def pattern_source(self, field_name: str, pattern: str) -> str:
+        """`policy.FIELD (reconciler.yaml:L:C)`: where a person fixes `pattern`."""
+        at = dict(self.pattern_at).get(pattern)
+        return f"policy.{field_name}" + (f" ({at})" if at is not None else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,3 +104,6 @@ class DesiredState:
 
     cluster: str
     topics: dict[str, TopicSpec] = field(default_factory=dict, hash=False, compare=True)
+    # Files under the topics directory that could hold topics but were not read, as
+    # (path, reason) (spec/discovery.py): while any is there, the planner refuses every delete
+    unread: tuple[tuple[str, str], ...] = ()

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from reconciler import redaction
+from reconciler import patterns, redaction
 from reconciler.diagnostics import Diagnostic, Location
 from reconciler.errors import ConfigError
 from reconciler.spec import rules, schema
@@ -333,12 +333,15 @@ def _policy(doc: YamlDocument, path: JsonPath, raw: object) -> tuple[Policy, lis
         return Policy(), []
     default = Policy()
     found: list[Diagnostic] = []
+    pattern_at: list[tuple[str, Location]] = []
     pattern = raw.get("name_pattern")
     if isinstance(pattern, str):
         problem = _regex_problem(pattern, doc.value_at((*path, "name_pattern")))
         if problem is not None:
             found.append(problem)
             pattern = None
+        else:
+            pattern_at.append((pattern, doc.value_at((*path, "name_pattern"))))
     ignore = default.ignore
     if isinstance(raw.get("ignore"), list):
         kept = []
@@ -347,6 +350,7 @@ def _policy(doc: YamlDocument, path: JsonPath, raw: object) -> tuple[Policy, lis
                 problem = _regex_problem(item, doc.value_at((*path, "ignore", i)))
                 if problem is None:
                     kept.append(item)
+                    pattern_at.append((item, doc.value_at((*path, "ignore", i))))
                 else:
                     found.append(problem)
         ignore = tuple(kept)
@@ -361,6 +365,7 @@ def _policy(doc: YamlDocument, path: JsonPath, raw: object) -> tuple[Policy, lis
         name_pattern=pattern if isinstance(pattern, str) else None,
         ignore=ignore,
         severity=_severity(raw.get("severity")),
+        pattern_at=tuple(pattern_at),
     )
     return policy, found
 
@@ -380,12 +385,12 @@ def _severity(raw: object) -> tuple[tuple[str, str], ...]:
 
 
 def _regex_problem(pattern: str, at: Location) -> Diagnostic | None:
-    """Why `pattern` is not a regular expression Python compiles; None when it is one."""
-    try:
-        re.compile(pattern)
-    except re.error as exc:
+    """Why `pattern` is not a regular expression user patterns compile (reconciler/patterns.py,
+    Python's syntax); None when it is one."""
+    why = patterns.problem(pattern)
+    if why is not None:
         return rules.INVALID_REGEX(
-            f"'{pattern}' is not a valid regular expression ({exc}); fix it (Python syntax)", at
+            f"'{pattern}' is not a valid regular expression ({why}); fix it (Python syntax)", at
         )
     return None
 

@@ -79,6 +79,7 @@ INVALID_TOPICS_DIR = Rule("R504", "invalid_topics_dir", _E)
 INVALID_ENV_REFERENCE = Rule("R505", "invalid_env_reference", _E)
 EMPTY_BOOTSTRAP = Rule("R506", "empty_bootstrap", _E)
 INVALID_BOOTSTRAP = Rule("R507", "invalid_bootstrap", _E)
+PATTERN_TOO_SLOW = Rule("R508", "pattern_too_slow", _E)
 
 # R6xx: templates
 TEMPLATE_SYNTAX = Rule("R601", "template_syntax", _E)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from reconciler.import_cluster import (
     select,
     spec_value,
 )
+from reconciler.patterns import UserPattern
 from reconciler.spec import catalog
 
 RACKED = tuple(
@@ -184,9 +184,9 @@ def test_select_skips_declared_internal_ignored_and_filtered() -> None:
     chosen, skipped = select(
         state(*topics),
         declared={"a.y", "z.gone"},
-        ignore=[re.compile("^_")],
-        include=re.compile(r"^[ab]\."),
-        exclude=re.compile(r"^b\."),
+        ignore=[UserPattern("^_", "policy.ignore")],
+        include=UserPattern(r"^[ab]\.", "--include"),
+        exclude=UserPattern(r"^b\.", "--exclude"),
     )
     assert [t.name for t in chosen] == ["a.x"]
     assert skipped == ["a.y"]

@@ -10,7 +10,6 @@ consistency table are checked against plain-Python computations over the same fl
 from __future__ import annotations
 
 import itertools
-import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal
@@ -25,6 +24,7 @@ from reconciler import compile as compiler
 from reconciler.cluster import jsonl
 from reconciler.cluster.state import TopicState
 from reconciler.fleet import job
+from reconciler.patterns import UserPattern
 from reconciler.planning import placement, rules
 from reconciler.planning.configs import OPERATIONAL_KEYS
 from reconciler.planning.diff import ignored
@@ -208,7 +208,7 @@ def python_consistency(fleet: Fleet) -> set[Row]:
     say, report every member whose actual value some member of its group does not share."""
     values: dict[tuple[str, str, str], list[tuple[str, str, str | None]]] = defaultdict(list)
     for g in fleet.generated:
-        patterns = [re.compile(p) for p in g.config.policy.ignore]
+        patterns = [UserPattern(p, "policy.ignore") for p in g.config.policy.ignore]
         for day, state in g.snapshots:
             for name, topic in state.topics.items():
                 spec = g.desired.topics.get(name)

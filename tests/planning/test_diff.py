@@ -22,7 +22,7 @@ from reconciler.planning.changes import (
 )
 from reconciler.planning.diff import diff
 from reconciler.planning.plan import make_plan
-from reconciler.spec.model import ClusterConfig, Policy, Presence, TopicSpec
+from reconciler.spec.model import ClusterConfig, DesiredState, Policy, Presence, TopicSpec
 from tests.planning.factories import brokers, checked_json, cluster, desired, spec, spread, topic
 
 ALLOW = Policy(allow_delete=True, max_deletes=5, ignore=("^_", "^connect-"))
@@ -462,3 +462,48 @@ def test_replication_throttles_of_a_running_reassignment_are_left_alone() -> Non
     assert [(e.key, e.current, e.desired) for e in alter.entries] == [
         ("leader.replication.throttled.replicas", "0:1", "*")
     ]
+
+
+UNREAD = (("topics/UP.YAML", "its extension is not in lower case"),)
+
+
+@pytest.mark.parametrize("prune", [False, True])
+def test_no_delete_is_planned_while_a_file_that_could_hold_topics_is_not_read(
+    prune: bool,
+) -> None:
+    """An unread `UP.YAML` may declare the topic a tombstone or --prune would delete."""
+    state = cluster(topic("old.gone", spread(1, 1)), topic("stray", spread(1, 1)))
+    specs = desired(spec("old.gone", line=3, state=Presence.ABSENT))
+    policy = Policy(allow_delete=True, ignore=())
+    read_all = diff(specs, state, policy, prune=prune)
+    assert {c.topic for c in read_all[0] if c.action is Action.DELETE} == (
+        {"old.gone", "stray"} if prune else {"old.gone"}
+    )
+
+    changes, diagnostics, unmanaged = diff(
+        DesiredState(specs.cluster, specs.topics, UNREAD), state, policy, prune=prune
+    )
+    assert not [c for c in changes if c.action is Action.DELETE]
+    assert unmanaged == ("stray",)
+    refused = [d for d in diagnostics if d.code == "P117"]
+    assert [d.topic for d in refused] == (["old.gone", None] if prune else ["old.gone"])
+    assert all(d.is_error and "topics/UP.YAML is not read" in d.message for d in refused)
+    assert refused[0].location is not None and refused[0].location.line == 3
+    if prune:
+        assert "--prune would delete 1 unmanaged topic(s) (stray)" in refused[1].message
+    plan = make_plan(
+        DesiredState(specs.cluster, specs.topics, UNREAD),
+        state,
+        ClusterConfig("test", "k:9092", policy=policy),
+        "sha256:x",
+        prune=prune,
+    )
+    assert not plan.applyable
+
+
+def test_unread_files_do_not_stop_creates_and_updates() -> None:
+    state = cluster(topic("kept", spread(1, 1)))
+    specs = DesiredState("test", {s.name: s for s in (spec("new", partitions=1),)}, UNREAD)
+    changes, diagnostics, _ = diff(specs, state, Policy(allow_delete=True, ignore=()))
+    assert [c.action for c in changes] == [Action.CREATE]
+    assert not diagnostics

@@ -388,6 +388,7 @@ def test_json_output(tmp_path: Path) -> None:
                 "column": 14,
             }
         ],
+        "not_read": [],
     }
     # The plan's shape, key order included: one writer (diagnostics.to_json) for both.
     assert list(report["diagnostics"][0]) == list(
