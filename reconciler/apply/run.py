@@ -4,7 +4,7 @@
     2. take the cluster's lock (breaking a holder only when it is certainly gone: lock.py) and
        start renewing its lease
     3. read the cluster; refuse a stale plan, resume one this plan's interrupted apply left behind
-    4. let Kafka validate the creates and partition increases (validate_only)
+    4. let Kafka validate every request step 6 sends (validate_only), before any change
     5. close the audit records of earlier applies that never finished, then start this apply's
        (journal.py): no change is made unless that record is on the cluster
     6. execute the DAG level by level, waiting for metadata after each, checking the lease
