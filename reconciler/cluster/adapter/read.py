@@ -63,6 +63,7 @@ from reconciler.cluster.adapter.connect import (
 )
 from reconciler.cluster.adapter.describe import ClusterDescription
 from reconciler.cluster.state import (
+    TOPIC_OVERRIDE,
     BrokerState,
     ClusterState,
     ConfigEntry,
@@ -354,12 +355,8 @@ class _Configs:
         if order is None:
             order = self._orders[keys] = _sorting(keys)
         fields = zip(entries, map(_FIELDS, entries.values()), strict=True)
-        pairs = list(map(self._pairs.__getitem__, fields))
-        if self._pairs.overrides:  # new distinct overrides: add the synonyms Kafka listed
-            self._pairs.add_synonyms(entries)
-            fields = zip(entries, map(_FIELDS, entries.values()), strict=True)
-            pairs = list(map(self._pairs.__getitem__, fields))
-        return order(pairs)
+        self._pairs.answer = entries  # where a new override's synonyms are read
+        return order(list(map(self._pairs.__getitem__, fields)))
 
 
 def _sorting(keys: tuple[str, ...]) -> Callable[[list[tuple[str, ConfigEntry]]], Configs]:
@@ -372,33 +369,28 @@ def _sorting(keys: tuple[str, ...]) -> Callable[[list[tuple[str, ConfigEntry]]],
 
 class _Pairs(dict[tuple[str, _Fields], tuple[str, ConfigEntry]]):
     """(key, (value, source, is_sensitive)) of a librdkafka entry -> its shared (key, entry).
-    `overrides`: the overrides made since the last add_synonyms, still without synonyms."""
+    `answer`: the topic's entries being converted, whose overrides' synonyms a new pair reads."""
 
     def __init__(self, broker: dict[str, KafkaConfigEntry]) -> None:
         super().__init__()
         self._entries: dict[tuple[str | None, int, bool], ConfigEntry] = {}
         self._broker = broker
-        self.overrides: list[tuple[str, _Fields]] = []
+        self.answer: dict[str, KafkaConfigEntry] = {}
 
     def __missing__(self, keyed: tuple[str, _Fields]) -> tuple[str, ConfigEntry]:
         key, (value, source, sensitive) = keyed
         number = _source_number(source)
-        entry = self._entries.get((value, number, sensitive))
-        if entry is None:
-            entry = ConfigEntry(value, _SOURCES.get(number, "UNKNOWN_CONFIG"), sensitive)
-            self._entries[(value, number, sensitive)] = entry
-        if number == _OVERRIDE:
-            self.overrides.append(keyed)
+        if number == _OVERRIDE:  # an entry of its own: its synonyms belong to its key
+            synonyms = _after_own(self.answer[key], self._broker)
+            entry = ConfigEntry(value, TOPIC_OVERRIDE, sensitive, synonyms)
+        else:
+            shared = self._entries.get((value, number, sensitive))
+            if shared is None:
+                shared = ConfigEntry(value, _SOURCES.get(number, "UNKNOWN_CONFIG"), sensitive)
+                self._entries[(value, number, sensitive)] = shared
+            entry = shared
         pair = self[keyed] = (sys.intern(key), entry)
         return pair
-
-    def add_synonyms(self, entries: dict[str, KafkaConfigEntry]) -> None:
-        """Give the overrides made from `entries` their own entry, with its synonyms."""
-        for keyed in self.overrides:
-            key, entry = self[keyed]
-            synonyms = _after_own(entries[key], self._broker)
-            self[keyed] = (key, replace(entry, synonyms=synonyms))
-        self.overrides.clear()
 
 
 def _after_own(entry: KafkaConfigEntry, broker: dict[str, KafkaConfigEntry]) -> tuple[Synonym, ...]:
