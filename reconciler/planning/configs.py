@@ -12,11 +12,11 @@ from reconciler.planning.changes import ConfigChange
 from reconciler.spec import catalog
 from reconciler.spec.model import TopicSpec
 
+CLEANUP_POLICY = "cleanup.policy"
+
 # Replication throttles that a reassignment (apply --throttle, kafka-reassign-partitions) sets
 # on a topic while replicas move and removes afterwards: operational state, not a spec's concern,
 # so an override of these keys is left alone unless the spec names the key.
-CLEANUP_POLICY = "cleanup.policy"
-
 OPERATIONAL_KEYS = frozenset(
     {"leader.replication.throttled.replicas", "follower.replication.throttled.replicas"}
 )
@@ -50,7 +50,7 @@ def compacted(
     """cleanup.policy includes `compact` before or after this plan's config changes: the value
     in effect now as Kafka reports it (the topic's override, or what it inherits, a broker's
     log.cleanup.policy included), and the spec's value or what a removal falls back to."""
-    now = dict(current.configs).get(CLEANUP_POLICY)
+    now = current.entry(CLEANUP_POLICY)
     policies = [
         now.value if now is not None else inherited(current, CLEANUP_POLICY, broker_defaults)
     ]
