@@ -72,6 +72,7 @@ from reconciler.cluster.state import (
     Synonym,
     TopicState,
 )
+from reconciler.errors import ClusterError
 
 if TYPE_CHECKING:
     from kafka.admin import KafkaAdminClient
@@ -142,15 +143,23 @@ def topics_and_defaults(
 ) -> tuple[dict[str, TopicState], dict[str, str]]:
     """Steps 3 to 5 sent at once: these topics with their configs (as read_topics), and one
     broker's values (_send_broker_defaults). The broker's answer, small and sent first, is read
-    first: the overrides' synonyms take each name's value and source from it (_after_own)."""
+    first: the overrides' synonyms take each name's value and source from it (_after_own). Its
+    failure is raised after the topics' own, as before, so a principal lacking an ACL on both
+    hears about the topic first."""
     seconds = connection.seconds if timeout is None else timeout
     broker = _send_broker_defaults(admin, broker_ids, attempt, seconds)
     described = _send_describe_topics(admin, names, seconds)
     chunks = _send_topic_configs(admin, names, seconds)
-    answer = _broker_answer(connection, broker)
+    failed: ClusterError | None = None
+    try:
+        answer = _broker_answer(connection, broker)
+    except ClusterError as exc:
+        answer, failed = {}, exc
     topics = topic_states(
         _described_topics(connection, described), _topic_configs(connection, chunks, answer)
     )
+    if failed is not None:
+        raise failed
     return topics, {key: e.value for key, e in sorted(answer.items()) if e.value is not None}
 
 
