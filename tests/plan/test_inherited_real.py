@@ -80,7 +80,7 @@ def test_a_removed_retention_override_falls_back_to_the_brokers_hours(
     assert set(hazards) == {"retention_decrease"}
     assert f"from {WEEK_MS} (7d) to {DAY_MS} (1d)" in hazards["retention_decrease"]
     text = repo.run("plan", "--cluster", "test")
-    assert DAY_MS in text.stdout or "1d" in text.stdout, text.stdout
+    assert f"- retention.ms: {WEEK_MS} (7d) (falls back to {DAY_MS} (1d))" in text.stdout
 
 
 def test_a_removed_cleanup_override_falls_back_to_server_properties_not_kafkas_default(
