@@ -7,8 +7,9 @@ freshness       the plan's fingerprint against a fresh read; a stale plan is ref
                 interrupted apply of this very plan), which is resumed
 refuse_diverged what freshness refuses whatever the fingerprint says: a planned change the
                 cluster shows otherwise (apply.verify runs it before its comparison)
-validate        Kafka's own validate_only CreateTopics and CreatePartitions for what is left
-                (and the Kafka client's own range checks, as a refusal)
+validate        Kafka's own validate_only for every mutating request still to send
+                (CreateTopics, IncrementalAlterConfigs, CreatePartitions), all before the
+                first change (and the Kafka client's own range checks, as a refusal)
 remaining       the operations the cluster does not show done yet (status.judge): the only
                 ones any pre-flight judges (permissions, validate_only, in-use evidence)
 """
@@ -23,19 +24,26 @@ from reconciler.apply.batching import (
     MAX_PARTITIONS_PER_REQUEST,
     MAX_RECORDS_PER_REQUEST,
     batches,
+    config_update,
     create_weight,
     increase_weight,
     new_topic,
     partitions_request,
+    update_weight,
 )
 from reconciler.apply.operations import Operation
 from reconciler.apply.sentences import sentence
 from reconciler.apply.status import Diverged, Done, NotStarted, Partly, judge
-from reconciler.cluster.adapter import Cluster
+from reconciler.cluster.adapter import Cluster, ConfigUpdate, Failure
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ApplyRefused, StalePlan
-from reconciler.planning.changes import CreateTopic, IncreasePartitions, TopicChange
+from reconciler.planning.changes import (
+    AlterTopicConfig,
+    CreateTopic,
+    IncreasePartitions,
+    TopicChange,
+)
 from reconciler.planning.plan import Plan
 
 
@@ -131,19 +139,32 @@ def _topic_difference(change: TopicChange, state: ClusterState) -> tuple[list[st
 
 
 def validate(cluster: Cluster, state: ClusterState, ops: Sequence[Operation]) -> None:
-    """Kafka's validate_only for the creates and partition increases still to do."""
+    """Kafka's validate_only for every request apply will send for what is left: creates,
+    config updates and partition increases, all of them before the first real change, so
+    one refusal refuses the plan with nothing changed (a conflict between two keys, say
+    min.compaction.lag.ms above max.compaction.lag.ms, is Kafka's to judge, not ours)."""
     todo = [
         op.change
         for op in ops
         if not isinstance(judge(op.change, state.topics.get(op.topic), state.reassignments), Done)
     ]
     creates = [c for c in todo if isinstance(c, CreateTopic)]
+    updates = [
+        update
+        for c in todo
+        if isinstance(c, AlterTopicConfig)
+        and (update := config_update(c, state.topics.get(c.topic))).set + update.delete
+    ]
     increases = [c for c in todo if isinstance(c, IncreasePartitions)]
     problems: list[str] = []
     try:
         for batch in batches(creates, lambda c: create_weight(c, state), MAX_RECORDS_PER_REQUEST):
             answers = cluster.create_topics([new_topic(c) for c in batch], validate_only=True)
             problems += [sentence(f, t, "create") for t, f in sorted(answers.items()) if f]
+        for sent in batches(updates, update_weight, MAX_RECORDS_PER_REQUEST):
+            answers = cluster.alter_topic_configs(sent, validate_only=True)
+            keys = {u.topic: u for u in sent}
+            problems += [_refused_update(f, keys[t]) for t, f in sorted(answers.items()) if f]
         for group in batches(increases, increase_weight, MAX_PARTITIONS_PER_REQUEST):
             answers = cluster.create_partitions(
                 [partitions_request(c) for c in group], validate_only=True
@@ -186,3 +207,10 @@ def remaining(ops: Sequence[Operation], state: ClusterState) -> Remaining:
         else:
             todo.append(op)
     return Remaining(tuple(todo), done)
+
+
+def _refused_update(failure: Failure, update: ConfigUpdate) -> str:
+    """A refused config update in words, naming the keys it carried: Kafka answers per topic,
+    not per key, and its message does not always name the key."""
+    keys = [f"{k}={v}" for k, v in update.set] + [f"{k} removed" for k in update.delete]
+    return f"{sentence(failure, update.topic, 'configure')} [the update: {', '.join(keys)}]"

@@ -6,7 +6,8 @@
     3. read the cluster; refuse a stale plan, resume one this plan's interrupted apply left behind
        (said only when an unfinished audit record of this plan exists)
     4. for the operations the cluster does not show done (preflight.remaining) only: check the
-       permissions and let Kafka validate the requests (validate_only)
+       permissions and let Kafka validate every request step 6 sends (validate_only), all
+       before any change
     5. close the audit records of earlier applies that never finished; if every change already
        shows and no recorded throttle is left, stop here: the plan is already applied. Else
        start this apply's record (journal.py): no change is made unless that record is on the

@@ -8,7 +8,8 @@ stands alone:
     {"record": "cluster", ...}   first line: the cluster, when it was read, its brokers and
                                  broker defaults
     {"record": "topic", ...}     one line per topic: partitions (replicas, leader, ISR), the
-                                 topic's own config overrides, reassignments in progress
+                                 topic's own config overrides (with the synonyms Kafka listed
+                                 after them, when it listed any), reassignments in progress
 
 Every line carries `taken_at`, so a topic line is tied to its cluster line even when Spark
 reads them in different tasks, and a second snapshot written the same day supersedes the
@@ -38,6 +39,7 @@ from reconciler.cluster.state import (
     ConfigEntry,
     PartitionState,
     Reassignment,
+    Synonym,
     TopicState,
 )
 from reconciler.errors import ConfigError
@@ -110,6 +112,13 @@ def _topic_line(when: str, topic: TopicState, moving: Iterable[Reassignment]) ->
         "partitions": partitions_to_json(topic.partitions),
         "overrides": {k: catalog.canonical(k, v) for k, v in sorted(topic.overrides.items())},
     }
+    synonyms = {
+        key: [[s.name, s.value, s.source] for s in e.synonyms]
+        for key, e in topic.configs
+        if e.source == TOPIC_OVERRIDE and e.synonyms
+    }
+    if synonyms:  # what a removal falls back to (planning.configs.inherited)
+        line["synonyms"] = synonyms
     reassignments = [
         {
             "partition": r.partition,
@@ -199,12 +208,20 @@ def load(path: Path) -> tuple[str, datetime, ClusterState]:
 
 def _topic(line: dict[str, Any]) -> tuple[TopicState, list[Reassignment]]:
     name = str(line["topic"])
+    synonyms = line.get("synonyms", {})
     topic = TopicState(
         name=name,
         internal=bool(line.get("internal", False)),
         partitions=partitions_from_json(line["partitions"]),
         configs=tuple(
-            (key, ConfigEntry(str(value), TOPIC_OVERRIDE))
+            (
+                key,
+                ConfigEntry(
+                    str(value),
+                    TOPIC_OVERRIDE,
+                    synonyms=tuple(Synonym(*s) for s in synonyms.get(key, ())),
+                ),
+            )
             for key, value in sorted(line.get("overrides", {}).items())
         ),
         topic_id=line.get("topic_id"),

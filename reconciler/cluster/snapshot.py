@@ -3,8 +3,10 @@
 `reconciler snapshot` writes one; `plan --state FILE` plans against it offline, and gets the
 same plan as against the live cluster it came from, because both go through `ClusterState`.
 Configs are stored as `key: [value, source]` (plus `true` when sensitive) to keep files of
-tens of thousands of topics small. `write_snapshot` also writes the fleet pipeline's JSON Lines
-form (reconciler.cluster.jsonl) for a `.jsonl` name.
+tens of thousands of topics small; an override also carries the synonyms Kafka listed after
+it, `[value, source, false, [[name, value, source], ...]]` (what its removal falls back to).
+`write_snapshot` also writes the fleet pipeline's JSON Lines form (reconciler.cluster.jsonl)
+for a `.jsonl` name.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from reconciler.cluster.state import (
     ClusterState,
     ConfigEntry,
     Reassignment,
+    Synonym,
     TopicState,
 )
 from reconciler.errors import ConfigError
@@ -61,11 +64,14 @@ def _topic_json(topic: TopicState) -> dict[str, Any]:
         "topic_id": topic.topic_id,
         "internal": topic.internal,
         "partitions": jsonl.partitions_to_json(topic.partitions),
-        "configs": {
-            key: [e.value, e.source, True] if e.sensitive else [e.value, e.source]
-            for key, e in topic.configs
-        },
+        "configs": {key: _entry_json(e) for key, e in topic.configs},
     }
+
+
+def _entry_json(e: ConfigEntry) -> list[Any]:
+    if e.synonyms:
+        return [e.value, e.source, e.sensitive, [[s.name, s.value, s.source] for s in e.synonyms]]
+    return [e.value, e.source, True] if e.sensitive else [e.value, e.source]
 
 
 def from_json(document: dict[str, Any]) -> tuple[str, ClusterState]:
@@ -103,7 +109,7 @@ def _state(document: dict[str, Any], topics: list[TopicState]) -> tuple[str, Clu
     return str(document["cluster"]), state
 
 
-_Shared = dict[tuple[str, object, object, bool], tuple[str, ConfigEntry]]
+_Shared = dict[tuple[str, object, object, bool, object], tuple[str, ConfigEntry]]
 
 
 def _topic(t: dict[str, Any], shared: _Shared) -> TopicState:
@@ -114,10 +120,11 @@ def _topic(t: dict[str, Any], shared: _Shared) -> TopicState:
     configs: list[tuple[str, ConfigEntry]] = []
     for key, entry in sorted(t.get("configs", {}).items()):
         sensitive = len(entry) > 2 and bool(entry[2])
-        memo = (key, entry[0], entry[1], sensitive)
+        synonyms = tuple(Synonym(*s) for s in entry[3]) if len(entry) > 3 else ()
+        memo = (key, entry[0], entry[1], sensitive, synonyms)
         pair = shared.get(memo)
         if pair is None:
-            pair = shared[memo] = (key, ConfigEntry(entry[0], entry[1], sensitive))
+            pair = shared[memo] = (key, ConfigEntry(entry[0], entry[1], sensitive, synonyms))
         configs.append(pair)
     return TopicState(
         name=name,

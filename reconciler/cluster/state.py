@@ -32,10 +32,25 @@ class PartitionState:
 
 
 @dataclass(frozen=True, slots=True)
+class Synonym:
+    """One entry of the chain DescribeConfigs lists for a config (include_synonyms): a name the
+    value may come from (the topic key itself, or a broker setting such as
+    log.retention.hours, in that setting's own unit), its value there, and that source."""
+
+    name: str
+    value: str | None
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
 class ConfigEntry:
     value: str | None  # None for sensitive values Kafka does not return
     source: str  # e.g. DYNAMIC_TOPIC_CONFIG, DEFAULT_CONFIG, STATIC_BROKER_CONFIG
     sensitive: bool = False
+    # Kept for overrides only (what a removal falls back to; an inherited entry's value is
+    # already Kafka's answer): the synonyms Kafka listed after the topic's own, in its order.
+    # Empty when Kafka listed none, or for a snapshot written before they were kept.
+    synonyms: tuple[Synonym, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +71,13 @@ class TopicState:
             for k, e in self.configs
             if e.source == TOPIC_OVERRIDE and e.value is not None
         }
+
+    def entry(self, key: str) -> ConfigEntry | None:
+        """What DescribeConfigs returned for key (None: not returned, or not read)."""
+        for k, entry in self.configs:
+            if k == key:
+                return entry
+        return None
 
     def inherited(self, key: str) -> str | None:
         """The value key falls back to when its override is removed (None: unknown)."""

@@ -40,7 +40,7 @@ from reconciler.planning.changes import (
     ReassignReplicas,
     TopicChange,
 )
-from reconciler.planning.configs import config_changes
+from reconciler.planning.configs import compacted, config_changes
 from reconciler.spec.model import DesiredState, Policy, Presence, TopicSpec
 from reconciler.spec.topic_rules import collision_key
 
@@ -271,7 +271,11 @@ class _Diff:
             increase = self._increase(spec, current, desired_count, reshape)
             new_partitions = increase.assignments or ()
             planned.append(increase)
-            found.extend(hazards.key_reorder(increase, spec.keyed))
+            found.extend(
+                hazards.key_reorder(
+                    increase, spec.keyed, compacted(current, entries, self.state.broker_defaults)
+                )
+            )
         if reshape and desired_rf is not None:
             planned.append(self._reassign(spec, current, desired_rf, new_partitions))
 

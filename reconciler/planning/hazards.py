@@ -38,15 +38,22 @@ KEY_REORDER, RETENTION_DECREASE, CLEANUP_POLICY_CHANGE, DELETE = HAZARD_CODES
 _RETENTION_KEYS = ("retention.ms", "retention.bytes")
 
 
-def key_reorder(change: IncreasePartitions, keyed: bool) -> tuple[Hazard, ...]:
-    if not keyed:
+def key_reorder(change: IncreasePartitions, keyed: bool, compacted: bool) -> tuple[Hazard, ...]:
+    """A partition increase on a keyed topic: `keyed: true`, or compacted (cleanup.policy with
+    `compact`), since compaction keeps the latest record per key, keyed by definition, and once
+    a key moves partition its stale value in the old one is never compacted away."""
+    if not keyed and not compacted:
         return ()
+    why = "is keyed" if keyed else "is compacted (cleanup.policy includes compact), so keyed"
+    stale = (
+        "" if keyed else "; the old partition's last value of a moved key is never compacted away"
+    )
     return (
         Hazard(
             KEY_REORDER,
-            f"{change.topic} is keyed: going from {change.current} to {change.desired} "
+            f"{change.topic} {why}: going from {change.current} to {change.desired} "
             "partitions maps keys to different partitions, so records of one key written before "
-            "and after the change can be consumed out of order",
+            f"and after the change can be consumed out of order{stale}",
         ),
     )
 

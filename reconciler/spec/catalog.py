@@ -420,6 +420,14 @@ _BROKER_SYNONYMS: Mapping[str, str] = MappingProxyType(
     }
 )
 
+
+def broker_synonyms(key: str) -> tuple[str, ...]:
+    """The broker settings `key` inherits from, in Kafka's order of precedence
+    (log.retention.ms, then .minutes, then .hours): where a removed override falls back to when
+    Kafka's DescribeConfigs lists no synonym for it (planning.configs.inherited)."""
+    return tuple(name for name, topic_key in _BROKER_SYNONYMS.items() if topic_key == key)
+
+
 _SUGGEST_CUTOFF = 0.75  # "retention.msx" and "cleanup.polcy" pass, unrelated words do not
 
 

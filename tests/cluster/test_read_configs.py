@@ -20,7 +20,7 @@ from confluent_kafka.admin import ConfigEntry as KafkaConfigEntry
 
 from reconciler.cluster.adapter import Connection, read
 from reconciler.cluster.adapter.cluster import Cluster
-from reconciler.cluster.state import ConfigEntry
+from reconciler.cluster.state import ConfigEntry, Synonym
 from reconciler.errors import ClusterError
 from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_topic
@@ -94,11 +94,28 @@ class FakeAdmin:
 
 def _expected(entries: dict[str, KafkaConfigEntry]) -> read.Configs:
     """What one DescribeConfigs answer always read as: every key, sorted, with its value, the
-    source's name and the sensitive flag."""
+    source's name and the sensitive flag; an override also with the synonyms listed after it."""
     return tuple(
-        (key, ConfigEntry(e.value, ConfigSource(read.source_of(e)).name, e.is_sensitive))
+        (
+            key,
+            ConfigEntry(
+                e.value,
+                ConfigSource(read.source_of(e)).name,
+                e.is_sensitive,
+                _after_own(e)
+                if read.source_of(e) == ConfigSource.DYNAMIC_TOPIC_CONFIG.value
+                else (),
+            ),
+        )
         for key, e in sorted(entries.items())
     )
+
+
+def _after_own(entry: KafkaConfigEntry) -> tuple[Synonym, ...]:
+    listed = [
+        (s.name, s.value, ConfigSource(read.source_of(s)).name) for s in entry.synonyms.values()
+    ]
+    return tuple(Synonym(*s) for s in listed if s[2] != "DYNAMIC_TOPIC_CONFIG")
 
 
 def _configs(admin: FakeAdmin, names: list[str]) -> dict[str, read.Configs]:

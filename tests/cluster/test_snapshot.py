@@ -9,9 +9,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from reconciler.cluster import jsonl
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.snapshot import from_json, load_snapshot, to_json, write_snapshot
-from reconciler.cluster.state import ClusterState, ConfigEntry, Reassignment
+from reconciler.cluster.state import ClusterState, ConfigEntry, Reassignment, Synonym
 from reconciler.errors import ConfigError
 from tests.planning.factories import cluster, topic
 
@@ -20,12 +21,20 @@ SCHEMA = json.loads(
 )
 
 
+HOURS = Synonym("log.retention.hours", "24", "STATIC_BROKER_CONFIG")
+
+
 def sample() -> ClusterState:
     secret = dataclasses.replace(
         topic("b.secret"),
         configs=(("sasl.jaas.config", ConfigEntry(None, "DEFAULT_CONFIG", True)),),
     )
+    chained = dataclasses.replace(
+        topic("c.chained"),
+        configs=(("retention.ms", ConfigEntry("1000", "DYNAMIC_TOPIC_CONFIG", synonyms=(HOURS,))),),
+    )
     return cluster(
+        chained,
         topic("a.one", [[1, 2], [2, 3]], overrides={"retention.ms": "1000"},
               inherited={"cleanup.policy": "delete"}, leaders=[2, None], isr=[[2], [2, 3]]),
         secret,
@@ -43,6 +52,23 @@ def test_snapshot_round_trips_exactly_and_matches_the_schema(tmp_path: Path) -> 
     jsonschema.Draft202012Validator(SCHEMA).validate(document)
     assert load_snapshot(path) == ("prod", state)
     assert from_json(to_json("prod", state)) == ("prod", state)
+
+
+def test_snapshot_lines_keep_the_synonyms_of_overrides(tmp_path: Path) -> None:
+    path = tmp_path / "snap.jsonl"
+    jsonl.write(path, "prod", sample())
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    schema_path = Path(__file__).resolve().parents[2] / "schemas" / "snapshot-line.schema.json"
+    validator = jsonschema.Draft202012Validator(json.loads(schema_path.read_text()))
+    for line in lines:
+        validator.validate(line)
+    (chained,) = (line for line in lines if line.get("topic") == "c.chained")
+    assert chained["synonyms"] == {"retention.ms": [["log.retention.hours", "24",
+                                                      "STATIC_BROKER_CONFIG"]]}  # fmt: skip
+    _, _, back = jsonl.load(path)
+    assert back.topics["c.chained"].entry("retention.ms") == ConfigEntry(
+        "1000", "DYNAMIC_TOPIC_CONFIG", synonyms=(HOURS,)
+    )
 
 
 @pytest.mark.parametrize(

@@ -125,6 +125,18 @@ CASES: dict[str, Case] = {
         (IncreasePartitions("a.keyed", 3, 4),),
         hazards=(("a.keyed", "key_reorder"),),
     ),
+    "partition increase on a compacted topic is a key_reorder hazard": Case(
+        cluster(t3("a.compacted", overrides={"cleanup.policy": "compact"})),
+        (spec("a.compacted", partitions=4, config={"cleanup.policy": "compact"}),),
+        (IncreasePartitions("a.compacted", 3, 4),),
+        hazards=(("a.compacted", "key_reorder"),),
+    ),
+    "partition increase on a topic inheriting compact,delete is a key_reorder hazard": Case(
+        cluster(t3("a.inherits", inherited={"cleanup.policy": "compact,delete"})),
+        (spec("a.inherits", partitions=4),),
+        (IncreasePartitions("a.inherits", 3, 4),),
+        hazards=(("a.inherits", "key_reorder"),),
+    ),
     "partition decrease is an error, never a recreate": Case(
         cluster(t3("a.shrink")),
         (spec("a.shrink", partitions=2),),

@@ -257,8 +257,10 @@ class Cluster:
     ) -> dict[str, Failure | None]:
         return write.create_topics(self.connection, self._admin(), topics, validate_only)
 
-    def alter_topic_configs(self, updates: Sequence[ConfigUpdate]) -> dict[str, Failure | None]:
-        return write.alter_topic_configs(self.connection, self._admin(), updates)
+    def alter_topic_configs(
+        self, updates: Sequence[ConfigUpdate], *, validate_only: bool = False
+    ) -> dict[str, Failure | None]:
+        return write.alter_topic_configs(self.connection, self._admin(), updates, validate_only)
 
     def create_partitions(
         self, requests: Sequence[PartitionsRequest], *, validate_only: bool = False

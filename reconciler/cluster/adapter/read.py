@@ -63,13 +63,16 @@ from reconciler.cluster.adapter.connect import (
 )
 from reconciler.cluster.adapter.describe import ClusterDescription
 from reconciler.cluster.state import (
+    TOPIC_OVERRIDE,
     BrokerState,
     ClusterState,
     ConfigEntry,
     PartitionState,
     Reassignment,
+    Synonym,
     TopicState,
 )
+from reconciler.errors import ClusterError
 
 if TYPE_CHECKING:
     from kafka.admin import KafkaAdminClient
@@ -79,6 +82,7 @@ Configs = tuple[tuple[str, ConfigEntry], ...]
 # ConfigSource by number: one dict lookup instead of an Enum call per config entry (440,000
 # entries for 11,000 topics).
 _SOURCES = {int(source.value): source.name for source in ConfigSource}
+_OVERRIDE = int(ConfigSource.DYNAMIC_TOPIC_CONFIG.value)
 
 # The topics' DescribeConfigs is split into this many requests (fewer for fewer topics), sent at
 # once: a constant, whatever the topic count (tests/cluster/test_round_trips.py counts them).
@@ -124,7 +128,7 @@ def read_topics(
     chunks = _send_topic_configs(admin, names, seconds) if configs else deque()
     # Read in the order sent: a topic both requests fail for reports its Metadata failure
     return topic_states(
-        _described_topics(connection, described), _topic_configs(connection, chunks)
+        _described_topics(connection, described), _topic_configs(connection, chunks, {})
     )
 
 
@@ -137,12 +141,26 @@ def topics_and_defaults(
     attempt: int = 0,
     timeout: float | None = None,
 ) -> tuple[dict[str, TopicState], dict[str, str]]:
-    """Steps 3 to 5 sent at once: these topics with their configs (read_topics), and one
-    broker's values (_send_broker_defaults)."""
+    """Steps 3 to 5 sent at once: these topics with their configs (as read_topics), and one
+    broker's values (_send_broker_defaults). The broker's answer, small and sent first, is read
+    first: the overrides' synonyms take each name's value and source from it (_after_own). Its
+    failure is raised after the topics' own, as before, so a principal lacking an ACL on both
+    hears about the topic first."""
     seconds = connection.seconds if timeout is None else timeout
     broker = _send_broker_defaults(admin, broker_ids, attempt, seconds)
-    topics = read_topics(connection, admin, names, True, seconds)
-    return topics, _broker_defaults(connection, broker)
+    described = _send_describe_topics(admin, names, seconds)
+    chunks = _send_topic_configs(admin, names, seconds)
+    failed: ClusterError | None = None
+    try:
+        answer = _broker_answer(connection, broker)
+    except ClusterError as exc:
+        answer, failed = {}, exc
+    topics = topic_states(
+        _described_topics(connection, described), _topic_configs(connection, chunks, answer)
+    )
+    if failed is not None:
+        raise failed
+    return topics, {key: e.value for key, e in sorted(answer.items()) if e.value is not None}
 
 
 @gcpause.paused()
@@ -292,7 +310,7 @@ def topic_configs(
     """Every config entry of these topics, sorted by key (see _send_topic_configs and
     _topic_configs)."""
     seconds = connection.seconds if timeout is None else timeout
-    return _topic_configs(connection, _send_topic_configs(admin, names, seconds))
+    return _topic_configs(connection, _send_topic_configs(admin, names, seconds), {})
 
 
 Chunk = list[tuple[ConfigResource, Future[dict[str, KafkaConfigEntry]]]]
@@ -310,7 +328,9 @@ def _send_topic_configs(admin: AdminClient, names: Sequence[str], seconds: float
     )
 
 
-def _topic_configs(connection: Connection, chunks: deque[Chunk]) -> dict[str, Configs]:
+def _topic_configs(
+    connection: Connection, chunks: deque[Chunk], broker: dict[str, KafkaConfigEntry]
+) -> dict[str, Configs]:
     """The chunks' answers, read in turn and dropped as they are read.
 
     Most entries repeat from topic to topic (every inherited default has the same value and
@@ -318,7 +338,7 @@ def _topic_configs(connection: Connection, chunks: deque[Chunk]) -> dict[str, Co
     tuple, with the key interned: 10,000 topics carry ~330,000 entries but only a few hundred
     distinct ones.
     """
-    configs = _Configs()
+    configs = _Configs(broker)
     found: dict[str, Configs] = {}
     while chunks:
         for name, entries in _described(connection, chunks.popleft()):
@@ -330,10 +350,12 @@ class _Configs:
     """A topic's librdkafka entries as its sorted `Configs`, sharing what repeats: each distinct
     (key, entry) pair and ConfigEntry is made once; the keys' order, which the broker gives the
     same for every topic, is sorted once per distinct order. The loops run in C (map,
-    attrgetter, itemgetter), not one Python call per entry."""
+    attrgetter, itemgetter), not one Python call per entry. An override's synonyms (what its
+    removal falls back to) are read once per distinct override, when its pair is first made:
+    the chain after the topic's own depends only on the brokers' settings."""
 
-    def __init__(self) -> None:
-        self._pairs = _Pairs()
+    def __init__(self, broker: dict[str, KafkaConfigEntry]) -> None:
+        self._pairs = _Pairs(broker)
         self._orders: dict[tuple[str, ...], Callable[[list[tuple[str, ConfigEntry]]], Configs]] = {}
 
     def of(self, entries: dict[str, KafkaConfigEntry]) -> Configs:
@@ -342,6 +364,7 @@ class _Configs:
         if order is None:
             order = self._orders[keys] = _sorting(keys)
         fields = zip(entries, map(_FIELDS, entries.values()), strict=True)
+        self._pairs.answer = entries  # where a new override's synonyms are read
         return order(list(map(self._pairs.__getitem__, fields)))
 
 
@@ -354,21 +377,47 @@ def _sorting(keys: tuple[str, ...]) -> Callable[[list[tuple[str, ConfigEntry]]],
 
 
 class _Pairs(dict[tuple[str, _Fields], tuple[str, ConfigEntry]]):
-    """(key, (value, source, is_sensitive)) of a librdkafka entry -> its shared (key, entry)."""
+    """(key, (value, source, is_sensitive)) of a librdkafka entry -> its shared (key, entry).
+    `answer`: the topic's entries being converted, whose overrides' synonyms a new pair reads."""
 
-    def __init__(self) -> None:
+    def __init__(self, broker: dict[str, KafkaConfigEntry]) -> None:
         super().__init__()
         self._entries: dict[tuple[str | None, int, bool], ConfigEntry] = {}
+        self._broker = broker
+        self.answer: dict[str, KafkaConfigEntry] = {}
 
     def __missing__(self, keyed: tuple[str, _Fields]) -> tuple[str, ConfigEntry]:
         key, (value, source, sensitive) = keyed
         number = _source_number(source)
-        entry = self._entries.get((value, number, sensitive))
-        if entry is None:
-            entry = ConfigEntry(value, _SOURCES.get(number, "UNKNOWN_CONFIG"), sensitive)
-            self._entries[(value, number, sensitive)] = entry
+        if number == _OVERRIDE:  # an entry of its own: its synonyms belong to its key
+            synonyms = _after_own(self.answer[key], self._broker)
+            entry = ConfigEntry(value, TOPIC_OVERRIDE, sensitive, synonyms)
+        else:
+            shared = self._entries.get((value, number, sensitive))
+            if shared is None:
+                shared = ConfigEntry(value, _SOURCES.get(number, "UNKNOWN_CONFIG"), sensitive)
+                self._entries[(value, number, sensitive)] = shared
+            entry = shared
         pair = self[keyed] = (sys.intern(key), entry)
         return pair
+
+
+def _after_own(entry: KafkaConfigEntry, broker: dict[str, KafkaConfigEntry]) -> tuple[Synonym, ...]:
+    """The synonyms Kafka listed after the override's own (DYNAMIC_TOPIC_CONFIG) one, in
+    Kafka's order. confluent-kafka keeps them in a dict by name, so of a name Kafka lists at two
+    sources (server.properties, then the built-in default) only the last is left; the broker's
+    own entry for that name, when read, has the one that wins (the first Kafka lists)."""
+    listed: list[Synonym] = []
+    for name, synonym in entry.synonyms.items():
+        number = _source_number(synonym.source)
+        if number == _OVERRIDE:
+            continue
+        value: str | None = synonym.value
+        won = broker.get(name)
+        if won is not None and won.value is not None:
+            value, number = won.value, _source_number(won.source)
+        listed.append(Synonym(name, value, _SOURCES.get(number, "UNKNOWN_CONFIG")))
+    return tuple(listed)
 
 
 def _send_broker_defaults(
@@ -388,12 +437,10 @@ def _send_broker_defaults(
     return broker_id, _send_describe_configs(admin, ResourceType.BROKER, [broker_id], seconds)
 
 
-def _broker_defaults(connection: Connection, sent: tuple[str, Chunk]) -> dict[str, str]:
+def _broker_answer(connection: Connection, sent: tuple[str, Chunk]) -> dict[str, KafkaConfigEntry]:
+    """The broker's entries, each with the value and source that win for that name."""
     broker_id, chunk = sent
-    broker = dict(_described(connection, chunk))
-    return {
-        key: e.value for key, e in sorted(broker.get(broker_id, {}).items()) if e.value is not None
-    }
+    return dict(_described(connection, chunk)).get(broker_id, {})
 
 
 def _topic_state(description: TopicDescription, configs: Configs) -> TopicState:

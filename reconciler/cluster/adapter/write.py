@@ -1,7 +1,7 @@
 """Mutations: one Kafka request per call, whatever the number of topics it carries.
 
     create_topics         CreateTopics (optionally validate_only)
-    alter_topic_configs   IncrementalAlterConfigs (SET and DELETE per key)
+    alter_topic_configs   IncrementalAlterConfigs (SET and DELETE per key; optionally validate_only)
     create_partitions     CreatePartitions (optionally validate_only); counts are absolute (KIP-195)
     delete_topics         DeleteTopics
     alter_reassignments   AlterPartitionReassignments (KIP-455, kafka-python)
@@ -81,7 +81,10 @@ def _new_topic(t: NewTopicRequest) -> NewTopic:
 
 
 def alter_topic_configs(
-    connection: Connection, admin: AdminClient, updates: Sequence[ConfigUpdate]
+    connection: Connection,
+    admin: AdminClient,
+    updates: Sequence[ConfigUpdate],
+    validate_only: bool = False,
 ) -> dict[str, Failure | None]:
     if not updates:
         return {}
@@ -97,7 +100,9 @@ def alter_topic_configs(
         resources.append(
             ConfigResource(ResourceType.TOPIC, update.topic, incremental_configs=entries)
         )
-    futures = admin.incremental_alter_configs(resources, request_timeout=connection.seconds)
+    futures = admin.incremental_alter_configs(
+        resources, request_timeout=connection.seconds, validate_only=validate_only
+    )
     return _results({resource.name: future for resource, future in futures.items()})
 
 
