@@ -134,6 +134,18 @@ def tls(
         local_cluster.stop(cl)
 
 
+@pytest.fixture(scope="module")
+def oauth(
+    tmp_path_factory: pytest.TempPathFactory, kafka_dist: Distribution
+) -> Iterator[local_state.LocalCluster]:
+    """`local up --security oauth`: its token issuer is started and stopped with the broker."""
+    cl = start_secured(tmp_path_factory, kafka_dist, "oauth")
+    try:
+        yield cl
+    finally:
+        local_cluster.stop(cl)
+
+
 _QUIET = logging.getLogger("tests.security.librdkafka")
 _QUIET.addHandler(logging.NullHandler())
 _QUIET.propagate = False
