@@ -511,14 +511,21 @@ def current(cluster: LocalCluster) -> LocalCluster:
 
 
 def stop(cluster: LocalCluster, grace: float = 30.0) -> StopReport:
-    """Stop every JVM of the cluster: broker-only nodes first, then the controller."""
+    """Stop every JVM of the cluster: broker-only nodes first, then the controller (ZooKeeper
+    mode: one broker at a time, node 1 last), then the sidecars."""
     cluster = current(cluster)
     stopped: list[int] = []
     killed: list[int] = []
-    for wave in (
+    waves = [
         [n for n in cluster.nodes if not n.controller],
         [n for n in cluster.nodes if n.controller],
-    ):
+    ]
+    if cluster.metadata == "zookeeper":
+        # One at a time: brokers shutting down together each retry their controlled shutdown
+        # while the elected controller leaves (20 s for two brokers); most likely the first
+        # started, node 1, is the controller, so it goes last.
+        waves = [[n] for n in sorted(cluster.nodes, key=lambda n: -n.id)]
+    for wave in waves:
         alive = [n for n in wave if n.pid and is_our_jvm(n.pid, cluster.node_dir(n))]
         for node in alive:
             _signal(node, signal.SIGTERM)
