@@ -69,8 +69,14 @@ def settings(cluster: str, client: Mapping[str, str]) -> Oidc | None:
     """The OIDC settings when `client:` asks for OAUTHBEARER with method oidc, else None.
     A missing setting is an error naming it."""
     mechanism = client.get("sasl.mechanism", client.get("sasl.mechanisms", ""))
-    if mechanism.upper() != "OAUTHBEARER" or client.get(PREFIX + "method", "").lower() != "oidc":
+    if mechanism.upper() != "OAUTHBEARER":
         return None
+    if client.get(PREFIX + "method", "").lower() != "oidc":
+        raise ClusterError(
+            f"cluster '{cluster}': sasl.mechanism OAUTHBEARER needs sasl.oauthbearer.method: "
+            "oidc with sasl.oauthbearer.client.id, client.secret and token.endpoint.url in its "
+            "`client:` settings (librdkafka's unsecured test tokens are not supported)."
+        )
     grant = client.get(PREFIX + "grant.type", "client_credentials")
     if grant != "client_credentials":
         raise ClusterError(
