@@ -86,11 +86,19 @@ def _print_status(cl: local_state.LocalCluster) -> None:
         click.echo(
             f"  {node.id}  {where}  rack={rack}  roles={roles}  pid={node.pid or '-'}{health}"
         )
+    for sidecar in cl.sidecars:
+        health = "" if sidecar.running() else "  DOWN (no process)"
+        click.echo(f"{sidecar.name}: 127.0.0.1:{sidecar.port}  pid={sidecar.pid or '-'}{health}")
     for line in local_security.describe_lines(cl.state_dir, cl.security):
         click.echo(line)
     unregistered = {n.id for n in cl.nodes if n.id not in registered} - down
     if down or unregistered:
         raise _degraded(cl, down, unregistered)
+    if stopped := [s.name for s in cl.sidecars if not s.running()]:
+        raise LocalClusterError(
+            f"the local cluster in {cl.state_dir} lost its {' and '.join(stopped)}; run "
+            "`reconciler local down` and `reconciler local up` to start it afresh."
+        )
 
 
 def _degraded(

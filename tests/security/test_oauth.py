@@ -135,7 +135,9 @@ def test_status_names_the_token_endpoint(
         "sasl.oauthbearer.token.endpoint.url"
     ]
     assert f"token endpoint {endpoint}, client id {security.OAUTH_CLIENT}" in status.stdout
-    assert oauth.sidecar(sidecars.TOKEN_ISSUER) is not None
+    issuer = oauth.sidecar(sidecars.TOKEN_ISSUER)
+    assert issuer is not None and issuer.running()
+    assert f"token-issuer: 127.0.0.1:{issuer.port}  pid={issuer.pid}\n" in status.stdout
 
 
 CASES = {
