@@ -27,6 +27,9 @@ INTRODUCED = {
 UNSUPPORTED_VERSION = 35  # the broker's own code; kafka-python's IncompatibleBrokerVersion too
 # kafka-python: "... does not support the 'ListPartitionReassignmentsRequest' Kafka protocol."
 # librdkafka: "IncrementalAlterConfigs (API 44) not supported by broker, requires ..."
+# kafka-python: "No version of the 'X' Kafka protocol is supported by both the client [a-b]
+# and broker [c-d]."
+_NO_COMMON = re.compile(r"client (?P<client>\[[^\]]*\]) and broker (?P<broker>\[[^\]]*\])")
 _NAMED = re.compile(r"'(?P<a>\w+?)(?:Request)?' Kafka protocol|(?P<b>[A-Z]\w+) \(API \d+\)")
 
 
@@ -46,6 +49,13 @@ def too_old(connection: Connection, exc: BaseException) -> str | None:
         return None
     request = found.group("a") or found.group("b")
     where = f"cluster '{connection.name}' at {connection.bootstrap}"
+    if (versions := _NO_COMMON.search(str(exc))) is not None:  # known, but no shared version
+        return (
+            f"{where} and reconciler's Kafka client share no version of the {request} request "
+            f"(the brokers speak {versions.group('broker')}, the client "
+            f"{versions.group('client')}): upgrade reconciler, or report it with the brokers' "
+            "Kafka version."
+        )
     kip, since = INTRODUCED.get(request, (None, None))
     added = f" ({kip}, added in Kafka {since})" if kip else ""
     return (
