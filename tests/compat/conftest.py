@@ -1,8 +1,8 @@
 """Clusters of other Kafka versions: the ends of the supported range, and one below it.
 
 Each version's cluster is started once per module (the code behind `local up --kafka-version`),
-tied to pytest, and stopped by pid in teardown; the pinned default version is the session's
-`kafka3`. Two brokers are enough for the journey (a replication-factor change needs two).
+tied to pytest, and stopped by pid in teardown. Two brokers are enough for the journey (a
+replication-factor change needs two).
 """
 
 from __future__ import annotations

@@ -207,8 +207,9 @@ def test_no_secret_or_token_in_any_output_or_file(
     secret: str,
     tmp_path: Path,
 ) -> None:
-    """Every byte the CLI printed in this module, with and without --debug, and every file it
-    wrote: no client secret, no token (every token this issuer signs starts the same way)."""
+    """Every byte the CLI printed in this module, with and without --debug, every file it wrote,
+    the broker's log and the issuer's: no client secret, no token (every token this issuer
+    signs starts the same way)."""
     transcript.dirs.append(tmp_path)
     env = {SECRET_ENV: secret}
     prefix = f"o.{uuid.uuid4().hex[:6]}."
@@ -223,6 +224,9 @@ def test_no_secret_or_token_in_any_output_or_file(
     applied = transcript.run(repo, "--debug", "apply", "-c", "sec", "--auto-approve",
                              "--audit-json", str(tmp_path / "audit.json"), env=env)  # fmt: skip
     assert applied.code == 0, applied.stderr
+    # the broker's own log (after the refused tokens of the tests before) and the issuer's
+    transcript.dirs += [oauth.node_dir(n) for n in oauth.nodes]
+    transcript.dirs.append(oauth.state_dir / "security" / "token-issuer.log")
     debug_runs = [r for r in transcript.runs if "--debug" in r.args]
     assert any("OAUTHBEARER" in r.stderr for r in debug_runs)  # --debug did log the login
     assert transcript.leaks(secret) == []
