@@ -1,8 +1,9 @@
 """OAuth 2.0 / OIDC (SASL OAUTHBEARER) on a real broker whose listener checks tokens with Kafka's
 own OIDC validator, against the token issuer `local up --security oauth` starts.
 
-The reconciler.yaml snippet `local up` wrote plans, applies and prunes as it is (librdkafka's
-client-credentials settings; kafka-python reads the reassignments with the same token). A wrong
+The reconciler.yaml snippet `local up` wrote plans, applies a saved plan, changes a replication
+factor and prunes as it is (librdkafka's client-credentials settings; kafka-python reads and
+makes the reassignments with the same token). A wrong
 client secret, an unreachable token endpoint and a token the broker refuses (another issuer,
 another audience: a second issuer process signing with the same key) each exit 1 with one
 sentence naming the token endpoint and the client id, long before the request timeout, with
@@ -82,9 +83,9 @@ def _expected_issuer(oauth: LocalCluster) -> str:
     return str(config["issuer"])
 
 
-def _topics(prefix: str, *names: str) -> list[dict[str, Any]]:
-    return [{"name": f"{prefix}{n}", "partitions": 2, "config": {"retention.ms": "1d"}}
-            for n in names]  # fmt: skip
+def _topics(prefix: str, *names: str, replicas: int = 1) -> list[dict[str, Any]]:
+    return [{"name": f"{prefix}{n}", "partitions": 2, "replication_factor": replicas,
+             "config": {"retention.ms": "1d"}} for n in names]  # fmt: skip
 
 
 def test_snippet_plans_applies_and_prunes(
@@ -113,12 +114,15 @@ def test_snippet_plans_applies_and_prunes(
     assert sorted(view) == [f"{prefix}a", f"{prefix}b"]
     assert all(t["partitions"] == 2 for t in view.values())
     assert all(t["config"]["retention.ms"] == "86400000" for t in view.values())
-    # prune: `b` no longer declared
-    (repo / "topics" / "main.yaml").write_text(yaml.safe_dump({"topics": _topics(prefix, "a")}))
+    # prune `b`, no longer declared; `a` to two replicas (kafka-python's reassignment, same token)
+    main = {"topics": _topics(prefix, "a", replicas=2)}
+    (repo / "topics" / "main.yaml").write_text(yaml.safe_dump(main))
     pruned = transcript.run(repo, "--debug", "apply", "-c", "sec", "--prune", "--auto-approve",
                             env=env)  # fmt: skip
     assert pruned.code == 0, pruned.stderr
     assert list(topics_view(admin, prefix)) == [f"{prefix}a"]
+    partitions = admin.list_topics(f"{prefix}a", timeout=30).topics[f"{prefix}a"].partitions
+    assert [len(p.replicas) for p in partitions.values()] == [2, 2]
     again = transcript.run(repo, "plan", "-c", "sec", "--detailed-exitcode", env=env)
     assert again.code == 0, again.stdout + again.stderr
     drift = transcript.run(repo, "--debug", "drift", "-c", "sec", env=env)
