@@ -116,6 +116,14 @@ def _fetch(version: str, libs: Path, m2: Path) -> None:
     if result.returncode != 0:
         tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-15:])
         artifact = f"org.apache.kafka:kafka_{release.scala}:{version}"
+        # Maven's words for a missing artifact, first time and when it remembers the miss
+        missing = f"org.apache.kafka:kafka_{release.scala}:jar:{version}"
+        if missing in tail and ("Could not find artifact" in tail or "was not found" in tail):
+            raise LocalClusterError(
+                f"Kafka {version} is not on Maven Central (no {artifact}): give "
+                "--kafka-version a released version, as listed at https://repo1.maven.org/"
+                f"maven2/org/apache/kafka/kafka_{release.scala}/."
+            )
         raise LocalClusterError(
             f"Maven could not fetch Kafka {version} ({artifact}) from Maven Central (exit "
             f"{result.returncode}). Check that the release exists and that Maven Central is "
