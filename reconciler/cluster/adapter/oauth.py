@@ -21,12 +21,8 @@ from __future__ import annotations
 
 import base64
 import json
-import ssl
 import threading
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -35,6 +31,8 @@ from reconciler import redaction
 from reconciler.errors import ClusterError
 
 if TYPE_CHECKING:  # kafka-python loads only where reassignments need it
+    from urllib.error import HTTPError
+
     from kafka.net.sasl.oauth import AbstractTokenProvider
 
 PREFIX = "sasl.oauthbearer."
@@ -133,6 +131,11 @@ class TokenSource:
             return self._token
 
     def _fetch(self) -> Token:
+        # loaded only by clusters that log in with OAuth (http.client and ssl: ~15 ms)
+        import ssl
+        import urllib.error
+        import urllib.request
+
         form = {"grant_type": "client_credentials"}
         if self.oidc.scope:
             form["scope"] = self.oidc.scope
@@ -165,7 +168,7 @@ class TokenSource:
             ) from None
         return self._token_of(body, started)
 
-    def _refused(self, exc: urllib.error.HTTPError) -> str:
+    def _refused(self, exc: HTTPError) -> str:
         try:
             said = json.loads(exc.read(65536) or b"{}")
         except ValueError:
