@@ -161,6 +161,12 @@ class TokenSource:
             raise ClusterError(self._refused(exc)) from None
         except (urllib.error.URLError, OSError, ValueError) as exc:
             why = getattr(exc, "reason", None) or exc
+            if isinstance(why, ssl.SSLError):
+                raise ClusterError(
+                    f"the TLS handshake with the {self.oidc.where()} of cluster "
+                    f"'{self.oidc.cluster}' failed ({why}): check https.ca.location (the CA "
+                    "that signed the identity provider's certificate) and the endpoint's host."
+                ) from None
             raise ClusterError(
                 f"could not reach the {self.oidc.where()} of cluster '{self.oidc.cluster}' "
                 f"({why}): check sasl.oauthbearer.token.endpoint.url and that the identity "
