@@ -57,9 +57,14 @@ _remembered = _Remembered()
 _HANDLER = "reconciler.redaction"
 
 
+# Where a secret is sent, not a secret: the error sentences name it (e.g. the OAuth token
+# endpoint, whose property name holds "token").
+_PUBLIC_KEY = re.compile(r"endpoint\.url$", re.IGNORECASE)
+
+
 def is_secret(key: str) -> bool:
     """Whether a client property's value must never be shown."""
-    return _SECRET_KEY.search(key) is not None
+    return _SECRET_KEY.search(key) is not None and _PUBLIC_KEY.search(key) is None
 
 
 def secret_values(client: Mapping[str, str] | Iterable[tuple[str, str]]) -> set[str]:

@@ -1,16 +1,20 @@
-"""Start, inspect and stop a KRaft cluster of real Kafka JVMs on 127.0.0.1.
+"""Start, inspect and stop a cluster of real Kafka JVMs on 127.0.0.1.
 
-Layout: node 1 is broker and sole controller (one voter: no quorum races on a small machine);
-nodes 2..N are broker-only. With more than one broker, node i sits in rack `rack-<letter>`.
-Everything a cluster needs lives in its state directory:
+Layout (KRaft, Kafka 3.9+): node 1 is broker and sole controller (one voter: no quorum races on
+a small machine); nodes 2..N are broker-only. An older Kafka runs in ZooKeeper mode: one
+standalone ZooKeeper (sidecars.py) and N brokers, the controller elected among them. With more
+than one broker, node i sits in rack `rack-<letter>`. Everything a cluster needs lives in its
+state directory:
 
     <state>/state.json          ports, pids, cluster id: what `status` and `down` read
-    <state>/n<i>/server.properties, log4j2.properties, data/, kafka.log
+    <state>/n<i>/server.properties, log4j2.properties (or log4j.properties), data/, kafka.log
+    <state>/zk/                 ZooKeeper's config, data and log (ZooKeeper mode)
 
-Steps of `start`: pick free ports, write configs, format storage (StorageTool), start the
-JVMs, wait until every node logs "Kafka Server started" and DescribeCluster lists every broker.
-`stop` signals broker-only nodes before the controller (a broker's controlled shutdown waits
-for the controller) and SIGKILLs whatever outlives the grace period.
+Steps of `start`: pick free ports, write configs, start the sidecars (ZooKeeper, the OAuth
+token issuer), format storage (StorageTool, KRaft only), start the JVMs, wait until every node
+logs that it started and DescribeCluster lists every broker. `stop` signals broker-only nodes
+before the controller (a broker's controlled shutdown waits for the controller), SIGKILLs
+whatever outlives the grace period, then stops the sidecars.
 """
 
 from __future__ import annotations
@@ -31,19 +35,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reconciler.errors import ClusterError, LocalClusterError
-from reconciler.local import security
+from reconciler.local import security, sidecars, versions
 from reconciler.local.distribution import Distribution, ensure_distribution
 from reconciler.local.state import (
     STATE_FILE,
     LocalCluster,
     Node,
+    Sidecar,
     is_our_jvm,
     load_state,
     save_state,
 )
 from reconciler.local.toolchain import find_java
 
-STARTED_LINE = "Kafka Server started"
 JVM_OPTS_ENV = "RECONCILER_KAFKA_JVM_OPTS"
 JVM_OPTS = (
     "-Xms256m", "-Xmx512m", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
@@ -85,6 +89,24 @@ logger.srv.name = kafka.server.KafkaRaftServer
 logger.srv.level = INFO
 """
 
+# Kafka before 4.0 logs through Log4j 1 (reload4j): the same settings in its format.
+LOG4J1 = """\
+log4j.rootLogger=WARN, out
+log4j.appender.out=org.apache.log4j.ConsoleAppender
+log4j.appender.out.layout=org.apache.log4j.PatternLayout
+log4j.appender.out.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.logger.kafka.server.KafkaRaftServer=INFO
+log4j.logger.kafka.server.KafkaServer=INFO
+"""
+REQUEST_LOG4J1 = """\
+log4j.appender.req=org.apache.log4j.FileAppender
+log4j.appender.req.File=${kafka.logs.dir}/requests.log
+log4j.appender.req.layout=org.apache.log4j.PatternLayout
+log4j.appender.req.layout.ConversionPattern=%m%n
+log4j.logger.kafka.request.logger=DEBUG, req
+log4j.additivity.kafka.request.logger=false
+"""
+
 # Every request a node serves, one line each, in requests.log (kafka.request.logger at DEBUG):
 # lets tests count round trips as the broker saw them, not as the client claims.
 REQUEST_LOG4J2 = """\
@@ -120,6 +142,8 @@ def free_port() -> int:
 
 
 def _properties(cluster: LocalCluster, node: Node) -> str:
+    if cluster.metadata == "zookeeper":
+        return _zookeeper_properties(cluster, node)
     controller = next(n for n in cluster.nodes if n.controller)
     client = security.protocol(cluster.security)  # also the listener's name
     props: dict[str, str] = {
@@ -135,6 +159,11 @@ def _properties(cluster: LocalCluster, node: Node) -> str:
     }
     props.update(security.broker_properties(cluster.state_dir, cluster.security))
     listeners = f"{client}://127.0.0.1:{node.port}"
+    if node.internal_port is not None:  # oauth: brokers talk to each other over PLAINTEXT
+        internal = security.INTERNAL_LISTENER
+        listeners += f",{internal}://127.0.0.1:{node.internal_port}"
+        props["inter.broker.listener.name"] = internal
+        props["listener.security.protocol.map"] += f",{internal}:PLAINTEXT"
     if node.controller:
         listeners += f",CONTROLLER://127.0.0.1:{node.controller_port}"
     props["listeners"] = props["advertised.listeners"] = listeners
@@ -145,14 +174,49 @@ def _properties(cluster: LocalCluster, node: Node) -> str:
     return "".join(f"{k}={v}\n" for k, v in props.items())
 
 
+def _zookeeper_properties(cluster: LocalCluster, node: Node) -> str:
+    """A broker of a ZooKeeper-mode cluster (Kafka before 3.9): PLAINTEXT only."""
+    zookeeper = cluster.sidecar(sidecars.ZOOKEEPER)
+    assert zookeeper is not None  # start() adds it for every ZooKeeper-mode cluster
+    listener = f"PLAINTEXT://127.0.0.1:{node.port}"
+    props = {
+        "broker.id": str(node.id),
+        "zookeeper.connect": f"127.0.0.1:{zookeeper.port}",
+        "listeners": listener,
+        "advertised.listeners": listener,
+        "log.dirs": str(cluster.node_dir(node) / "data"),
+        # share.* keys do not exist before 4.0: an old broker would only warn about them
+        **{k: v for k, v in BASE_PROPERTIES.items() if not k.startswith("share.")},
+    }
+    if node.rack:
+        props["broker.rack"] = node.rack
+    props.update(dict(cluster.overrides))
+    return "".join(f"{k}={v}\n" for k, v in props.items())
+
+
+def _log_config(dist: Distribution, request_log: bool) -> tuple[str, str, str]:
+    """(file name, contents, JVM option) of the logging config the version's backend reads."""
+    if versions.parse(dist.version).log4j2:
+        text = LOG4J2 + (REQUEST_LOG4J2 if request_log else "")
+        return "log4j2.properties", text, "-Dlog4j2.configurationFile="
+    text = LOG4J1 + (REQUEST_LOG4J1 if request_log else "")
+    return "log4j.properties", text, "-Dlog4j.configuration=file:"
+
+
 def _java(java: str, dist: Distribution, node_dir: Path, *args: str) -> list[str]:
     # Appended, so they win over JVM_OPTS: e.g. "-Xmx2g" for clusters of 10,000+ partitions,
     # which thrash in full GCs within 512 MiB.
     extra = os.environ.get(JVM_OPTS_ENV, "").split()
+    name, _, option = _log_config(dist, False)
+    # The local ZooKeeper has no SASL; ZooKeeper 3.4's client (Kafka 2.3) otherwise fails on
+    # Java 14+ resolving a SASL server principal for 127.0.0.1.
+    if versions.parse(dist.version).metadata == "zookeeper":
+        extra = ["-Dzookeeper.sasl.client=false", *extra]
     return [
         java, *JVM_OPTS, *extra,
         f"-Dkafka.logs.dir={node_dir}",
-        f"-Dlog4j2.configurationFile={node_dir / 'log4j2.properties'}",
+        f"{option}{node_dir / name}",
+        *security.jvm_options(node_dir.parent),
         "-cp", dist.classpath, *args,
     ]  # fmt: skip
 
@@ -167,17 +231,20 @@ def _log_tail(path: Path, lines: int = 20) -> str:
 # ---------------------------------------------------------------------------- start
 
 
-def plan_nodes(brokers: int) -> tuple[Node, ...]:
+def plan_nodes(brokers: int, kraft: bool = True, internal: bool = False) -> tuple[Node, ...]:
+    """The nodes' ids, racks and ports; node 1 is the KRaft controller (ZooKeeper mode: none).
+    `internal`: each broker also gets a PLAINTEXT listener for inter-broker traffic."""
     if brokers < 1:
         raise LocalClusterError("a cluster needs at least one broker")
     racks = [f"rack-{chr(ord('a') + i)}" for i in range(brokers)] if brokers > 1 else [None]
     return tuple(
         Node(
             id=i + 1,
-            controller=i == 0,
+            controller=kraft and i == 0,
             rack=racks[i],
             port=free_port(),
-            controller_port=free_port() if i == 0 else None,
+            controller_port=free_port() if kraft and i == 0 else None,
+            internal_port=free_port() if internal else None,
         )
         for i in range(brokers)
     )
@@ -196,7 +263,7 @@ def start(
 ) -> LocalCluster:
     """Format and start a fresh cluster in state_dir; return once every broker is registered.
 
-    security_mode: none, sasl_scram or tls (reconciler/local/security.py).
+    security_mode: none, sasl_scram, tls or oauth (reconciler/local/security.py); KRaft only.
 
     tie_to_parent: the JVMs die with this process (test fixtures); `local up` leaves them running.
     request_log: every node logs each request it serves to `n<i>/requests.log`.
@@ -209,33 +276,42 @@ def start(
             f"a local cluster is already running from {state_dir} (bootstrap "
             f"{existing.bootstrap}); run `reconciler local down` first."
         )
+    release = versions.parse(dist.version)
+    kraft = release.metadata == "kraft"
+    if not kraft and security_mode != "none":
+        raise LocalClusterError(
+            f"--security {security_mode} needs a KRaft cluster (Kafka "
+            f"{'.'.join(map(str, versions.KRAFT_SINCE))} or newer); Kafka {dist.version} runs "
+            "in ZooKeeper mode here, with a PLAINTEXT listener only."
+        )
     _clean(state_dir)
     cluster_id = random_cluster_id()
     cluster = LocalCluster(
         state_dir=state_dir,
         kafka_version=dist.version,
         cluster_id=cluster_id,
-        nodes=plan_nodes(brokers),
+        nodes=plan_nodes(brokers, kraft, internal=security.needs_internal_listener(security_mode)),
         started_at=time.time(),
         overrides=tuple(sorted((overrides or {}).items())),
         request_log=request_log,
         security=security_mode,
     )
     security.prepare(state_dir, security_mode, java)
-    for node in cluster.nodes:
-        node_dir = cluster.node_dir(node)
-        (node_dir / "data").mkdir(parents=True)
-        # 0600: with --security it holds the JAAS and keystore passwords.
-        security.write_private(node_dir / "server.properties", _properties(cluster, node))
-        (node_dir / "log4j2.properties").write_text(
-            LOG4J2 + (REQUEST_LOG4J2 if request_log else "")
-        )
-    progress(f"formatting KRaft storage for {brokers} node(s)")
-    _format_all(java, dist, cluster)
-    cluster, procs = _launch(java, dist, cluster, tie_to_parent)
-    save_state(cluster)
-    security.write_client_files(state_dir, security_mode, cluster.bootstrap)
+    cluster = _start_sidecars(java, dist, cluster, kraft, tie_to_parent, timeout, progress)
     try:
+        log_name, log_text, _ = _log_config(dist, request_log)
+        for node in cluster.nodes:
+            node_dir = cluster.node_dir(node)
+            (node_dir / "data").mkdir(parents=True)
+            # 0600: with --security it holds the JAAS and keystore passwords.
+            security.write_private(node_dir / "server.properties", _properties(cluster, node))
+            (node_dir / log_name).write_text(log_text)
+        if kraft:
+            progress(f"formatting KRaft storage for {brokers} node(s)")
+            _format_all(java, dist, cluster)
+        cluster, procs = _launch(java, dist, cluster, tie_to_parent)
+        save_state(cluster)
+        security.write_client_files(state_dir, security_mode, cluster.bootstrap)
         _wait_ready(cluster, procs, timeout, progress)
     except BaseException:
         stop(cluster)
@@ -243,11 +319,53 @@ def start(
     return cluster
 
 
+def _start_sidecars(
+    java: str,
+    dist: Distribution,
+    cluster: LocalCluster,
+    kraft: bool,
+    tie_to_parent: bool,
+    timeout: float,
+    progress: Progress,
+) -> LocalCluster:
+    """ZooKeeper (an older Kafka) and the token issuer (oauth), each waited for on its port."""
+    preexec = _die_with_parent if tie_to_parent else None
+    started: list[Sidecar] = []
+    try:
+        if not kraft:
+            directory = cluster.state_dir / "zk"
+            port = free_port()
+            config = sidecars.zookeeper_config(directory, port)
+            (directory / "log4j.properties").write_text(LOG4J1)
+            command = [
+                java, "-Xms64m", "-Xmx256m", "-XX:TieredStopAtLevel=1",
+                f"-Dlog4j.configuration=file:{directory / 'log4j.properties'}",
+                # ZooKeeper 3.4 (Kafka 2.3) registers Log4j 1 JMX beans reload4j does not have
+                "-Dzookeeper.jmx.log4j.disable=true",
+                "-cp", dist.classpath, sidecars.ZK_MAIN, str(config),
+            ]  # fmt: skip
+            progress(f"starting ZooKeeper on 127.0.0.1:{port}")
+            zookeeper = Sidecar(sidecars.ZOOKEEPER, port, str(config))
+            log = directory / "zookeeper.log"
+            started.append(sidecars.launch(zookeeper, command, log, preexec, timeout))
+        if (issuer := security.token_issuer(cluster.state_dir, cluster.security)) is not None:
+            sidecar, command, log = issuer
+            progress(f"starting the OAuth token issuer on 127.0.0.1:{sidecar.port}")
+            started.append(sidecars.launch(sidecar, command, log, preexec, timeout))
+    except BaseException:
+        for sidecar in started:
+            sidecars.stop(sidecar)
+        raise
+    cluster = dataclasses.replace(cluster, sidecars=tuple(started))
+    save_state(cluster)
+    return cluster
+
+
 def _clean(state_dir: Path) -> None:
     """Remove a previous, stopped cluster's files (formatting refuses a formatted dir)."""
     if state_dir.exists():
         for child in state_dir.iterdir():
-            if child.is_dir() and child.name.startswith("n"):
+            if child.is_dir() and (child.name.startswith("n") or child.name == "zk"):
                 shutil.rmtree(child)
             elif child.name.startswith(STATE_FILE):
                 child.unlink()
@@ -322,7 +440,7 @@ def _spawn(
 
 
 def _replace_pid(node: Node, pid: int | None) -> Node:
-    return Node(node.id, node.controller, node.rack, node.port, node.controller_port, pid)
+    return dataclasses.replace(node, pid=pid)
 
 
 def _with_nodes(cluster: LocalCluster, nodes: tuple[Node, ...]) -> LocalCluster:
@@ -339,6 +457,7 @@ def _wait_ready(
     """Wait until the nodes in `only` (default: all) logged their start and every node of the
     cluster is registered."""
     deadline = time.monotonic() + timeout
+    started_line = versions.parse(cluster.kafka_version).started_line
     pending = {n.id for n in cluster.nodes if only is None or n.id in only}
     progress(f"waiting for {len(pending)} node(s) to start")
     while pending:
@@ -351,7 +470,7 @@ def _wait_ready(
                     f"Kafka node {node.id} exited during start-up; the end of {log}:\n"
                     + _log_tail(log)
                 )
-            if node.id in pending and STARTED_LINE in log.read_text(errors="replace"):
+            if node.id in pending and started_line in log.read_text(errors="replace"):
                 pending.discard(node.id)
                 progress(f"node {node.id} started")
         if time.monotonic() > deadline:
@@ -392,14 +511,21 @@ def current(cluster: LocalCluster) -> LocalCluster:
 
 
 def stop(cluster: LocalCluster, grace: float = 30.0) -> StopReport:
-    """Stop every JVM of the cluster: broker-only nodes first, then the controller."""
+    """Stop every JVM of the cluster: broker-only nodes first, then the controller (ZooKeeper
+    mode: one broker at a time, node 1 last), then the sidecars."""
     cluster = current(cluster)
     stopped: list[int] = []
     killed: list[int] = []
-    for wave in (
+    waves = [
         [n for n in cluster.nodes if not n.controller],
         [n for n in cluster.nodes if n.controller],
-    ):
+    ]
+    if cluster.metadata == "zookeeper":
+        # One at a time: brokers shutting down together each retry their controlled shutdown
+        # while the elected controller leaves (20 s for two brokers); most likely the first
+        # started, node 1, is the controller, so it goes last.
+        waves = [[n] for n in sorted(cluster.nodes, key=lambda n: -n.id)]
+    for wave in waves:
         alive = [n for n in wave if n.pid and is_our_jvm(n.pid, cluster.node_dir(n))]
         for node in alive:
             _signal(node, signal.SIGTERM)
@@ -414,6 +540,8 @@ def stop(cluster: LocalCluster, grace: float = 30.0) -> StopReport:
             killed.append(node.id)
         for node in wave:
             _reap(node, wait=node.id in killed)
+    stopped_sidecars = tuple(sidecars.stop(s) for s in cluster.sidecars)
+    cluster = dataclasses.replace(cluster, sidecars=stopped_sidecars)
     save_state(_with_nodes(cluster, tuple(_replace_pid(n, None) for n in cluster.nodes)))
     return StopReport(tuple(sorted(stopped)), tuple(sorted(killed)))
 
@@ -498,7 +626,7 @@ def start_node(
     if node.pid and is_our_jvm(node.pid, cluster.node_dir(node)):
         return cluster
     java, _ = find_java()
-    dist = ensure_distribution()  # the pinned version's cached jars, as `start` used
+    dist = ensure_distribution(version=cluster.kafka_version)  # the jars `start` used
     proc = _spawn(java, dist, cluster, node, tie_to_parent)
     nodes = tuple(_replace_pid(n, proc.pid) if n.id == node_id else n for n in cluster.nodes)
     updated = _with_nodes(cluster, nodes)

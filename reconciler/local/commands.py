@@ -34,8 +34,8 @@ def _progress(message: str) -> None:
     click.echo(click.style(f"  {message}", dim=True), err=True)
 
 
-def fetch_distribution() -> Distribution:
-    dist = ensure_distribution()
+def fetch_distribution(version: str | None = None) -> Distribution:
+    dist = ensure_distribution(version=version)
     if dist.fetched_seconds is not None:
         click.echo(
             f"Kafka {dist.version}: fetched {dist.jars} jars from Maven Central in "
@@ -60,13 +60,16 @@ def _print_status(cl: local_state.LocalCluster) -> None:
             ) from exc
         desc = None  # e.g. the controller is down: still say which nodes are
     # KRaft's DescribeCluster names a random broker as "controller" for old clients; the real
-    # controller is the sole quorum voter of our layout.
-    voter = next(n.id for n in cl.nodes if n.controller)
+    # controller is the sole quorum voter of our layout. Under ZooKeeper it is the elected one.
+    voter = next((n.id for n in cl.nodes if n.controller), None)
     cluster_id = desc.cluster_id if desc else cl.cluster_id
-    click.echo(
-        f"kafka: {cl.kafka_version}  cluster id: {cluster_id}  "
-        f"controller: node {voter} (KRaft voter)"
-    )
+    if voter is not None:
+        controller = f"node {voter} (KRaft voter)"
+    else:
+        zookeeper = cl.sidecar("zookeeper")
+        elected = f"node {desc.controller_id}" if desc and desc.controller_id else "none"
+        controller = f"{elected} (elected; ZooKeeper at 127.0.0.1:{zookeeper and zookeeper.port})"
+    click.echo(f"kafka: {cl.kafka_version}  cluster id: {cluster_id}  controller: {controller}")
     registered = {b.id: b for b in desc.brokers} if desc else {}
     click.echo("brokers:")
     for node in cl.nodes:
@@ -83,11 +86,19 @@ def _print_status(cl: local_state.LocalCluster) -> None:
         click.echo(
             f"  {node.id}  {where}  rack={rack}  roles={roles}  pid={node.pid or '-'}{health}"
         )
+    for sidecar in cl.sidecars:
+        health = "" if sidecar.running() else "  DOWN (no process)"
+        click.echo(f"{sidecar.name}: 127.0.0.1:{sidecar.port}  pid={sidecar.pid or '-'}{health}")
     for line in local_security.describe_lines(cl.state_dir, cl.security):
         click.echo(line)
     unregistered = {n.id for n in cl.nodes if n.id not in registered} - down
     if down or unregistered:
         raise _degraded(cl, down, unregistered)
+    if stopped := [s.name for s in cl.sidecars if not s.running()]:
+        raise LocalClusterError(
+            f"the local cluster in {cl.state_dir} lost its {' and '.join(stopped)}; run "
+            "`reconciler local down` and `reconciler local up` to start it afresh."
+        )
 
 
 def _degraded(
@@ -149,11 +160,23 @@ def local(ctx: click.Context, state_dir: Path | None) -> None:
     "security_mode",
     type=click.Choice(local_security.MODES),
     help="sasl_scram: SCRAM-SHA-512 listener with ACLs; tls: SSL listener with a CA made on "
-    "the spot. Credentials go to STATE/security/ (mode 0600), never to the terminal. "
-    "[default: none]",
+    "the spot; oauth: OAUTHBEARER listener checking JWTs of a local token issuer (OIDC). "
+    "Credentials go to STATE/security/ (mode 0600), never to the terminal. [default: none]",
+)
+@click.option(
+    "--kafka-version",
+    metavar="V",
+    help="Any Apache Kafka release on Maven Central, e.g. 2.4.1 or 4.4.0: KRaft from 3.9, "
+    "ZooKeeper mode below. [default: the pinned version, see `local fetch`]",
 )
 @click.pass_obj
-def up(state_dir: Path, brokers: int, timeout: float, security_mode: str | None) -> None:
+def up(
+    state_dir: Path,
+    brokers: int,
+    timeout: float,
+    security_mode: str | None,
+    kafka_version: str | None,
+) -> None:
     """Fetch Kafka if needed, format storage, start the brokers, wait until all are registered."""
     existing = local_state.load_state(state_dir)
     if existing and existing.running_pids():
@@ -162,6 +185,12 @@ def up(state_dir: Path, brokers: int, timeout: float, security_mode: str | None)
                 f"the local cluster running from {state_dir} has --security "
                 f"{existing.security}, not {security_mode}; run `reconciler local down` first "
                 "to start one with other security."
+            )
+        if kafka_version is not None and kafka_version != existing.kafka_version:
+            raise LocalClusterError(
+                f"the local cluster running from {state_dir} runs Kafka "
+                f"{existing.kafka_version}, not {kafka_version}; run `reconciler local down` "
+                "first to start another version."
             )
         down = local_cluster.down_nodes(existing)
         if not down:
@@ -180,7 +209,7 @@ def up(state_dir: Path, brokers: int, timeout: float, security_mode: str | None)
             )
         _print_status(existing)
         return
-    dist = fetch_distribution()
+    dist = fetch_distribution(kafka_version)
     started = time.monotonic()
     cl = local_cluster.start(
         state_dir, dist, brokers=brokers, overrides=default_overrides(brokers),
@@ -218,9 +247,10 @@ def down(state_dir: Path, grace: float) -> None:
 
 
 @local.command(context_settings=CONTEXT)
-def fetch() -> None:
+@click.option("--kafka-version", metavar="V", help="Another release [default: the pinned one].")
+def fetch(kafka_version: str | None) -> None:
     """Download the pinned Kafka's jars from Maven Central into the cache (no broker started)."""
-    fetch_distribution()
+    fetch_distribution(kafka_version)
 
 
 @local.command("stop-node", context_settings=CONTEXT)

@@ -1,6 +1,8 @@
 """The Kafka broker's jars: fetched once from Maven Central, cached outside the repository.
 
-The pinned version lives in one place, the pom next to this file. Jars go to
+The pinned default version lives in one place, the pom next to this file; any other release
+(`local up --kafka-version V`) is the same pom with its properties overridden on Maven's
+command line (versions.py says which). Jars go to
 `$RECONCILER_CACHE/kafka/<version>/libs` (default `~/.cache/reconciler`), Maven's own download
 cache to `$RECONCILER_CACHE/m2`, so a fresh clone on a warm machine starts Kafka without the
 network, and the clone never holds a jar.
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reconciler.errors import LocalClusterError
+from reconciler.local import versions
 from reconciler.local.toolchain import find_mvn
 from reconciler.resources import package_file
 
@@ -70,9 +73,10 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def ensure_distribution(cache: Path | None = None) -> Distribution:
-    """Return the cached jars of the pinned Kafka, fetching them with Maven if needed."""
-    version = kafka_version()
+def ensure_distribution(cache: Path | None = None, version: str | None = None) -> Distribution:
+    """Return the cached jars of Kafka `version` (default: the pinned one), fetching them with
+    Maven if needed."""
+    version = versions.parse(version).text if version else kafka_version()
     root = (cache or cache_dir()) / "kafka" / version
     libs = root / "libs"
     marker = root / "complete"
@@ -97,19 +101,35 @@ def _fetch(version: str, libs: Path, m2: Path) -> None:
     pom = libs.with_name("pom.xml")
     pom.parent.mkdir(parents=True, exist_ok=True)
     pom.write_text(POM.read_text(encoding="utf-8"), encoding="utf-8")
+    release = versions.parse(version)
     cmd = [
         mvn, "-B", "-q", "-f", str(pom), f"-Dmaven.repo.local={m2}",
         f"{DEPENDENCY_PLUGIN}:copy-dependencies",
         "-DincludeScope=runtime", f"-DoutputDirectory={staging}",
+        f"-Dkafka.version={version}", f"-Dscala.binary={release.scala}",
     ]  # fmt: skip
+    if not release.log4j2:
+        cmd.append("-Dlogging=log4j1")
+    if release.zookeeper_client:
+        cmd.append(f"-Dzookeeper.client={release.zookeeper_client}")
     result = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-15:])
+        artifact = f"org.apache.kafka:kafka_{release.scala}:{version}"
+        # Maven's words for a missing artifact, first time and when it remembers the miss
+        missing = f"org.apache.kafka:kafka_{release.scala}:jar:{version}"
+        if missing in tail and ("Could not find artifact" in tail or "was not found" in tail):
+            raise LocalClusterError(
+                f"Kafka {version} is not on Maven Central (no {artifact}): give "
+                "--kafka-version a released version, as listed at https://repo1.maven.org/"
+                f"maven2/org/apache/kafka/kafka_{release.scala}/."
+            )
         raise LocalClusterError(
-            f"Maven could not fetch Kafka {version} from Maven Central (exit "
-            f"{result.returncode}). Check network access to Maven Central, then retry.\n{tail}"
+            f"Maven could not fetch Kafka {version} ({artifact}) from Maven Central (exit "
+            f"{result.returncode}). Check that the release exists and that Maven Central is "
+            f"reachable, then retry.\n{tail}"
         )
-    broker_jar = staging / f"kafka_2.13-{version}.jar"
+    broker_jar = staging / f"kafka_{release.scala}-{version}.jar"
     if not broker_jar.exists():
         raise LocalClusterError(f"Maven finished but {broker_jar.name} is missing in {staging}")
     shutil.rmtree(libs, ignore_errors=True)

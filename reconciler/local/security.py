@@ -7,6 +7,11 @@
   so KRaft cannot use them on the listener that serves that log).
 - `tls`: the client (and inter-broker) listener is SSL with a broker certificate signed by a CA
   generated on the spot with the JDK's keytool; no authorizer.
+- `oauth`: the client listener is SASL_PLAINTEXT with OAUTHBEARER, tokens checked by Kafka's
+  own OIDC validator (`OAuthBearerValidatorCallbackHandler`: signature against the JWKS,
+  audience, issuer, expiry) against a local token issuer (token_issuer.py, started before the
+  brokers, its RSA key made at `up`); brokers talk to each other over a PLAINTEXT listener on
+  127.0.0.1 (INTERNAL); no authorizer.
 
 Secrets and certificates live in `<state>/security/` (directory 0700, files 0600) and are never
 printed: `status` names the files. Passwords are random per cluster. The controller listener
@@ -15,16 +20,23 @@ printed: `status` names the files. Passwords are random per cluster. The control
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shutil
 import subprocess
+import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reconciler.errors import LocalClusterError
+from reconciler.local import jwt_signing
 
-MODES = ("none", "sasl_scram", "tls")
+if TYPE_CHECKING:  # state imports this module
+    from reconciler.local.state import Sidecar
+
+MODES = ("none", "sasl_scram", "tls", "oauth")
 SECURITY_DIR = "security"
 CLIENT_PROPERTIES = "client.properties"  # librdkafka/Java client properties, with secrets
 CLIENT_YAML = "reconciler-client.yaml"  # a `clusters.<name>:` snippet with ${ENV} references
@@ -33,6 +45,16 @@ ADMIN = "admin"
 CONTROLLER = "controller"
 MECHANISM = "SCRAM-SHA-512"
 PASSWORD_ENV = "RECONCILER_LOCAL_PASSWORD"
+INTERNAL_LISTENER = "INTERNAL"  # oauth: inter-broker traffic, PLAINTEXT on 127.0.0.1
+ISSUER_CONFIG = "token-issuer.json"
+ISSUER_KEY = "token-issuer-key.json"
+OAUTH_CLIENT = "reconciler"  # the client id `local up --security oauth` registers
+OAUTH_AUDIENCE = "kafka"
+OAUTH_SCOPE = "kafka"
+VALIDATOR = "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler"
+BROKER_JWT_VALIDATOR = "org.apache.kafka.common.security.oauthbearer.BrokerJwtValidator"
+# Kafka 4.0+ fetches only the OAuth URLs this JVM system property lists (KIP-1139 style guard).
+ALLOWED_URLS = "org.apache.kafka.sasl.oauthbearer.allowed.urls"
 
 
 def security_dir(state_dir: Path) -> Path:
@@ -85,9 +107,69 @@ def prepare(state_dir: Path, mode: str, java: str) -> None:
         "controller.password": secrets.token_urlsafe(24),
         "store.password": secrets.token_urlsafe(24),
     }
+    if mode == "oauth":
+        values["client.secret"] = secrets.token_urlsafe(24)
     write_private(sec / SECRETS, "".join(f"{k}={v}\n" for k, v in values.items()))
     if mode == "tls":
         make_ca_and_broker_cert(sec, values["store.password"], java)
+    if mode == "oauth":
+        _make_issuer(sec, values["client.secret"])
+
+
+def _make_issuer(sec: Path, client_secret: str) -> None:
+    """The token issuer's RSA key and config, on a free port chosen now."""
+    from reconciler.local.cluster import free_port  # cluster imports us
+
+    port = free_port()
+    write_private(sec / ISSUER_KEY, jwt_signing.generate().to_json())
+    config = {
+        "port": port,
+        "issuer": f"http://127.0.0.1:{port}",
+        "audience": OAUTH_AUDIENCE,
+        "clients": {OAUTH_CLIENT: client_secret},
+        "key": str(sec / ISSUER_KEY),
+    }
+    write_private(sec / ISSUER_CONFIG, json.dumps(config, indent=2) + "\n")
+
+
+def _issuer_config(state_dir: Path) -> dict[str, object] | None:
+    path = security_dir(state_dir) / ISSUER_CONFIG
+    if not path.exists():
+        return None
+    loaded: dict[str, object] = json.loads(path.read_text())
+    return loaded
+
+
+def token_issuer(state_dir: Path, mode: str) -> tuple[Sidecar, list[str], Path] | None:
+    """The issuer process to start for mode oauth: (sidecar, command, log file), else None."""
+    from reconciler.local.state import Sidecar
+
+    config = _issuer_config(state_dir) if mode == "oauth" else None
+    if config is None:
+        return None
+    path = security_dir(state_dir) / ISSUER_CONFIG
+    command = [sys.executable, "-m", "reconciler.local.token_issuer", str(path)]
+    sidecar = Sidecar("token-issuer", int(str(config["port"])), str(path))
+    return sidecar, command, security_dir(state_dir) / "token-issuer.log"
+
+
+def oauth_urls(state_dir: Path) -> tuple[str, str] | None:
+    """(token endpoint, JWKS endpoint) of this cluster's issuer, if it has one."""
+    config = _issuer_config(state_dir)
+    if config is None:
+        return None
+    return f"{config['issuer']}/token", f"{config['issuer']}/jwks"
+
+
+def needs_internal_listener(mode: str) -> bool:
+    """oauth: the brokers cannot get tokens themselves, so they talk over PLAINTEXT."""
+    return mode == "oauth"
+
+
+def jvm_options(state_dir: Path) -> list[str]:
+    """JVM system properties a node needs: the OAuth URLs Kafka 4.x may fetch."""
+    urls = oauth_urls(state_dir)
+    return [f"-D{ALLOWED_URLS}={','.join(urls)}"] if urls else []
 
 
 def _keytool(java: str) -> str:
@@ -141,7 +223,9 @@ def make_ca_and_broker_cert(directory: Path, password: str, java: str, cn: str =
 
 def protocol(mode: str) -> str:
     """The security protocol of the client (and inter-broker) listener."""
-    return {"none": "PLAINTEXT", "sasl_scram": "SASL_PLAINTEXT", "tls": "SSL"}[mode]
+    return {
+        "none": "PLAINTEXT", "sasl_scram": "SASL_PLAINTEXT", "tls": "SSL", "oauth": "SASL_PLAINTEXT"
+    }[mode]  # fmt: skip
 
 
 def broker_properties(state_dir: Path, mode: str) -> dict[str, str]:
@@ -150,6 +234,8 @@ def broker_properties(state_dir: Path, mode: str) -> dict[str, str]:
         return {}
     values = _secrets(state_dir)
     sec = security_dir(state_dir)
+    if mode == "oauth":
+        return _oauth_broker_properties(state_dir)
     if mode == "tls":
         password = values["store.password"]
         return {
@@ -180,6 +266,32 @@ def broker_properties(state_dir: Path, mode: str) -> dict[str, str]:
         "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
         "allow.everyone.if.no.acl.found": "false",
         "super.users": f"User:{ADMIN};User:{CONTROLLER}",
+    }
+
+
+def _oauth_broker_properties(state_dir: Path) -> dict[str, str]:
+    config = _issuer_config(state_dir)
+    urls = oauth_urls(state_dir)
+    assert config is not None and urls is not None  # prepare() wrote them
+    prefix = "listener.name.sasl_plaintext.oauthbearer."
+    # The listener's own login is never used to connect (inter-broker traffic is PLAINTEXT);
+    # the unsecured login handler only needs a subject to start.
+    login = (
+        "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required "
+        'unsecuredLoginStringClaim_sub="broker";'
+    )
+    return {
+        "sasl.enabled.mechanisms": "OAUTHBEARER",
+        "listener.name.sasl_plaintext.sasl.enabled.mechanisms": "OAUTHBEARER",
+        prefix + "sasl.jaas.config": login,
+        prefix + "sasl.server.callback.handler.class": VALIDATOR,
+        # Kafka 4.1's handler builds its JWT validator from this class; its default there
+        # (DefaultJwtValidator, made without a key resolver) falls back to the client-side
+        # validator, which checks no signature, issuer or audience. 3.9 and 4.0 ignore the key.
+        "sasl.oauthbearer.jwt.validator.class": BROKER_JWT_VALIDATOR,
+        "sasl.oauthbearer.jwks.endpoint.url": urls[1],
+        "sasl.oauthbearer.expected.audience": str(config["audience"]),
+        "sasl.oauthbearer.expected.issuer": str(config["issuer"]),
     }
 
 
@@ -216,6 +328,18 @@ def client_config(state_dir: Path, mode: str) -> dict[str, str]:
             "security.protocol": "SSL",
             "ssl.ca.location": str(security_dir(state_dir) / "ca.pem"),
         }
+    if mode == "oauth":
+        urls = oauth_urls(state_dir)
+        assert urls is not None
+        return {
+            "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanism": "OAUTHBEARER",
+            "sasl.oauthbearer.method": "oidc",
+            "sasl.oauthbearer.client.id": OAUTH_CLIENT,
+            "sasl.oauthbearer.client.secret": _secrets(state_dir)["client.secret"],
+            "sasl.oauthbearer.token.endpoint.url": urls[0],
+            "sasl.oauthbearer.scope": OAUTH_SCOPE,
+        }
     return {
         "security.protocol": "SASL_PLAINTEXT",
         "sasl.mechanism": MECHANISM,
@@ -235,12 +359,14 @@ def write_client_files(state_dir: Path, mode: str, bootstrap: str) -> None:
         sec / CLIENT_PROPERTIES,
         f"bootstrap.servers={bootstrap}\n" + "".join(f"{k}={v}\n" for k, v in conf.items()),
     )
+    secret_keys = ("sasl.password", "sasl.oauthbearer.client.secret")
     shown: Mapping[str, str] = {
-        k: (f"${{{PASSWORD_ENV}}}" if k == "sasl.password" else v) for k, v in conf.items()
+        k: (f"${{{PASSWORD_ENV}}}" if k in secret_keys else v) for k, v in conf.items()
     }
+    secret_key = next((k for k in secret_keys if k in conf), None)
     where = (
-        [f"# Export {PASSWORD_ENV} as sasl.password in {sec / CLIENT_PROPERTIES}."]
-        if mode == "sasl_scram"
+        [f"# Export {PASSWORD_ENV} as {secret_key} in {sec / CLIENT_PROPERTIES}."]
+        if secret_key
         else []
     )
     lines = [
@@ -263,6 +389,12 @@ def describe_lines(state_dir: Path, mode: str) -> list[str]:
         what = (
             f"SASL_PLAINTEXT listener, {MECHANISM}, ACLs enforced (StandardAuthorizer); "
             f"super user User:{ADMIN}"
+        )
+    elif mode == "oauth":
+        urls = oauth_urls(state_dir)
+        what = (
+            f"SASL_PLAINTEXT listener, OAUTHBEARER checked by Kafka's OIDC validator; token "
+            f"endpoint {urls[0] if urls else '?'}, client id {OAUTH_CLIENT}"
         )
     else:
         what = f"SSL listener, server certificate signed by the CA {sec / 'ca.pem'}"

@@ -30,10 +30,25 @@ class Node:
     port: int  # the client listener (PLAINTEXT, or SASL_PLAINTEXT/SSL with --security)
     controller_port: int | None
     pid: int | None = None
+    internal_port: int | None = None  # oauth: the PLAINTEXT inter-broker listener
 
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
+
+
+@dataclass(frozen=True, slots=True)
+class Sidecar:
+    """A process started before the brokers and stopped after them: ZooKeeper (Kafka before
+    3.9) or the OAuth token issuer (`--security oauth`)."""
+
+    name: str  # "zookeeper" | "token-issuer"
+    port: int  # on 127.0.0.1
+    config: str  # its config file: on its command line, so a reused pid is told apart
+    pid: int | None = None
+
+    def running(self) -> bool:
+        return self.pid is not None and is_our_process(self.pid, Path(self.config))
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +60,16 @@ class LocalCluster:
     started_at: float  # epoch seconds
     overrides: tuple[tuple[str, str], ...] = ()
     request_log: bool = False  # each node writes requests.log (see REQUEST_LOG4J2)
-    security: str = "none"  # none | sasl_scram | tls (reconciler/local/security.py)
+    security: str = "none"  # none | sasl_scram | tls | oauth (reconciler/local/security.py)
+    sidecars: tuple[Sidecar, ...] = ()
+
+    @property
+    def metadata(self) -> str:
+        """kraft, or zookeeper for a Kafka older than 3.9 (reconciler/local/versions.py)."""
+        return "zookeeper" if any(s.name == "zookeeper" for s in self.sidecars) else "kraft"
+
+    def sidecar(self, name: str) -> Sidecar | None:
+        return next((s for s in self.sidecars if s.name == name), None)
 
     @property
     def bootstrap(self) -> str:
@@ -55,9 +79,10 @@ class LocalCluster:
         return self.state_dir / f"n{node.id}"
 
     def running_pids(self) -> list[int]:
-        return [
+        nodes = [
             n.pid for n in self.nodes if n.pid is not None and is_our_jvm(n.pid, self.node_dir(n))
         ]
+        return nodes + [s.pid for s in self.sidecars if s.pid is not None and s.running()]
 
     def client_config(self) -> dict[str, str]:
         """librdkafka properties of the super user (empty for an unsecured cluster)."""
@@ -80,6 +105,7 @@ def load_state(state_dir: Path) -> LocalCluster | None:
         raw = json.loads(path.read_text())
         nodes = tuple(Node(**n) for n in raw.pop("nodes"))
         raw["overrides"] = tuple(tuple(kv) for kv in raw.get("overrides", ()))
+        raw["sidecars"] = tuple(Sidecar(**s) for s in raw.get("sidecars", ()))
         return LocalCluster(
             state_dir=state_dir, nodes=nodes, **{k: v for k, v in raw.items() if k != "state_dir"}
         )
@@ -100,6 +126,11 @@ def save_state(cluster: LocalCluster) -> None:
 
 def is_our_jvm(pid: int, node_dir: Path) -> bool:
     """True if pid is alive and is the JVM started for node_dir (pids get reused)."""
+    return is_our_process(pid, node_dir / "server.properties")
+
+
+def is_our_process(pid: int, config: Path) -> bool:
+    """True if pid is alive and was started with `config` on its command line."""
     try:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         status = Path(f"/proc/{pid}/stat").read_text()
@@ -107,4 +138,4 @@ def is_our_jvm(pid: int, node_dir: Path) -> bool:
         return False
     if status.split(") ", 1)[-1].startswith("Z"):
         return False  # a zombie has exited; it only waits to be reaped
-    return str(node_dir / "server.properties").encode() in cmdline
+    return str(config).encode() in cmdline

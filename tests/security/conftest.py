@@ -101,10 +101,10 @@ class Transcript:
 
 
 def start_secured(
-    tmp_path_factory: pytest.TempPathFactory, dist: Distribution, mode: str
+    tmp_path_factory: pytest.TempPathFactory, dist: Distribution, mode: str, brokers: int = 1
 ) -> local_state.LocalCluster:
     state = tmp_path_factory.mktemp(f"secured-{mode}")
-    return local_cluster.start(state, dist, brokers=1, tie_to_parent=True, security_mode=mode)
+    return local_cluster.start(state, dist, brokers=brokers, tie_to_parent=True, security_mode=mode)
 
 
 @pytest.fixture(scope="module")
@@ -128,6 +128,20 @@ def tls(
     tmp_path_factory: pytest.TempPathFactory, kafka_dist: Distribution
 ) -> Iterator[local_state.LocalCluster]:
     cl = start_secured(tmp_path_factory, kafka_dist, "tls")
+    try:
+        yield cl
+    finally:
+        local_cluster.stop(cl)
+
+
+@pytest.fixture(scope="module")
+def oauth(
+    tmp_path_factory: pytest.TempPathFactory, kafka_dist: Distribution
+) -> Iterator[local_state.LocalCluster]:
+    """`local up --security oauth`, two brokers (inter-broker traffic on their PLAINTEXT
+    listener; a replication-factor change needs two): its token issuer is started and stopped
+    with them."""
+    cl = start_secured(tmp_path_factory, kafka_dist, "oauth", brokers=2)
     try:
         yield cl
     finally:

@@ -10,3 +10,10 @@ class BrokerResponseError(KafkaError):
     errno: ClassVar[int | None]
     message: ClassVar[str | None]
     description: ClassVar[str | None]
+
+class UnsupportedVersionError(BrokerResponseError): ...
+
+# kafka-python's verdict on the broker's ApiVersions answer: the request is not in it, or no
+# version is shared (tests/compat).
+class IncompatibleBrokerVersion(UnsupportedVersionError): ...
+class KafkaTimeoutError(KafkaError): ...

@@ -4,7 +4,8 @@
 turns it into clients, with the two functions here. `client:` in reconciler.yaml holds librdkafka
 properties; kafka-python (used only for KIP-455 reassignments) takes the security-related
 subset, translated as docs/cluster-state.md's table says; other librdkafka-only properties are
-not passed to it.
+not passed to it. OAUTHBEARER with `sasl.oauthbearer.method: oidc` logs both clients in with
+tokens of one source (oauth.py).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
 
 from reconciler import redaction
-from reconciler.cluster.adapter import permissions
+from reconciler.cluster.adapter import compatibility, oauth, permissions
 from reconciler.errors import ClusterError
 
 if TYPE_CHECKING:
@@ -65,12 +66,19 @@ class Connection:
         """The per-request timeout in milliseconds, as kafka-python takes it."""
         return int(self.seconds * 1000)
 
+    def tokens(self) -> oauth.TokenSource | None:
+        """The OAuth token source of OIDC `client:` settings (shared per process), else None."""
+        found = oauth.settings(self.name, dict(self.client))
+        return oauth.source(found, self.seconds) if found else None
+
     @property
     def client_id(self) -> str:
         return dict(self.client).get("client.id", DEFAULT_CLIENT_ID)
 
     def error(self, action: str, exc: BaseException) -> ClusterError:
         """A ClusterError naming the cluster, its bootstrap servers and Kafka's reason."""
+        if (old := compatibility.too_old(self, exc)) is not None:
+            return ClusterError(old)  # a missing request, not a network problem
         if (denied := permissions.explain(self, action, exc)) is not None:
             return ClusterError(denied)  # the missing permission, or the refused credentials
         return ClusterError(
@@ -86,6 +94,11 @@ def librdkafka_admin(connection: Connection) -> AdminClient:
         "socket.connection.setup.timeout.ms": int(min(connection.seconds, 10.0) * 1000),
     }
     conf.update(dict(connection.client))
+    if (tokens := connection.tokens()) is not None:
+        tokens.token()  # a refused or unreachable token endpoint: one sentence, at once
+        for key in oauth.OIDC_KEYS:
+            conf.pop(key, None)
+        conf["oauth_cb"] = tokens.librdkafka_callback()
     permissions.watch(connection, conf)  # type: ignore[arg-type]  # adds error_cb
     try:
         # The logger is not a librdkafka property, so the typed `conf` does not take it; with
@@ -107,6 +120,8 @@ def kafka_python_admin(
 
     settings = dict(connection.client)
     seconds = connection.seconds if timeout is None else timeout
+    tokens = connection.tokens()
+    oauth_provider = {"sasl_oauth_token_provider": tokens.kafka_python_provider()} if tokens else {}
     try:
         return KafkaAdminClient(
             bootstrap_servers=servers or connection.bootstrap.split(","),
@@ -121,6 +136,7 @@ def kafka_python_admin(
             ssl_certfile=settings.get("ssl.certificate.location"),
             ssl_keyfile=settings.get("ssl.key.location"),
             ssl_password=settings.get("ssl.key.password"),
+            **oauth_provider,
         )
     except KafkaPythonError as exc:
         raise connection.error("connect to", exc) from exc

@@ -76,6 +76,8 @@ _KAFKA_SAYS = re.compile(r"needs (?P<op>[A-Z_]+) permission")
 def principal(connection: Connection) -> str:
     """The principal Kafka sees for this connection's `client:` settings."""
     client = dict(connection.client)
+    if (tokens := connection.tokens()) is not None:
+        return f"the subject of client id '{tokens.oidc.client_id}''s tokens"
     if client.get("sasl.username"):
         return f"User:{client['sasl.username']}"
     if client.get("ssl.certificate.location"):
@@ -158,6 +160,13 @@ def _refusal(connection: Connection, fallback: str | None = None) -> str | None:
     if text is None:
         return None
     where = f"cluster '{connection.name}' at {connection.bootstrap}"
+    if (tokens := connection.tokens()) is not None:
+        return (
+            f"{where} refused the OAuth token the {tokens.oidc.where()} issued "
+            f"({_tail(text)}): check that the identity provider's issuer and audience are the "
+            "ones the brokers expect (sasl.oauthbearer.expected.issuer and "
+            "sasl.oauthbearer.expected.audience), and sasl.oauthbearer.scope."
+        )
     if "SASL" in text or "uthentication" in text:
         return (
             f"{where} refused the credentials of {principal(connection)} ({_tail(text)}): "

@@ -6,6 +6,7 @@ from typing import Any, TypedDict
 
 from kafka import TopicPartition
 from kafka.errors import BrokerResponseError
+from kafka.net.sasl.oauth import AbstractTokenProvider
 
 class _Reassignment(TypedDict):
     # One partition's entry of list_partition_reassignments (broker ids).
@@ -29,6 +30,7 @@ class KafkaAdminClient:
         ssl_certfile: str | None = ...,
         ssl_keyfile: str | None = ...,
         ssl_password: str | None = ...,
+        sasl_oauth_token_provider: AbstractTokenProvider | None = ...,
     ) -> None: ...
     def __enter__(self) -> KafkaAdminClient: ...
     def __exit__(

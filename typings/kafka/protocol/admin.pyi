@@ -1,0 +1,5 @@
+# The request class tests/compat hands kafka-python's version check.
+from typing import ClassVar
+
+class AlterPartitionReassignmentsRequest:
+    API_KEY: ClassVar[int]
