@@ -39,6 +39,8 @@ MIN_REPLICATION_FACTOR = Rule("P113", "min_replication_factor", _ERROR)
 MAX_PARTITIONS_PER_TOPIC = Rule("P114", "max_partitions_per_topic", _ERROR)
 NAME_PATTERN = Rule("P115", "name_pattern", _ERROR)
 MIN_INSYNC_REPLICAS_HEADROOM = Rule("P116", "min_insync_replicas_headroom", _WARNING)
+# A change that needs a broker existing replicas name but the cluster does not list (diff.py)
+BROKER_DOWN = Rule("P117", "broker_down", _ERROR)
 
 RULES: tuple[Rule, ...] = (
     PARTITION_DECREASE,
@@ -57,6 +59,7 @@ RULES: tuple[Rule, ...] = (
     MAX_PARTITIONS_PER_TOPIC,
     NAME_PATTERN,
     MIN_INSYNC_REPLICAS_HEADROOM,
+    BROKER_DOWN,
 )
 
 # Hazards (hazards.py finds them; spec/model.py HAZARD_CODES names them): error = apply
