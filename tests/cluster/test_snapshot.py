@@ -50,10 +50,10 @@ def test_snapshot_round_trips_exactly_and_matches_the_schema(tmp_path: Path) -> 
     [
         ("{not json", "not valid JSON"),
         ('{"format_version": 2}', "format_version 2"),
-        ('{"format_version": 1, "cluster": "x"}', "not a reconciler snapshot"),
+        ('{"format_version": 1, "cluster": "x"}', "not a valid reconciler snapshot"),
         ("[]", "not a reconciler snapshot"),
         ('{"format_version": 1, "cluster": "x", "brokers": [], "topics": [{"name": 1}]}',
-         "not a reconciler snapshot"),
+         "not a valid reconciler snapshot"),
     ],
 )  # fmt: skip
 def test_a_bad_snapshot_is_a_clear_error(tmp_path: Path, content: str, says: str) -> None:
