@@ -96,3 +96,6 @@ class DesiredState:
 
     cluster: str
     topics: dict[str, TopicSpec] = field(default_factory=dict, hash=False, compare=True)
+    # Topics declared only for other clusters (`clusters:`), with those clusters: named as
+    # such, never as undeclared, where a message is about one of them (a --prune delete)
+    elsewhere: dict[str, tuple[str, ...]] = field(default_factory=dict, hash=False, compare=True)
