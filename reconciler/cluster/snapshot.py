@@ -40,6 +40,7 @@ def to_json(cluster: str, state: ClusterState, taken_at: datetime | None = None)
         "brokers": [
             {"id": b.id, "host": b.host, "port": b.port, "rack": b.rack} for b in state.brokers
         ],
+        "fenced_brokers": list(state.fenced),
         "broker_defaults": dict(sorted(state.broker_defaults.items())),
         "topics": [_topic_json(t) for _, t in sorted(state.topics.items())],
         "reassignments": [
@@ -99,6 +100,7 @@ def _state(document: dict[str, Any], topics: list[TopicState]) -> tuple[str, Clu
             )
             for r in document.get("reassignments", [])
         ),
+        fenced=tuple(document.get("fenced_brokers", ())),
     )
     return str(document["cluster"]), state
 

@@ -100,14 +100,17 @@ class ClusterState:
     # (KIP-464): num.partitions, default.replication.factor, min.insync.replicas, ...
     broker_defaults: dict[str, str] = field(default_factory=dict, hash=False)
     reassignments: tuple[Reassignment, ...] = ()
+    # Brokers the cluster has registered but fenced (KIP-1073): down, so not in `brokers`
+    fenced: tuple[int, ...] = ()
 
     @property
     def down_brokers(self) -> tuple[int, ...]:
-        """Brokers that existing replicas name but the cluster does not list, sorted: down
-        (stopped, fenced, unreachable), not gone, so their data is still theirs. Empty when the
-        state lists no brokers at all (a partial snapshot cannot tell)."""
+        """Brokers the cluster does not list but knows, sorted: registered and fenced (Kafka
+        says so), or named by existing replicas. Down (stopped, fenced, unreachable), not gone,
+        so their data is still theirs. Empty when the state lists no brokers at all (a partial
+        snapshot cannot tell)."""
         if not self.brokers:
             return ()
         listed = {b.id for b in self.brokers}
         named = {b for t in self.topics.values() for p in t.partitions for b in p.replicas}
-        return tuple(sorted(named - listed))
+        return tuple(sorted((named | set(self.fenced)) - listed))

@@ -6,6 +6,8 @@ because of it. (The same on a real cluster with a node stopped: tests/plan/test_
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from reconciler.planning.plan import make_plan
@@ -69,3 +71,19 @@ def test_a_broker_no_replica_names_is_unknown_not_down() -> None:
     (error,) = plan.errors
     assert error.rule == "unknown_broker"
     assert "broker(s) 7" in error.message and "(brokers: 1, 2, 3)" in error.message
+
+
+def test_a_broker_kafka_reports_fenced_is_down_even_when_no_replica_names_it() -> None:
+    """A fresh cluster with a broker stopped: DescribeCluster (IncludeFencedBrokers) is what
+    says broker 3 exists."""
+    state = dataclasses.replace(cluster(broker_list=brokers("rack-a", "rack-b")), fenced=(3,))
+    wanted = desired(spec("new.topic", partitions=1, replication_factor=3))
+    plan = make_plan(wanted, state, ClusterConfig("test", "x:9092"), based_on="")
+    (error,) = plan.errors
+    assert error.rule == "broker_down" and "broker(s) 3" in error.message
+    assert (
+        make_plan(wanted, cluster(broker_list=state.brokers), ClusterConfig("t", "x:9092"), "")
+        .errors[0]
+        .rule
+        == "replication_factor_unreachable"
+    )  # without Kafka's word, nothing names broker 3
