@@ -90,13 +90,15 @@ def test_in_sync_then_out_of_band_changes_are_reported(
     found = {(d["topic"], d["field"]): d for d in report["drift"]}
     assert set(found) == {
         (orders, "config.retention.ms"),
-        (events, "partitions"),
+        (events, "partition_decrease"),  # the plan's P101: Kafka cannot shrink it back
         (stray, "topic"),
     }
     retention = found[(orders, "config.retention.ms")]
     assert (retention["desired"], retention["current"]) == ("604800000", "3600000")
     assert (retention["file"], retention["line"]) == ("topics/main.yaml", 2)
-    assert found[(events, "partitions")]["current"] == "4"
+    grown = found[(events, "partition_decrease")]
+    assert (grown["kind"], grown["code"]) == ("blocked", "P101")
+    assert "cannot shrink from 4 to 2" in grown["message"]
     assert found[(stray, "topic")]["kind"] == "unmanaged"
     # --snapshot-out holds what was read: a plan against it sees the same cluster
     jsonschema.validate(json.loads(snapshot.read_text()), schema("snapshot.schema.json"))
@@ -178,6 +180,20 @@ def _alter(
         future.result()
 
 
+def _until_brokers_throttle(admin: AdminClient, brokers: tuple[str, ...]) -> None:
+    """Until each broker itself reports its replication rates (a broker's configs are
+    described by that broker): from then on it throttles."""
+    deadline = time.monotonic() + 30
+    for broker in brokers:
+        resource = ConfigResource(ResourceType.BROKER, broker)
+        while True:
+            entries = admin.describe_configs([resource])[resource].result(timeout=10)
+            if all(entries[k].value == "1024" for k in RATES):
+                break
+            assert time.monotonic() < deadline, f"broker {broker} does not show its throttle"
+            time.sleep(0.1)
+
+
 def test_drift_during_a_reassignment_in_progress_is_what_the_plan_refuses(
     repo: SpecRepo, kafka3: LocalCluster, ns: str
 ) -> None:
@@ -199,6 +215,11 @@ def test_drift_during_a_reassignment_in_progress_is_what_the_plan_refuses(
         "leader.replication.throttled.replicas": "0:1",
         "follower.replication.throttled.replicas": "0:2",
     })  # fmt: skip
+    # Brokers apply config changes asynchronously: a move started before they throttle it
+    # copies the megabyte at once and is no longer in progress when drift looks
+    _until_brokers_throttle(admin, ("1", "2"))
+    wait_for_config(admin, name, "leader.replication.throttled.replicas", "0:1")
+    wait_for_config(admin, name, "follower.replication.throttled.replicas", "0:2")
     repo.topics({"name": name, "partitions": 1, "replication_factor": 3})
     mover = KafkaAdminClient(bootstrap_servers=kafka3.bootstrap.split(","))
     try:
@@ -227,6 +248,7 @@ def test_drift_during_a_reassignment_in_progress_is_what_the_plan_refuses(
         assert f"{name}  error[P103]: {name}: a partition reassignment is in progress" in (
             text.stdout
         )
+        assert mover.list_partition_reassignments()  # still moving: the premise held throughout
     finally:
         mover.alter_partition_reassignments({TopicPartition(name, 0): None})  # cancel
         mover.close()
