@@ -108,6 +108,14 @@ def _create_partitions(change: CreateTopic) -> tuple[int | None, str]:
 
 def min_replication_factor(context: Context) -> Iterator[Finding]:
     minimum = context.policy.min_replication_factor
+    brokers = cluster_brokers(context.state)
+    # Never advise more replicas than the cluster has brokers (down ones counted)
+    fix = f"set replication_factor: {minimum} or more"
+    if brokers is not None and minimum > brokers:
+        fix = (
+            f"the cluster's {brokers} broker(s) cannot hold {minimum} replicas: add brokers, "
+            "or lower policy.min_replication_factor for this cluster"
+        )
     for topic_change in context.changes:
         for change in topic_change.changes:
             match change:
@@ -120,8 +128,7 @@ def min_replication_factor(context: Context) -> Iterator[Finding]:
             if rf is not None and rf < minimum:
                 yield Finding(
                     f"{change.topic}: replication factor {rf}{source} is below this cluster's "
-                    f"policy.min_replication_factor {minimum}; set replication_factor: "
-                    f"{minimum} or more",
+                    f"policy.min_replication_factor {minimum}; {fix}",
                     change.topic,
                     context.location(change.topic),
                 )

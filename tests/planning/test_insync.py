@@ -9,7 +9,7 @@ import pytest
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Severity
 from reconciler.planning.plan import Plan, make_plan
-from reconciler.spec.model import ClusterConfig, TopicSpec
+from reconciler.spec.model import ClusterConfig, Policy, TopicSpec
 from reconciler.spec.topic_rules import min_insync_replicas
 from tests.planning.factories import cluster, desired, spec, spread, topic
 
@@ -70,3 +70,19 @@ def test_spec_that_gives_its_factor_is_left_to_validate() -> None:
         spec("t.x", partitions=1, replication_factor=3, config={"min.insync.replicas": "2"})
     )
     assert not plan.diagnostics
+
+
+def test_min_replication_factor_advice_stays_within_the_brokers() -> None:
+    policy = Policy(min_replication_factor=4)  # above the 3 brokers of the state
+    plan = make_plan(
+        desired(spec("t.x", partitions=1, replication_factor=2)),
+        cluster(),
+        ClusterConfig("c", "b:9092", policy=policy),
+        "x",
+    )
+    (error,) = plan.errors
+    assert error.rule == "min_replication_factor"
+    assert "set replication_factor: 4" not in error.message
+    assert "cannot hold 4 replicas: add brokers, or lower policy.min_replication_factor" in (
+        error.message
+    )
