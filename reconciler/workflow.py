@@ -268,8 +268,10 @@ def import_topics(
     chosen = select_cluster(config, cluster)
     state = read_state(chosen)
     ignore = [re.compile(p) for p in chosen.policy.ignore]  # validated with reconciler.yaml
+    mine = loaded.desired[cluster]
+    # A topic declared only for other clusters is declared: a second spec would duplicate it
     topics, skipped = import_cluster.select(
-        state, loaded.desired[cluster].topics, ignore, include_re, exclude_re
+        state, {*mine.topics, *mine.elsewhere}, ignore, include_re, exclude_re
     )
     out_dir = (out if out is not None else config.topics_dir).absolute()
     schema = config.root / "schemas" / "topics.schema.json"

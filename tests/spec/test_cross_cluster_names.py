@@ -7,10 +7,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
+from confluent_kafka.admin import AdminClient, NewTopic
 
 from reconciler.cluster.snapshot import to_json
 from reconciler.cluster.state import BrokerState, ClusterState, PartitionState, TopicState
+from reconciler.local.state import LocalCluster
+from tests.kafka_helpers import wait_for_topic
 from tests.spec_repo import run_cli
 
 
@@ -68,3 +72,29 @@ def test_a_prune_delete_of_a_topic_declared_for_another_cluster_says_so(tmp_path
     assert "declared only for cluster a, not for this one" in hazards["orders.events"]
     assert "no spec names the topic" not in hazards["orders.events"]
     assert "no spec names the topic" in hazards["stray.topic"]
+
+
+@pytest.mark.kafka
+def test_import_leaves_a_topic_declared_for_another_cluster_alone(
+    tmp_path: Path, kafka3: LocalCluster, ns: str
+) -> None:
+    """Importing cluster b's topics must not write a second spec for a topic the repository
+    declares for cluster a only: that spec would be a duplicate declaration on a."""
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    name = f"{ns}.events"
+    for future in admin.create_topics([NewTopic(name, 1, 1)]).values():
+        future.result()
+    wait_for_topic(admin, name)
+    clusters = {
+        c: {"bootstrap": kafka3.bootstrap, "policy": {"ignore": [f"^(?!{ns.replace('.', '[.]')})"]}}
+        for c in ("a", "b")
+    }
+    (tmp_path / "topics").mkdir()
+    (tmp_path / "reconciler.yaml").write_text(yaml.safe_dump({"clusters": clusters}))
+    declared = {"name": name, "partitions": 1, "replication_factor": 1, "clusters": ["a"]}
+    (tmp_path / "topics" / "main.yaml").write_text(yaml.safe_dump({"topics": [declared]}))
+    result = run_cli(tmp_path, kafka3.bootstrap, "import", "--cluster", "b")
+    assert result.code == 0, result.stdout + result.stderr
+    assert name in result.stderr + result.stdout  # listed as skipped: a spec names it
+    assert sorted(p.name for p in (tmp_path / "topics").iterdir()) == ["main.yaml"]
+    assert run_cli(tmp_path, kafka3.bootstrap, "validate").code == 0
