@@ -18,7 +18,7 @@ _WHAT = {
     "replication_factor": "replication factor differs",
     "placement": "replicas are not where `assignments` puts them",
     "present": "still on the cluster, though its spec tombstones it (`state: absent`)",
-    "unmanaged": "on the cluster, in no spec",
+    "unmanaged": "on the cluster; no spec declares it for this cluster",
     "blocked": "the plan refuses or blocks it",
 }
 
