@@ -295,8 +295,10 @@ def import_topics(
     state = read_state(chosen)
     policy = chosen.policy  # its patterns were validated with reconciler.yaml
     ignore = [UserPattern(p, policy.pattern_source("ignore", p)) for p in policy.ignore]
+    mine = loaded.desired[cluster]
+    # A topic declared only for other clusters is declared: a second spec would duplicate it
     topics, skipped = import_cluster.select(
-        state, loaded.desired[cluster].topics, ignore, include_re, exclude_re
+        state, {*mine.topics, *mine.elsewhere}, ignore, include_re, exclude_re
     )
     schema = config.root / "schemas" / "topics.schema.json"
     files = import_cluster.layout(

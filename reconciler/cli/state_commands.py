@@ -41,7 +41,8 @@ def drift(ctx: Ctx, cluster: str, fmt: str, snapshot_out: Path | None, max_chars
 
     Config, partition counts, replication factors and (where a spec sets `assignments`) replica
     placement changed outside git, spec'd topics missing from the cluster, tombstoned topics
-    still present, and unmanaged topics, each with its spec file and line. Changes nothing.
+    still present, unmanaged topics, and every error of the plan (a difference it refuses or
+    blocks), each with its spec file and line. Changes nothing.
 
     Exit 0 in sync, 2 drift, 1 error. With --format markdown, an error still prints a Markdown
     report that says what failed.

@@ -146,3 +146,17 @@ class ClusterState:
     # (apply/leftovers.py reads them; snapshots do not keep them)
     lock: LockShown | None = None
     leftover_throttles: tuple[LeftoverThrottle, ...] = ()
+    # Brokers the cluster has registered but fenced (KIP-1073): down, so not in `brokers`
+    fenced: tuple[int, ...] = ()
+
+    @property
+    def down_brokers(self) -> tuple[int, ...]:
+        """Brokers the cluster does not list but knows, sorted: registered and fenced (Kafka
+        says so), or named by existing replicas. Down (stopped, fenced, unreachable), not gone,
+        so their data is still theirs. Empty when the state lists no brokers at all (a partial
+        snapshot cannot tell)."""
+        if not self.brokers:
+            return ()
+        listed = {b.id for b in self.brokers}
+        named = {b for t in self.topics.values() for p in t.partitions for b in p.replicas}
+        return tuple(sorted((named | set(self.fenced)) - listed))

@@ -20,8 +20,12 @@ planning/drift.py (their names in brackets):
   counts never drift, KIP-464), and not while a reassignment of the topic is in progress, a
   replication factor needs more brokers than there are, or manual assignments name unknown
   brokers [update].
-- partitions above the spec, placement where a spec sets assignments and the replication
-  factor matches, present for a tombstone's topic [drift._blocked].
+- placement where a spec sets assignments and the replication factor matches
+  [drift._placement]; partitions above the spec and present for a tombstone's topic, the
+  fleet's words for two of the planner's `blocked` items (its partition_decrease, and a delete
+  held back or planned). The planner's other blocked items (every error of the plan) are not
+  rows yet: the compiled desired state lacks the policies, protect and allow_delete they come
+  from (docs/fleet.md).
 - unmanaged: on the cluster, named by no spec (tombstones included), not out of reach.
 
 `first_seen` is the first date of the unbroken run of snapshots (consecutive snapshots of the
@@ -432,7 +436,7 @@ def _count_items() -> Column:
                 c("cur_rf").cast("string"),
             ),
         ),
-        # more partitions than the spec: Kafka cannot shrink them [drift._blocked]
+        # more partitions than the spec: Kafka cannot shrink them [diff: partition_decrease]
         F.when(
             c("want_count") < c("cur_count"),
             _item(
@@ -447,7 +451,7 @@ def _count_items() -> Column:
 
 def _placement_item() -> Column:
     """Manual assignments the replicas no longer follow, at an unchanged replication factor
-    [drift._blocked]."""
+    [drift._placement]."""
     c = F.col
     now = F.slice("replicas", 1, F.size("assignments"))
     spec = F.slice("assignments", 1, F.size(now))

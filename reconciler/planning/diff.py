@@ -112,6 +112,10 @@ class _Diff:
 
     def __post_init__(self) -> None:
         self.broker_ids = frozenset(b.id for b in self.state.brokers)
+        # Brokers existing replicas name that the cluster does not list: down, not gone. A
+        # change that needs one waits for it; it is never a reason to ask for fewer replicas
+        # or other assignments.
+        self.down = frozenset(self.state.down_brokers)
         # Replicas per broker, updated by every placement this plan makes, so moves spread.
         self.load = placement.replica_load(self.state)
         self.collisions = {collision_key(n): n for n in self.state.topics}
@@ -187,12 +191,8 @@ class _Diff:
         if effective_rf is not None and self.broker_ids and effective_rf > len(self.broker_ids):
             source = "" if rf is not None else " (the broker's default.replication.factor)"
             self.diagnostics.append(
-                rules.REPLICATION_FACTOR_UNREACHABLE(
-                    f"{name} needs replication factor {effective_rf}{source} but the cluster "
-                    f"has {len(self.broker_ids)} broker(s); set replication_factor to at most "
-                    f"{len(self.broker_ids)} or add brokers",
-                    topic=name,
-                    location=spec.location,
+                self._unreachable(
+                    spec, effective_rf, f"{name} needs replication factor {effective_rf}{source}"
                 )
             )
             return
@@ -252,12 +252,8 @@ class _Diff:
         needed = max(desired_rf or 0, current.replication_factor if grow else 0)
         if reshape and needed > len(self.broker_ids):
             self.diagnostics.append(
-                rules.REPLICATION_FACTOR_UNREACHABLE(
-                    f"{name}: replication factor {needed} needs {needed} brokers but the "
-                    f"cluster has {len(self.broker_ids)}; set replication_factor to at most "
-                    f"{len(self.broker_ids)} or add brokers",
-                    topic=name,
-                    location=spec.location,
+                self._unreachable(
+                    spec, needed, f"{name}: replication factor {needed} needs {needed} brokers"
                 )
             )
             reshape = False
@@ -339,13 +335,47 @@ class _Diff:
             location=spec.location,
         )
 
+    def _unreachable(self, spec: TopicSpec, wanted: int, needs: str) -> Diagnostic:
+        """More replicas than the cluster lists brokers: a broker down (wait for it) or too few
+        brokers (never advise below the brokers the cluster has, down ones included)."""
+        live, down = len(self.broker_ids), sorted(self.down)
+        total = live + len(down)
+        if down and wanted <= total:
+            return rules.BROKER_DOWN(
+                f"{needs} but only {live} of the cluster's {total} brokers are up: broker(s) "
+                f"{_ids(down)} {_down(down)}; wait for it or bring it back, then plan again "
+                "(the spec needs no change)",
+                topic=spec.name,
+                location=spec.location,
+            )
+        also = f", {len(down)} of them down ({_ids(down)})" if down else ""
+        return rules.REPLICATION_FACTOR_UNREACHABLE(
+            f"{needs} but the cluster has {total} broker(s){also}; set replication_factor to "
+            f"at most {total} or add brokers",
+            topic=spec.name,
+            location=spec.location,
+        )
+
     def _brokers_known(self, spec: TopicSpec, assignments: Assignments, doing: str) -> bool:
         if not self.broker_ids:
             return True  # a state listing no brokers cannot tell (see create)
-        unknown = sorted({b for replicas in assignments for b in replicas} - self.broker_ids)
-        if not unknown:
+        named = {b for replicas in assignments for b in replicas} - self.broker_ids
+        if not named:
             return True
-        known = ", ".join(map(str, sorted(self.broker_ids)))
+        down = sorted(named & self.down)
+        if down:
+            self.diagnostics.append(
+                rules.BROKER_DOWN(
+                    f"{spec.name}: assignments name broker(s) {_ids(down)}, which "
+                    f"{_down(down)}; wait for it or bring it back, then plan again before "
+                    f"{doing} (the assignments need no change)",
+                    topic=spec.name,
+                    location=spec.location,
+                )
+            )
+            return False
+        unknown = sorted(named)
+        known = ", ".join(map(str, sorted(self.broker_ids | self.down)))
         self.diagnostics.append(
             rules.UNKNOWN_BROKER(
                 f"{spec.name}: assignments name broker(s) {', '.join(map(str, unknown))} that "
@@ -439,6 +469,19 @@ class _Diff:
         self.changes.append(
             TopicChange(name, Action.DELETE, (change,), hazards.delete(change), depends_on)
         )
+
+
+def _ids(brokers: Iterable[int]) -> str:
+    return ", ".join(map(str, brokers))
+
+
+def _down(brokers: Sequence[int]) -> str:
+    """Why a broker the cluster does not list is down, not gone."""
+    verb = "is" if len(brokers) == 1 else "are"
+    return (
+        f"{verb} down: existing replicas name {'it' if len(brokers) == 1 else 'them'} but the "
+        "cluster does not list " + ("it" if len(brokers) == 1 else "them")
+    )
 
 
 def _replica_set(partition: PartitionState) -> placement.ReplicaSet:

@@ -1,18 +1,25 @@
 """Drift: what differs between the specs and the cluster, as the scheduled job reports it.
 
 A pure function of the plan the planner makes for the same specs and state, so drift never
-disagrees with `plan` about what differs. Each difference is one `DriftItem`:
+disagrees with `plan` about what differs: every change of the plan is drift, and so is every
+error diagnostic (a difference the plan refuses or leaves blocked). Nothing here decides again
+what the planner decided. Each difference is one `DriftItem`:
 
     missing             a spec's topic that the cluster does not have (plan: create)
     config              a config override differs, is missing, or is extra (plan: config change),
                         or a throttled-replica list an apply left (plan: leftover_throttle)
-    partitions          partition count differs, growth (plan: increase) or a count above the
-                        spec's, which Kafka cannot undo (plan: partition_decrease error)
+    partitions          partition count short of the spec's (plan: increase)
     replication_factor  replication factor differs (plan: reassignment)
-    placement           a spec with manual `assignments` whose replicas now sit elsewhere
     present             a tombstoned topic (`state: absent`) still on the cluster (plan: delete)
     unmanaged           a topic on the cluster that no spec names (internal and ignored ones
                         excepted)
+    blocked             an error diagnostic of the plan: a difference apply cannot or may not
+                        change (a count above the spec's, a reassignment in progress, a
+                        held-back delete, a refused create, ...); `field` is the rule's name,
+                        `diagnostic` the plan's own code and sentence
+    placement           a spec with manual `assignments` whose replicas now sit elsewhere, at
+                        the spec's replication factor: the one difference the planner leaves
+                        alone by design (apply moves replicas only to change their number)
 
 Values are Kafka's canonical strings (`604800000`, not `7d`), as in the JSON plan. Every item
 of a spec'd topic carries the place of its `- name:` line.
@@ -25,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, assert_never
 
 from reconciler.cluster.state import ClusterState
-from reconciler.diagnostics import Location
+from reconciler.diagnostics import Diagnostic, Location
 from reconciler.planning import rules
 from reconciler.planning.changes import (
     AlterTopicConfig,
@@ -42,18 +49,26 @@ from reconciler.spec.model import DesiredState, Presence
 FORMAT_VERSION = 1
 
 DriftKind = Literal[
-    "missing", "config", "partitions", "replication_factor", "placement", "present", "unmanaged"
-]
+    "missing", "config", "partitions", "replication_factor", "placement", "present", "unmanaged",
+    "blocked",
+]  # fmt: skip
+KINDS: tuple[DriftKind, ...] = (
+    "missing", "config", "partitions", "replication_factor", "placement", "present", "unmanaged",
+    "blocked",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
 class DriftItem:
-    topic: str
+    topic: str | None  # None only for a blocked item about no one topic
     kind: DriftKind
-    field: str  # "topic", "config.<key>", "partitions", "replication_factor", "assignments"
+    # "topic", "config.<key>", "partitions", "replication_factor", "assignments", or (blocked)
+    # the rule's name
+    field: str
     desired: str | None  # what the specs say; None: absent / no override
     current: str | None  # what the cluster shows; None: absent / no override
     location: Location | None = None  # the spec's `- name:` line; None for unmanaged topics
+    diagnostic: Diagnostic | None = None  # the plan's error (blocked items only)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,29 +84,34 @@ class DriftReport:
     @property
     def topics(self) -> tuple[str, ...]:
         """The topics that differ, unmanaged ones included, sorted."""
-        return tuple(sorted({i.topic for i in self.items}))
+        return tuple(sorted({i.topic for i in self.items if i.topic is not None}))
 
     def count(self, kind: DriftKind) -> int:
         return sum(1 for i in self.items if i.kind == kind)
 
 
 def drift(plan: Plan, desired: DesiredState, state: ClusterState) -> DriftReport:
-    """The drift `plan` (made from `desired` and `state`) reveals."""
+    """The drift `plan` (made from `desired` and `state`) reveals: its changes, its error
+    diagnostics, its unmanaged topics, and placement the planner leaves alone."""
     items: list[DriftItem] = []
     for topic_change in plan.changes:
         spec = desired.topics.get(topic_change.topic)
         where = spec.location if spec is not None else None
         for change in topic_change.changes:
             items.extend(_items(change, where))
-    items.extend(_blocked(desired, state, plan))
+    items.extend(_blocked(d, desired) for d in plan.errors)
+    items.extend(_placement(desired, state, plan))
     items.extend(_leftover_throttles(desired, state, plan))
     items.extend(DriftItem(name, "unmanaged", "topic", None, "present") for name in plan.unmanaged)
-    unique = {(i.topic, i.field): i for i in items}  # a blocked item may repeat a planned one
     return DriftReport(
         cluster=plan.cluster,
         based_on=plan.based_on,
-        items=tuple(sorted(unique.values(), key=lambda i: (i.topic, i.field))),
+        items=tuple(sorted(items, key=_order)),
     )
+
+
+def _order(item: DriftItem) -> tuple[str, str, str]:
+    return (item.topic or "", item.field, item.diagnostic.message if item.diagnostic else "")
 
 
 def _items(change: Change, where: Location | None) -> Iterator[DriftItem]:
@@ -122,32 +142,32 @@ def _items(change: Change, where: Location | None) -> Iterator[DriftItem]:
             assert_never(change)
 
 
-def _blocked(desired: DesiredState, state: ClusterState, plan: Plan) -> Iterator[DriftItem]:
-    """Differences the plan shows as a diagnostic, or not at all, because apply cannot or may
-    not change them: more partitions than the spec (Kafka has no decrease), a tombstoned topic
-    whose delete the policy holds back, and manual assignments the replicas no longer follow."""
+def _blocked(diagnostic: Diagnostic, desired: DesiredState) -> DriftItem:
+    topic = diagnostic.topic
+    spec = desired.topics.get(topic) if topic is not None else None
+    where = diagnostic.location or (spec.location if spec is not None else None)
+    return DriftItem(topic, "blocked", diagnostic.rule, None, None, where, diagnostic)
+
+
+def _placement(desired: DesiredState, state: ClusterState, plan: Plan) -> Iterator[DriftItem]:
+    """Manual assignments the replicas no longer follow, at the spec's replication factor: the
+    planner plans no change for them (apply moves replicas only to change their number), so
+    this is the one comparison drift makes itself. Ignored and tombstoned topics are out of
+    reach."""
     ignored = {d.topic for d in plan.diagnostics if d.rule == rules.IGNORED_TOPIC.name}
     for name, spec in sorted(desired.topics.items()):
         current = state.topics.get(name)
-        if current is None or name in ignored:
+        if not spec.assignments or current is None or spec.state is Presence.ABSENT:
             continue
-        if spec.state is Presence.ABSENT:  # a delete the policy or `protect` holds back
-            yield DriftItem(name, "present", "topic", None, "present", spec.location)
+        if name in ignored:
             continue
-        count = len(current.partitions)
-        wanted = spec.partitions or (len(spec.assignments) if spec.assignments else None)
-        if wanted is not None and wanted < count:
+        now = tuple(p.replicas for p in current.partitions[: len(spec.assignments)])
+        same_rf = all(len(r) == len(a) for r, a in zip(now, spec.assignments, strict=False))
+        if same_rf and now != spec.assignments[: len(now)]:
             yield DriftItem(
-                name, "partitions", "partitions", str(wanted), str(count), spec.location
-            )
-        if spec.assignments:
-            now = tuple(p.replicas for p in current.partitions[: len(spec.assignments)])
-            same_rf = all(len(r) == len(a) for r, a in zip(now, spec.assignments, strict=False))
-            if same_rf and now != spec.assignments[: len(now)]:
-                yield DriftItem(
-                    name, "placement", "assignments", _lists(spec.assignments[: len(now)]),
-                    _lists(now), spec.location,
-                )  # fmt: skip
+                name, "placement", "assignments", _lists(spec.assignments[: len(now)]),
+                _lists(now), spec.location,
+            )  # fmt: skip
 
 
 def _leftover_throttles(
@@ -176,27 +196,27 @@ def _lists(assignments: tuple[tuple[int, ...], ...]) -> str:
 
 def to_json(report: DriftReport) -> dict[str, Any]:
     """The JSON form (schemas/drift.schema.json)."""
-    kinds: tuple[DriftKind, ...] = (
-        "missing", "config", "partitions", "replication_factor", "placement", "present",
-        "unmanaged",
-    )  # fmt: skip
     return {
         "format_version": FORMAT_VERSION,
         "cluster": report.cluster,
         "based_on": report.based_on,
         "in_sync": report.in_sync,
-        "summary": {"topics": len(report.topics), **{k: report.count(k) for k in kinds}},
-        "drift": [
-            {
-                "topic": i.topic,
-                "kind": i.kind,
-                "field": i.field,
-                "desired": i.desired,
-                "current": i.current,
-                "file": i.location.file if i.location else None,
-                "line": i.location.line if i.location else None,
-                "column": i.location.column if i.location else None,
-            }
-            for i in report.items
-        ],
+        "summary": {"topics": len(report.topics), **{k: report.count(k) for k in KINDS}},
+        "drift": [_item_json(i) for i in report.items],
     }
+
+
+def _item_json(i: DriftItem) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "topic": i.topic,
+        "kind": i.kind,
+        "field": i.field,
+        "desired": i.desired,
+        "current": i.current,
+        "file": i.location.file if i.location else None,
+        "line": i.location.line if i.location else None,
+        "column": i.location.column if i.location else None,
+    }
+    if i.diagnostic is not None:
+        out |= {"code": i.diagnostic.code, "message": i.diagnostic.message}
+    return out

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 
 from reconciler.diagnostics import Severity
 from reconciler.planning import rules
@@ -117,10 +118,11 @@ def review(
             if severity is None:
                 continue
             by_spec = hazard.code in acknowledged
+            tail = _tail(hazard, by_spec, severity, desired.elsewhere.get(topic_change.topic))
             settled.append(
                 dataclasses.replace(
                     hazard,
-                    message=f"{hazard.message}; {_tail(hazard, by_spec, severity)}",
+                    message=f"{hazard.message}; {tail}",
                     acknowledged=hazard.acknowledged or by_spec,
                     severity=severity,
                 )
@@ -129,10 +131,18 @@ def review(
     return tuple(reviewed)
 
 
-def _tail(hazard: Hazard, by_spec: bool, severity: Severity) -> str:
+def _tail(
+    hazard: Hazard, by_spec: bool, severity: Severity, elsewhere: Sequence[str] | None
+) -> str:
     code = hazard.code
     if by_spec:
         return f"acknowledged by `acknowledge: [{code}]` in the topic's spec"
+    if hazard.acknowledged and elsewhere:
+        label = "cluster" if len(elsewhere) == 1 else "clusters"
+        return (
+            f"acknowledged by --prune (the topic is declared only for {label} "
+            f"{', '.join(elsewhere)}, not for this one)"
+        )
     if hazard.acknowledged:
         return "acknowledged by --prune (no spec names the topic)"
     if severity is Severity.WARNING:

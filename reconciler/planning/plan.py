@@ -9,6 +9,7 @@
 5. policies: min replication factor, partitions per topic, names, min.insync.replicas
    headroom, deletes per plan (policies.py);
 6. leftovers: the lock another apply holds, throttles an apply left (leftovers.py).
+7. min.insync.replicas above a replication factor the cluster decides (R103, insync.py).
 
 Renderers and the JSON form read a `Plan`; nothing else computes from the specs or the cluster
 state after this point. A plan is applyable when apply would accept it: no error diagnostic and
@@ -32,6 +33,7 @@ from reconciler.diagnostics import Diagnostic, Severity, sort_key
 from reconciler.planning import hazards, leftovers
 from reconciler.planning.changes import Action, Hazard, TopicChange
 from reconciler.planning.diff import diff
+from reconciler.planning.insync import check_min_insync
 from reconciler.planning.limits import BrokerLoad, check_limits
 from reconciler.planning.order import order
 from reconciler.planning.policies import check_policies
@@ -131,6 +133,7 @@ def make_plan(
         *over_limits,
         *check_policies(ordered, desired, state, policy),
         *leftovers.diagnostics(state),  # what other applies left: a held lock, throttles
+        *check_min_insync(ordered, desired, state, diagnostics),
         *warnings,
     }
     if based_on is None:

@@ -35,9 +35,13 @@ from reconciler.planning.changes import (
     ReassignReplicas,
     TopicChange,
 )
+from reconciler.planning.insync import (
+    MIN_INSYNC_REPLICAS,
+    cluster_brokers,
+    create_rf,
+    replication_factor_after,
+)
 from reconciler.spec.model import DesiredState, Policy
-
-MIN_INSYNC_REPLICAS = "min.insync.replicas"
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,15 +95,6 @@ def _creates(context: Context) -> Iterator[CreateTopic]:
                 yield change
 
 
-def _create_rf(change: CreateTopic) -> tuple[int | None, str]:
-    """The replication factor a create ends with, and where it comes from (for messages)."""
-    if change.replication_factor is not None:
-        return change.replication_factor, ""
-    if change.assignments:
-        return len(change.assignments[0]), ""
-    return change.default_replication_factor, " (the broker's default.replication.factor)"
-
-
 def _create_partitions(change: CreateTopic) -> tuple[int | None, str]:
     if change.partitions is not None:
         return change.partitions, ""
@@ -113,11 +108,19 @@ def _create_partitions(change: CreateTopic) -> tuple[int | None, str]:
 
 def min_replication_factor(context: Context) -> Iterator[Finding]:
     minimum = context.policy.min_replication_factor
+    brokers = cluster_brokers(context.state)
+    # Never advise more replicas than the cluster has brokers (down ones counted)
+    fix = f"set replication_factor: {minimum} or more"
+    if brokers is not None and minimum > brokers:
+        fix = (
+            f"the cluster's {brokers} broker(s) cannot hold {minimum} replicas: add brokers, "
+            "or lower policy.min_replication_factor for this cluster"
+        )
     for topic_change in context.changes:
         for change in topic_change.changes:
             match change:
                 case CreateTopic():
-                    rf, source = _create_rf(change)
+                    rf, source = create_rf(change)
                 case ReassignReplicas():
                     rf, source = change.desired_rf, ""
                 case _:
@@ -125,8 +128,7 @@ def min_replication_factor(context: Context) -> Iterator[Finding]:
             if rf is not None and rf < minimum:
                 yield Finding(
                     f"{change.topic}: replication factor {rf}{source} is below this cluster's "
-                    f"policy.min_replication_factor {minimum}; set replication_factor: "
-                    f"{minimum} or more",
+                    f"policy.min_replication_factor {minimum}; {fix}",
                     change.topic,
                     context.location(change.topic),
                 )
@@ -188,10 +190,11 @@ def name_pattern(context: Context) -> Iterator[Finding]:
 
 
 def min_insync_replicas_headroom(context: Context) -> Iterator[Finding]:
+    brokers = cluster_brokers(context.state)
     for topic_change in context.changes:
         if topic_change.action is Action.DELETE:
             continue
-        rf = _rf_after(topic_change, context.state)
+        rf, _ = replication_factor_after(topic_change.topic, (topic_change,), context.state)
         touched = any(
             isinstance(c, CreateTopic | ReassignReplicas)
             or (
@@ -203,33 +206,26 @@ def min_insync_replicas_headroom(context: Context) -> Iterator[Finding]:
         if not touched or rf is None or rf < 2:
             continue  # a single replica tolerates no broker down anyway: min_replication_factor
         mis, source = _min_insync_after(topic_change.topic, context)
-        if mis is None or mis < rf:
-            continue
+        if mis is None or mis < rf or (mis > rf and not source):
+            continue  # above a factor the spec's own value: R103 (validate, or insync.py)
         consequence = (
             "with one broker down, producers using acks=all cannot write"
             if mis == rf
             else "producers using acks=all can never write"
         )
+        # Never advise more replicas than the cluster has brokers (down ones counted)
+        raise_rf = (
+            f" or raise replication_factor to {mis + 1}"
+            if brokers is None or mis + 1 <= brokers
+            else ""
+        )
         yield Finding(
             f"{topic_change.topic}: min.insync.replicas {mis}{source} is not below the "
-            f"replication factor {rf}: {consequence}; set min.insync.replicas to {rf - 1} or "
-            f"raise replication_factor to {mis + 1}",
+            f"replication factor {rf}: {consequence}; set min.insync.replicas to {rf - 1}"
+            f"{raise_rf}",
             topic_change.topic,
             context.location(topic_change.topic),
         )
-
-
-def _rf_after(topic_change: TopicChange, state: ClusterState) -> int | None:
-    rf: int | None = None
-    current = state.topics.get(topic_change.topic)
-    if current is not None:
-        rf = current.replication_factor
-    for change in topic_change.changes:
-        if isinstance(change, CreateTopic):
-            rf = _create_rf(change)[0]
-        elif isinstance(change, ReassignReplicas):
-            rf = change.desired_rf
-    return rf
 
 
 def _min_insync_after(topic: str, context: Context) -> tuple[int | None, str]:

@@ -44,6 +44,8 @@ LEFTOVER_THROTTLE = Rule("P130", "leftover_throttle", _WARNING)
 APPLY_LOCK_HELD = Rule("P131", "apply_lock_held", _WARNING)
 # Deletes while a file that could hold topics is not read (spec/discovery.py)
 DELETE_WITH_UNREAD_SPECS = Rule("P117", "delete_with_unread_specs", _ERROR)
+# A change that needs a broker existing replicas name but the cluster does not list (diff.py)
+BROKER_DOWN = Rule("P118", "broker_down", _ERROR)
 
 RULES: tuple[Rule, ...] = (
     PARTITION_DECREASE,
@@ -65,6 +67,7 @@ RULES: tuple[Rule, ...] = (
     LEFTOVER_THROTTLE,
     APPLY_LOCK_HELD,
     DELETE_WITH_UNREAD_SPECS,
+    BROKER_DOWN,
 )
 
 # Hazards (hazards.py finds them; spec/model.py HAZARD_CODES names them): error = apply

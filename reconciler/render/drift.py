@@ -18,7 +18,8 @@ _WHAT = {
     "replication_factor": "replication factor differs",
     "placement": "replicas are not where `assignments` puts them",
     "present": "still on the cluster, though its spec tombstones it (`state: absent`)",
-    "unmanaged": "on the cluster, in no spec",
+    "unmanaged": "on the cluster; no spec declares it for this cluster",
+    "blocked": "the plan refuses or blocks it",
 }
 
 
@@ -30,7 +31,15 @@ def _value(item: DriftItem, value: str | None) -> str:
     return value
 
 
+def _blocked(item: DriftItem) -> str:
+    """A blocked item says what the plan says: its error, code and sentence."""
+    d = item.diagnostic
+    return f"error[{d.code}]: {d.message}" if d is not None else _WHAT["blocked"]
+
+
 def _detail(item: DriftItem) -> str:
+    if item.kind == "blocked":
+        return _blocked(item)
     if item.kind in ("missing", "present", "unmanaged"):
         return _WHAT[item.kind]
     label = item.field.removeprefix("config.") if item.kind == "config" else item.field
@@ -62,7 +71,7 @@ def render_drift_text(report: DriftReport) -> str:
     lines.append("")
     for item in report.items:
         where = str(item.location) if item.location else "(no spec)"
-        lines.append(f"  {where}  {item.topic}  {_detail(item)}")
+        lines.append(f"  {where}  {item.topic or '(cluster)'}  {_detail(item)}")
     lines += ["", _next_step(report).replace("`", "")]
     return "\n".join(lines)
 
@@ -95,11 +104,13 @@ def _cell(text: str) -> str:
 
 
 def _row(item: DriftItem) -> str:
-    what = _WHAT[item.kind]
+    what = _blocked(item) if item.kind == "blocked" else _WHAT[item.kind]
     if item.kind in ("config", "partitions", "replication_factor", "placement"):
         label = item.field.removeprefix("config.") if item.kind == "config" else item.field
         what = f"`{label}`"
-    spec = "" if item.kind in ("missing", "present", "unmanaged") else _value(item, item.desired)
-    cluster = "" if item.kind in ("missing", "present", "unmanaged") else _value(item, item.current)
+    bare = ("missing", "present", "unmanaged", "blocked")
+    spec = "" if item.kind in bare else _value(item, item.desired)
+    cluster = "" if item.kind in bare else _value(item, item.current)
     where = f"`{item.location}`" if item.location else ""
-    return f"| `{item.topic}` | {_cell(what)} | {_cell(spec)} | {_cell(cluster)} | {where} |"
+    topic = f"`{item.topic}`" if item.topic is not None else "(cluster)"
+    return f"| {topic} | {_cell(what)} | {_cell(spec)} | {_cell(cluster)} | {where} |"

@@ -74,23 +74,33 @@ def _repeats(
             yield topic, other
 
 
-def cross_file(declared: Sequence[Declared]) -> list[Diagnostic]:
-    """Every cross-file rule over the declarations one cluster gets, in declaration order."""
+def cross_file(
+    declared: Sequence[Declared], elsewhere: Mapping[str, Sequence[str]] | None = None
+) -> list[Diagnostic]:
+    """Every cross-file rule over the declarations one cluster gets, in declaration order.
+
+    `elsewhere`: topics declared only for other clusters, with those clusters."""
     unique: dict[str, Declared] = {}
     for topic in declared:
         unique.setdefault(topic.name, topic)
     return [
         *duplicates(declared),
         *name_collisions(unique.values()),
-        *dependencies(list(unique.values())),
+        *dependencies(list(unique.values()), elsewhere or {}),
     ]
 
 
 # ---------------------------------------------------------------------------- dependencies
 
 
-def dependencies(topics: Sequence[Declared]) -> list[Diagnostic]:
-    """depends_on names a declared topic, not itself, not a tombstone, and forms no cycle."""
+def dependencies(
+    topics: Sequence[Declared], elsewhere: Mapping[str, Sequence[str]] | None = None
+) -> list[Diagnostic]:
+    """depends_on names a declared topic, not itself, not a tombstone, and forms no cycle.
+
+    A topic declared only for other clusters (`elsewhere`) is named as such: declared, but not
+    for this cluster, so the order it would give cannot hold here."""
+    elsewhere = elsewhere or {}
     declared = {t.name: t for t in topics}
     found: list[Diagnostic] = []
     for topic in topics:
@@ -99,6 +109,18 @@ def dependencies(topics: Sequence[Declared]) -> list[Diagnostic]:
                 found.append(
                     SELF_DEPENDENCY(
                         f"'{topic.name}' depends on itself: remove it from its depends_on",
+                        where,
+                        topic.name,
+                    )
+                )
+            elif name not in declared and name in elsewhere:
+                clusters = elsewhere[name]
+                label = "cluster" if len(clusters) == 1 else "clusters"
+                found.append(
+                    UNKNOWN_DEPENDENCY(
+                        f"'{topic.name}' depends on '{name}', which is declared only for "
+                        f"{label} {', '.join(clusters)} (its `clusters:`): add this cluster to the "
+                        f"`clusters:` of '{name}', or give '{topic.name}' the same `clusters:`",
                         where,
                         topic.name,
                     )

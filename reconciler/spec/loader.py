@@ -142,12 +142,13 @@ def _load_repo(root: Path, cluster: str | None, env: Mapping[str, str] | None) -
     desired: dict[str, DesiredState] = {}
     for group in run.groups:
         mine = [t for t in run.declared[group] if not group or _on_cluster(t.spec, group)]
-        run.per_cluster[group] += cross_file([t.declared for t in mine])
+        elsewhere = _declared_elsewhere(run.declared[group], group)
+        run.per_cluster[group] += cross_file([t.declared for t in mine], elsewhere)
         if group:
             topics_by_name: dict[str, TopicSpec] = {}
             for topic in mine:
                 topics_by_name.setdefault(topic.spec.name, topic.spec)  # the first one wins
-            desired[group] = DesiredState(group, topics_by_name, unread)
+            desired[group] = DesiredState(group, topics_by_name, unread, elsewhere)
             if run.config is not None:  # a group is a selected cluster of reconciler.yaml
                 chosen = run.config.clusters[group]
                 run.per_cluster[group] += check_pattern_bounds(chosen, topics_by_name.values())
@@ -221,6 +222,20 @@ class _Run:
 
 def _on_cluster(spec: TopicSpec, cluster: str) -> bool:
     return spec.clusters is None or cluster in spec.clusters
+
+
+def _declared_elsewhere(topics: Sequence[Topic], cluster: str) -> dict[str, tuple[str, ...]]:
+    """Topics `clusters:` keeps off `cluster`, with the clusters they are declared for (none
+    when no cluster is known)."""
+    if not cluster:
+        return {}
+    found: dict[str, set[str]] = {}
+    on_cluster = {t.spec.name for t in topics if _on_cluster(t.spec, cluster)}
+    for topic in topics:
+        spec = topic.spec
+        if spec.clusters is not None and spec.name not in on_cluster:
+            found.setdefault(spec.name, set()).update(spec.clusters)
+    return {name: tuple(sorted(clusters)) for name, clusters in sorted(found.items())}
 
 
 def _per_cluster_diagnostics(per_cluster: Mapping[str, list[Diagnostic]]) -> list[Diagnostic]:

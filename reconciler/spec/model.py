@@ -107,3 +107,6 @@ class DesiredState:
     # Files under the topics directory that could hold topics but were not read, as
     # (path, reason) (spec/discovery.py): while any is there, the planner refuses every delete
     unread: tuple[tuple[str, str], ...] = ()
+    # Topics declared only for other clusters (`clusters:`), with those clusters: named as
+    # such, never as undeclared, where a message is about one of them (a --prune delete)
+    elsewhere: dict[str, tuple[str, ...]] = field(default_factory=dict, hash=False, compare=True)

@@ -222,15 +222,33 @@ def _ids(ids: Sequence[int]) -> str:
     return ", ".join(str(i) for i in ids)
 
 
-def min_insync_replicas(value: int, rf: int, at: Location, topic: str) -> list[Diagnostic]:
-    """min.insync.replicas above the replication factor makes every acks=all write fail."""
+def min_insync_replicas(
+    value: int,
+    rf: int,
+    at: Location,
+    topic: str,
+    *,
+    source: str = "",
+    brokers: int | None = None,
+) -> list[Diagnostic]:
+    """min.insync.replicas above the replication factor makes every acks=all write fail.
+
+    One rule wherever the replication factor comes from: the spec (validate), or the cluster
+    (plan: the broker default of a create, or the topic's own), which `source` names. With the
+    cluster's broker count known, a replication factor it cannot hold is never advised.
+    """
     if value <= rf:
         return []
+    fix = "lower min.insync.replicas or raise replication_factor"
+    if brokers is not None and value > brokers:
+        fix = (
+            f"set min.insync.replicas to at most {rf} (the cluster's {brokers} broker(s) cannot "
+            f"hold a replication factor of {value})"
+        )
     return [
         MIN_INSYNC_REPLICAS(
-            f"min.insync.replicas of '{topic}' is {value} but the replication factor is {rf}: "
-            "producers with acks=all could never write; lower min.insync.replicas or raise "
-            "replication_factor",
+            f"min.insync.replicas of '{topic}' is {value} but the replication factor is "
+            f"{rf}{source}: producers with acks=all could never write; {fix}",
             at,
             topic,
         )

@@ -76,10 +76,10 @@ def test_snapshot_lines_keep_the_synonyms_of_overrides(tmp_path: Path) -> None:
     [
         ("{not json", "not valid JSON"),
         ('{"format_version": 2}', "format_version 2"),
-        ('{"format_version": 1, "cluster": "x"}', "not a reconciler snapshot"),
+        ('{"format_version": 1, "cluster": "x"}', "not a valid reconciler snapshot"),
         ("[]", "not a reconciler snapshot"),
         ('{"format_version": 1, "cluster": "x", "brokers": [], "topics": [{"name": 1}]}',
-         "not a reconciler snapshot"),
+         "not a valid reconciler snapshot"),
     ],
 )  # fmt: skip
 def test_a_bad_snapshot_is_a_clear_error(tmp_path: Path, content: str, says: str) -> None:

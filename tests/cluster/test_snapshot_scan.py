@@ -1,6 +1,7 @@
 """load_snapshot reads topics one at a time (snapshot._scan) and must read what json.loads does.
 
-The reference is the whole-document path: `json.loads` then `from_json`. For valid snapshots in
+The reference is the whole-document path: `json.loads`, the jsonschema package's check of the
+whole document against schemas/snapshot.schema.json, then `from_json`. For valid snapshots in
 any key order and spacing, the states are equal; for damaged texts (truncated, spliced, not
 JSON at all, topics that are not objects), both refuse, with the same kind of message.
 """
@@ -11,12 +12,19 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reconciler.cluster.snapshot import from_json, load_snapshot
 from reconciler.errors import ConfigError
+
+SCHEMA = jsonschema.Draft202012Validator(
+    json.loads(
+        (Path(__file__).resolve().parents[2] / "schemas" / "snapshot.schema.json").read_text()
+    )
+)
 
 _TOPIC = {
     "name": "orders",
@@ -50,6 +58,8 @@ def _reference(text: str) -> tuple[str, object]:
     try:
         if not isinstance(document, dict):
             raise TypeError("not a JSON object")
+        if not SCHEMA.is_valid(document):
+            raise ValueError("not what the schema describes")
         return "ok", from_json(document)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return "error", "not a reconciler snapshot"

@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from reconciler.cluster.fingerprint import fingerprint
-from reconciler.cluster.state import ClusterState
+from reconciler.cluster.state import ClusterState, Reassignment
 from reconciler.planning.drift import DriftItem, drift, to_json
 from reconciler.planning.plan import make_plan
 from reconciler.render.drift import render_drift_markdown, render_drift_text
@@ -51,10 +51,10 @@ CASES = {
         cluster(),
         [("a.b", "missing", "topic", "present", None)],
     ),
-    "partitions grown out of band": (
+    "partitions grown out of band: the plan's partition_decrease error": (
         desired(spec("a.b", partitions=3)),
         cluster(topic("a.b", spread(6, 1))),
-        [("a.b", "partitions", "partitions", "3", "6")],
+        [("a.b", "blocked", "partition_decrease", None, None)],
     ),
     "partitions short of the spec": (
         desired(spec("a.b", partitions=6)),
@@ -71,10 +71,36 @@ CASES = {
         cluster(topic("a.b", [[2, 1], [2, 3]])),
         [("a.b", "placement", "assignments", "[[1, 2], [2, 3]]", "[[2, 1], [2, 3]]")],
     ),
-    "tombstoned topic still there": (
+    "tombstoned topic still there, its delete held back by the policy": (
         desired(spec("a.b", state=SpecState.ABSENT)),
         cluster(topic("a.b", spread(3, 1))),
-        [("a.b", "present", "topic", None, "present")],
+        [("a.b", "blocked", "delete_not_allowed", None, None)],
+    ),
+    "tombstoned topic still there, protected": (
+        desired(spec("a.b", state=SpecState.ABSENT, protect=True)),
+        cluster(topic("a.b", spread(3, 1))),
+        [("a.b", "blocked", "delete_protected", None, None)],
+    ),
+    "replication factor change held back by a reassignment in progress": (
+        desired(spec("a.b", partitions=1, replication_factor=3)),
+        cluster(
+            topic("a.b", [[1, 2]]),
+            reassignments=[Reassignment("a.b", 0, (1, 2), adding=(2,), removing=())],
+        ),
+        [("a.b", "blocked", "reassignment_in_progress", None, None)],
+    ),
+    "a create the plan refuses: the topic is still missing": (
+        desired(spec("a.b", partitions=1, replication_factor=4)),
+        cluster(),
+        [("a.b", "blocked", "replication_factor_unreachable", None, None)],
+    ),
+    "a create colliding with an existing name": (
+        desired(spec("a.b", partitions=1)),
+        cluster(topic("a_b")),
+        [
+            ("a.b", "blocked", "topic_collision", None, None),
+            ("a_b", "unmanaged", "topic", None, "present"),
+        ],
     ),
     "unmanaged topic, ignored and internal ones left out": (
         desired(),
@@ -132,3 +158,27 @@ def test_markdown_stays_under_its_budget_and_counts_the_rest() -> None:
     shown = markdown.count("missing from the cluster")
     assert 10 < shown < 3000
     assert f"| … | {3000 - shown} more difference(s)" in markdown
+
+
+def test_every_error_of_the_plan_is_drift_and_no_warning_is() -> None:
+    """The mechanism, not a list: whatever error diagnostic the plan holds is an item carrying
+    the plan's own code and sentence; a warning (here: a spec for an ignored topic) is not."""
+    wanted = desired(
+        spec("a.b", partitions=3),
+        spec("c.d", partitions=1, replication_factor=5),
+        spec("_hidden", partitions=1),
+    )
+    state = cluster(topic("a.b", spread(6, 1)), topic("_hidden"))
+    config = ClusterConfig("test", "127.0.0.1:9092", policy=Policy(ignore=("^_",)))
+    plan = make_plan(wanted, state, config, "sha256:" + "0" * 64)
+    report = drift(plan, wanted, state)
+    assert plan.errors and any(not d.is_error for d in plan.diagnostics)
+    assert [i.diagnostic for i in report.items if i.kind == "blocked"] == sorted(
+        plan.errors, key=lambda d: (d.topic or "", d.rule)
+    )
+    entries = to_json(report)["drift"]
+    jsonschema.validate(to_json(report), SCHEMA)
+    assert {(e["topic"], e["code"]) for e in entries} == {("a.b", "P101"), ("c.d", "P102")}
+    text = render_drift_text(report)
+    assert "topics/test.yaml:1:5  a.b  error[P101]: a.b: partitions cannot shrink" in text
+    assert "| `c.d` | error[P102]: " in render_drift_markdown(report)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import jsonschema
 import pytest
+from confluent_kafka import Producer
 from confluent_kafka.admin import (
     AdminClient,
     AlterConfigOpType,
@@ -14,7 +17,10 @@ from confluent_kafka.admin import (
     ConfigResource,
     NewPartitions,
     NewTopic,
+    ResourceType,
 )
+from kafka import TopicPartition
+from kafka.admin import KafkaAdminClient
 
 from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_config, wait_for_topic
@@ -84,13 +90,15 @@ def test_in_sync_then_out_of_band_changes_are_reported(
     found = {(d["topic"], d["field"]): d for d in report["drift"]}
     assert set(found) == {
         (orders, "config.retention.ms"),
-        (events, "partitions"),
+        (events, "partition_decrease"),  # the plan's P101: Kafka cannot shrink it back
         (stray, "topic"),
     }
     retention = found[(orders, "config.retention.ms")]
     assert (retention["desired"], retention["current"]) == ("604800000", "3600000")
     assert (retention["file"], retention["line"]) == ("topics/main.yaml", 2)
-    assert found[(events, "partitions")]["current"] == "4"
+    grown = found[(events, "partition_decrease")]
+    assert (grown["kind"], grown["code"]) == ("blocked", "P101")
+    assert "cannot shrink from 4 to 2" in grown["message"]
     assert found[(stray, "topic")]["kind"] == "unmanaged"
     # --snapshot-out holds what was read: a plan against it sees the same cluster
     jsonschema.validate(json.loads(snapshot.read_text()), schema("snapshot.schema.json"))
@@ -153,3 +161,96 @@ def test_errors_exit_1_and_markdown_says_what_failed(repo: SpecRepo, ns: str) ->
     assert unreachable.code == 1, unreachable.stdout + unreachable.stderr
     assert "127.0.0.1:1" in unreachable.stdout
     assert unreachable.stdout.startswith("## reconciler drift for `test`")
+
+
+RATES = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
+
+
+def _alter(
+    admin: AdminClient, kind: ResourceType, name: str, values: dict[str, str | None]
+) -> None:
+    entries = [
+        ConfigEntry(k, v, incremental_operation=AlterConfigOpType.SET)
+        if v is not None
+        else ConfigEntry(k, None, incremental_operation=AlterConfigOpType.DELETE)
+        for k, v in values.items()
+    ]
+    resource = ConfigResource(kind, name, incremental_configs=entries)
+    for future in admin.incremental_alter_configs([resource]).values():
+        future.result()
+
+
+def _until_brokers_throttle(admin: AdminClient, brokers: tuple[str, ...]) -> None:
+    """Until each broker itself reports its replication rates (a broker's configs are
+    described by that broker): from then on it throttles."""
+    deadline = time.monotonic() + 30
+    for broker in brokers:
+        resource = ConfigResource(ResourceType.BROKER, broker)
+        while True:
+            entries = admin.describe_configs([resource])[resource].result(timeout=10)
+            if all(entries[k].value == "1024" for k in RATES):
+                break
+            assert time.monotonic() < deadline, f"broker {broker} does not show its throttle"
+            time.sleep(0.1)
+
+
+def test_drift_during_a_reassignment_in_progress_is_what_the_plan_refuses(
+    repo: SpecRepo, kafka3: LocalCluster, ns: str
+) -> None:
+    """The plan refuses the spec's replication factor while Kafka is still moving replicas
+    (P103): drift reports exactly that refusal and exits 2, never "In sync"."""
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    name = f"{ns}.moving"
+    for future in admin.create_topics([NewTopic(name, 1, replica_assignment=[[1]])]).values():
+        future.result()
+    wait_for_topic(admin, name, 1)
+    producer = Producer({"bootstrap.servers": kafka3.bootstrap})
+    for _ in range(1024):
+        producer.produce(name, os.urandom(1024))
+    assert producer.flush(30) == 0
+    # 1 MiB to copy at 1 KiB/s: the move stays in progress for the whole test
+    for broker in ("1", "2"):
+        _alter(admin, ResourceType.BROKER, broker, dict.fromkeys(RATES, "1024"))
+    _alter(admin, ResourceType.TOPIC, name, {
+        "leader.replication.throttled.replicas": "0:1",
+        "follower.replication.throttled.replicas": "0:2",
+    })  # fmt: skip
+    # Brokers apply config changes asynchronously: a move started before they throttle it
+    # copies the megabyte at once and is no longer in progress when drift looks
+    _until_brokers_throttle(admin, ("1", "2"))
+    wait_for_config(admin, name, "leader.replication.throttled.replicas", "0:1")
+    wait_for_config(admin, name, "follower.replication.throttled.replicas", "0:2")
+    repo.topics({"name": name, "partitions": 1, "replication_factor": 3})
+    mover = KafkaAdminClient(bootstrap_servers=kafka3.bootstrap.split(","))
+    try:
+        mover.alter_partition_reassignments({TopicPartition(name, 0): [1, 2]})
+        deadline = time.monotonic() + 30
+        while not mover.list_partition_reassignments():
+            assert time.monotonic() < deadline, "the reassignment did not show as in progress"
+            time.sleep(0.2)
+
+        plan = repo.run("plan", "--cluster", "test", "--format", "json")
+        assert plan.code == 1, plan.stdout + plan.stderr
+        refused = [d for d in plan.json()["diagnostics"] if d["severity"] == "error"]
+        assert [(d["rule"], d["topic"]) for d in refused] == [("reassignment_in_progress", name)]
+
+        drifted = repo.run("drift", "--cluster", "test", "--format", "json")
+        assert drifted.code == 2, drifted.stdout + drifted.stderr
+        report = drifted.json()
+        jsonschema.validate(report, schema("drift.schema.json"))
+        blocked = [d for d in report["drift"] if d["kind"] == "blocked"]
+        assert [(d["topic"], d["field"], d["code"], d["message"]) for d in blocked] == [
+            (name, "reassignment_in_progress", refused[0]["code"], refused[0]["message"])
+        ]
+        assert report["summary"]["blocked"] == 1 and not report["in_sync"]
+        text = repo.run("drift", "--cluster", "test")
+        assert text.code == 2
+        assert f"{name}  error[P103]: {name}: a partition reassignment is in progress" in (
+            text.stdout
+        )
+        assert mover.list_partition_reassignments()  # still moving: the premise held throughout
+    finally:
+        mover.alter_partition_reassignments({TopicPartition(name, 0): None})  # cancel
+        mover.close()
+        for broker in ("1", "2"):
+            _alter(admin, ResourceType.BROKER, broker, dict.fromkeys(RATES))

@@ -1,16 +1,18 @@
 """Specs are read whole or not at all (Finding 1).
 
-We run as root, whom permissions do not stop, so the CLI runs as the unprivileged uid 65534 on
-a repository it can reach: its permission errors are the kernel's own, not a mock.
+We run as root, whom permissions do not stop, so the CLI runs as root without the
+capabilities that bypass file permissions (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH) on a
+repository owned by uid 65534: the kernel then checks the repository's "other" permission bits,
+and its permission errors are the kernel's own, not a mock. Staying uid 0 keeps the
+interpreter reachable when the checkout lives in a private (0700) directory, as a
+`mktemp -d` clone or a private home does, which another uid could not enter.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +23,13 @@ from reconciler.local.state import LocalCluster
 from reconciler.spec.loader import load_repo
 from tests.kafka_helpers import wait_for_topic
 
-AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+# Dropped from the bounding and inheritable sets: an exec'd program of uid 0 gets no others
+WITHOUT_DAC = [
+    "setpriv",
+    "--bounding-set=-dac_override,-dac_read_search",
+    "--inh-caps=-dac_override,-dac_read_search",
+]
+OWNER = 65534  # the repository's owner: not the CLI's uid, so "other" bits are what it gets
 CONFIG = """\
 topics: topics/
 clusters:
@@ -34,12 +42,10 @@ clusters:
 
 
 @pytest.fixture
-def world() -> Iterator[Path]:
-    """A directory uid 65534 can reach (pytest's tmp_path is root's alone)."""
-    path = Path(tempfile.mkdtemp(prefix="reconciler-partial-", dir="/tmp"))
-    path.chmod(0o755)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
+def world(tmp_path: Path) -> Iterator[Path]:
+    """Where the repositories the CLI reads go: pytest's own, private temporary directory
+    (uid 0 owns it, so the CLI can enter it without DAC capabilities)."""
+    yield tmp_path
 
 
 def make_repo(root: Path, ns: str) -> Path:
@@ -54,11 +60,14 @@ def make_repo(root: Path, ns: str) -> Path:
     )
     for path in [root, *root.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
+        os.chown(path, OWNER, OWNER)
     return root
 
 
 def as_nobody(repo: Path, *args: str, bootstrap: str = "127.0.0.1:1") -> tuple[int, str]:
-    """`reconciler --repo REPO ARGS` as uid 65534: exit code and output (never a traceback)."""
+    """`reconciler --repo REPO ARGS` as uid 0 without DAC capabilities, to whom the
+    repository (owned by uid 65534) grants its "other" bits only: exit code and output (never
+    a traceback)."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": "/tmp",
@@ -67,7 +76,7 @@ def as_nobody(repo: Path, *args: str, bootstrap: str = "127.0.0.1:1") -> tuple[i
         "PYTHONDONTWRITEBYTECODE": "1",
     }
     proc = subprocess.run(
-        [*AS_NOBODY, sys.executable, "-m", "reconciler", "--repo", str(repo), *args],
+        [*WITHOUT_DAC, sys.executable, "-m", "reconciler", "--repo", str(repo), *args],
         capture_output=True, text=True, env=env, timeout=120, check=False, cwd="/tmp",
     )  # fmt: skip
     assert "Traceback" not in proc.stderr, proc.stderr

@@ -229,7 +229,8 @@ class Cluster:
         topics, defaults = self._reading(
             lambda n, t: read.topics_and_defaults(self.connection, self._admin(), names, ids, n, t)
         )
-        return read.state_of(description, topics, defaults, moving.result())
+        reassignments, fenced = moving.result()
+        return read.state_of(description, topics, defaults, reassignments, fenced)
 
     def authorized(self, topics: Collection[str]) -> permissions.Authorized:
         """What this principal may do on the cluster and on these topics (apply's pre-flight)."""
@@ -248,6 +249,12 @@ class Cluster:
         """KIP-455 reassignments in progress (on `topics` only, if given)."""
         return self._reading(
             lambda n, t: read.read_reassignments(self.connection, self._reassigner(t, n), topics, t)
+        )
+
+    def fenced_brokers(self) -> tuple[int, ...]:
+        """Brokers registered but fenced: down, not gone (read.read_fenced_brokers)."""
+        return self._reading(
+            lambda n, t: read.read_fenced_brokers(self.connection, self._reassigner(t, n), t)
         )
 
     # --- mutations: one request per call, an answer per item (write.py) --------------------------
@@ -370,11 +377,12 @@ class Cluster:
         return audit.read_audit(self.connection, wait)
 
 
-def _reassignments_apart(apart: Cluster) -> tuple[Reassignment, ...]:
-    """The reassignments in progress, read by a Cluster of their own (closed when done), so
-    that neither read's retries with fresh clients disturb the other's clients."""
+def _reassignments_apart(apart: Cluster) -> tuple[tuple[Reassignment, ...], tuple[int, ...]]:
+    """The reassignments in progress and the fenced brokers, read by a Cluster of their own
+    (closed when done) on kafka-python, so that neither read's retries with fresh clients
+    disturb the other's clients."""
     with apart:
-        return apart.reassignments()
+        return apart.reassignments(), apart.fenced_brokers()
 
 
 def read_state(connection: Connection) -> ClusterState:

@@ -99,6 +99,7 @@ def state_of(
     topics: dict[str, TopicState],
     defaults: dict[str, str],
     reassignments: tuple[Reassignment, ...],
+    fenced: tuple[int, ...] = (),
 ) -> ClusterState:
     """The ClusterState of what the steps read."""
     return ClusterState(
@@ -108,6 +109,7 @@ def state_of(
         topics=dict(sorted(topics.items())),
         broker_defaults=defaults,
         reassignments=reassignments,
+        fenced=fenced,
     )
 
 
@@ -202,6 +204,23 @@ def read_reassignments(
         for tp, moving in sorted(listed.items(), key=lambda item: item[0])
         if topics is None or tp.topic in topics
     )
+
+
+def read_fenced_brokers(
+    connection: Connection, admin: KafkaAdminClient, timeout: float | None = None
+) -> tuple[int, ...]:
+    """Brokers the cluster has registered but fenced (stopped, or not heartbeating), sorted:
+    one DescribeCluster with IncludeFencedBrokers (KIP-1073, Kafka 4.0+), which kafka-python
+    sends and librdkafka cannot. Older brokers answer without the flag: none then."""
+    seconds = connection.seconds if timeout is None else timeout
+    try:
+        described = bounded(admin.describe_cluster, seconds)
+    except Exception as exc:
+        if not is_kafka_python_error(exc):
+            raise
+        raise connection.error("describe", exc) from exc
+    brokers = described.get("brokers", []) if isinstance(described, dict) else []
+    return tuple(sorted(b["broker_id"] for b in brokers if b.get("is_fenced")))
 
 
 def describe_configs(
