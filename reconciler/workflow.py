@@ -30,7 +30,7 @@ from reconciler.planning.json_plan import from_json
 from reconciler.planning.plan import Plan, make_plan, mark_causes
 from reconciler.spec.loader import load_repo
 from reconciler.spec.model import ClusterConfig, DesiredState
-from reconciler.spec.repo_config import load_repo_config, select_cluster
+from reconciler.spec.repo_config import REPO_CONFIG, load_repo_config, select_cluster
 
 # Commands that never talk to Kafka or git (validate, compile) must not pay for loading the
 # Kafka clients, gitpython and apply (~0.5 s): those are imported where they are used.
@@ -59,7 +59,9 @@ def load_specs(repo: Path, cluster: str) -> Specs:
 def connection(cluster: ClusterConfig) -> adapter.Connection:
     from reconciler.cluster import adapter
 
-    return adapter.Connection(cluster.name, cluster.bootstrap, cluster.client)
+    return adapter.Connection(
+        cluster.name, cluster.bootstrap, cluster.client, cluster_id=cluster.cluster_id
+    )
 
 
 def read_state(cluster: ClusterConfig, snapshot: Path | None = None) -> ClusterState:
@@ -73,6 +75,13 @@ def read_state(cluster: ClusterConfig, snapshot: Path | None = None) -> ClusterS
         raise ConfigError(
             f"{snapshot} is a snapshot of cluster '{name}', not '{cluster.name}'; pass the "
             "matching --cluster or snapshot file"
+        )
+    if cluster.cluster_id is not None and state.cluster_id != cluster.cluster_id:
+        shown = state.cluster_id if state.cluster_id is not None else "no cluster id"
+        raise ConfigError(
+            f"{snapshot} is a snapshot of cluster id {shown}, but reconciler.yaml pins "
+            f"cluster_id {cluster.cluster_id} for '{cluster.name}'; pass a snapshot of that "
+            "cluster (or correct cluster_id if the cluster was rebuilt)"
         )
     return state
 
@@ -115,6 +124,36 @@ def plan(
 
     ours = caused_by_change(repo, cluster, specs.desired, whole, changed_since, changed)
     return mark_causes(whole, changed_since, ours)
+
+
+def reported_cluster_id(name: str, bootstrap: str, timeout: float = 10.0) -> str | None:
+    """The id the cluster at `bootstrap` reports (one DescribeCluster, no client settings);
+    None when it does not answer within `timeout` seconds (init then writes no pin)."""
+    from reconciler.cluster import adapter
+    from reconciler.errors import ClusterError
+
+    try:
+        return adapter.describe_cluster(bootstrap, timeout=timeout, name=name).cluster_id
+    except ClusterError:
+        return None
+
+
+def pin_advice(repo: Path, cluster: str, reported: str | None) -> str | None:
+    """The warning plan and apply show for a cluster reconciler.yaml does not pin, with the
+    line to add; None when it is pinned (or the cluster reported no id)."""
+    from reconciler.spec.pin_cluster import pin_line
+
+    if reported is None:
+        return None
+    config = cluster_config(repo, cluster)
+    if config.cluster_id is not None:
+        return None
+    line = f" (line {config.location.line})" if config.location is not None else ""
+    return (
+        f"cluster '{cluster}' has no cluster_id, so its bootstrap may reach any cluster: add "
+        f"`{pin_line(reported)}` under `{cluster}:`{line} in {REPO_CONFIG}, and every command "
+        "then refuses another cluster"
+    )
 
 
 # ---------------------------------------------------------------------------- apply
@@ -233,6 +272,9 @@ class ImportRun:
     inexact: tuple[str, ...]
     problems: tuple[Diagnostic, ...]
     checked: bool  # False when the files went outside the topics directory (nothing reads them)
+    # The cluster id written into reconciler.yaml (the cluster had none); None: not written
+    pinned: str | None = None
+    unpinned: str | None = None  # the id to pin by hand: reconciler.yaml's layout left no line
 
     @property
     def topics(self) -> tuple[import_cluster.ImportedTopic, ...]:
@@ -250,7 +292,7 @@ def import_topics(
 
     1. load and validate the repository (every cluster: a name any spec declares for this
        cluster is skipped, and the repository must be valid to know which those are);
-    2. read the cluster (batched, as for plan);
+    2. read the cluster (batched, as for plan); pin its id in reconciler.yaml if unpinned;
     3. choose the topics and lay them out in new files (import_cluster, pure);
     4. write them, never over an existing file;
     5. load the specs again and plan against the state already read: any imported topic with a
@@ -267,6 +309,15 @@ def import_topics(
     config = loaded.config
     chosen = select_cluster(config, cluster)
     state = read_state(chosen)
+    pinned = unpinned = None
+    if chosen.cluster_id is None and state.cluster_id is not None:
+        from reconciler.spec.pin_cluster import pin_cluster_id
+
+        config_file = config.root / REPO_CONFIG
+        if pin_cluster_id(config_file, chosen, state.cluster_id, os.environ):
+            pinned = state.cluster_id
+        else:
+            unpinned = state.cluster_id
     ignore = [re.compile(p) for p in chosen.policy.ignore]  # validated with reconciler.yaml
     topics, skipped = import_cluster.select(
         state, loaded.desired[cluster].topics, ignore, include_re, exclude_re
@@ -302,7 +353,9 @@ def import_topics(
         if again.config is not None and cluster in again.desired and not problems:
             after = make_plan(again.desired[cluster], state, chosen)
             inexact = sorted({c.topic for c in after.changes if c.topic in names})
-    return ImportRun(files, tuple(skipped), tuple(inexact), tuple(problems), checked)
+    return ImportRun(
+        files, tuple(skipped), tuple(inexact), tuple(problems), checked, pinned, unpinned
+    )
 
 
 def _option_regex(option: str, pattern: str | None) -> re.Pattern[str] | None:

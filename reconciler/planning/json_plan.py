@@ -44,6 +44,7 @@ def to_json(plan: Plan) -> Json:
     data: Json = {
         "format_version": FORMAT_VERSION,
         "cluster": plan.cluster,
+        "cluster_id": plan.cluster_id,
         "based_on": plan.based_on,
         "applyable": plan.applyable,
         "summary": {
@@ -84,6 +85,7 @@ def from_json(data: Json) -> Plan:
             unmanaged=tuple(data["unmanaged"]),
             broker_load=tuple(_read_broker_load(row) for row in data.get("broker_load", ())),
             changed_since=data.get("changed_since"),
+            cluster_id=data.get("cluster_id"),
         )
     except (KeyError, TypeError) as error:
         raise ValueError(f"not a valid plan: missing or malformed field {error}") from error

@@ -61,6 +61,8 @@ class Plan:
     broker_load: tuple[BrokerLoad, ...] = ()
     # The git ref of `plan --changed-since`: every change then carries its cause
     changed_since: str | None = None
+    # The id the cluster (or the snapshot) reported: apply refuses the plan on another
+    cluster_id: str | None = None
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -140,6 +142,7 @@ def make_plan(
         diagnostics=tuple(sorted(found, key=diagnostic_order)),
         unmanaged=unmanaged,
         broker_load=broker_load,
+        cluster_id=state.cluster_id,
     )
 
 

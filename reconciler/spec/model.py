@@ -80,6 +80,10 @@ class ClusterConfig:
     vars: dict[str, Any] = field(default_factory=dict, hash=False, compare=True)
     limits: Limits = Limits()
     policy: Policy = Policy()
+    # The id Kafka reports for this cluster: every live command refuses a cluster reporting
+    # another (None: not pinned, a warning on plan and apply)
+    cluster_id: str | None = None
+    location: Location | None = field(default=None, compare=False)  # its `NAME:` key
 
 
 @dataclass(frozen=True, slots=True)
