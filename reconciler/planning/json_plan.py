@@ -159,12 +159,15 @@ def _change_fields(change: Change) -> Json:
 
 
 def _hazard(hazard: Hazard) -> Json:
-    return {
+    data: Json = {
         "code": hazard.code,
         "message": hazard.message,
         "acknowledged": hazard.acknowledged,
         "severity": hazard.severity.value,
     }
+    if hazard.approve_with is not None:  # every hazard the planner finds has one
+        data["approve_with"] = hazard.approve_with
+    return data
 
 
 def _broker_load(row: BrokerLoad) -> Json:
@@ -260,7 +263,16 @@ def _read_hazard(entry: Json) -> Hazard:
         entry["message"],
         acknowledged=bool(entry.get("acknowledged", False)),
         severity=Severity(entry.get("severity", Severity.ERROR.value)),
+        approval=_read_approval(entry),
     )
+
+
+def _read_approval(entry: Json) -> int | str | None:
+    approve_with = entry.get("approve_with")
+    if not isinstance(approve_with, dict) or len(approve_with) != 1:
+        return None
+    value = next(iter(approve_with.values()))
+    return value if isinstance(value, int | str) and not isinstance(value, bool) else None
 
 
 def _read_broker_load(entry: Json) -> BrokerLoad:

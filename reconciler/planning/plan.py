@@ -125,12 +125,14 @@ def make_plan(
     """
     policy = cluster.policy
     changes, diagnostics, unmanaged = diff(desired, state, policy, prune=prune)
-    ordered = order(hazards.review(changes, desired, policy))
+    reviewed, approvals = hazards.review(changes, desired, policy)
+    ordered = order(reviewed)
     broker_load, over_limits = check_limits(ordered, state, desired, cluster.limits, policy)
     found = {
         *diagnostics,
         *over_limits,
         *check_policies(ordered, desired, state, policy),
+        *approvals,
         *warnings,
     }
     if based_on is None:

@@ -39,6 +39,9 @@ MIN_REPLICATION_FACTOR = Rule("P113", "min_replication_factor", _ERROR)
 MAX_PARTITIONS_PER_TOPIC = Rule("P114", "max_partitions_per_topic", _ERROR)
 NAME_PATTERN = Rule("P115", "name_pattern", _ERROR)
 MIN_INSYNC_REPLICAS_HEADROOM = Rule("P116", "min_insync_replicas_headroom", _WARNING)
+# Approvals (hazards.py review)
+ACKNOWLEDGE_UNBOUND = Rule("P130", "acknowledge_unbound", _WARNING)
+ACKNOWLEDGE_STALE = Rule("P131", "acknowledge_stale", _WARNING)
 
 RULES: tuple[Rule, ...] = (
     PARTITION_DECREASE,
@@ -57,6 +60,8 @@ RULES: tuple[Rule, ...] = (
     MAX_PARTITIONS_PER_TOPIC,
     NAME_PATTERN,
     MIN_INSYNC_REPLICAS_HEADROOM,
+    ACKNOWLEDGE_UNBOUND,
+    ACKNOWLEDGE_STALE,
 )
 
 # Hazards (hazards.py finds them; spec/model.py HAZARD_CODES names them): error = apply
