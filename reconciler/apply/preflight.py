@@ -34,7 +34,8 @@ from reconciler.cluster.adapter import Cluster
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ApplyRefused, StalePlan
-from reconciler.planning.changes import CreateTopic, IncreasePartitions, TopicChange
+from reconciler.planning.changes import CreateTopic, Hazard, IncreasePartitions, TopicChange
+from reconciler.planning.hazards import entry
 from reconciler.planning.plan import Plan
 
 
@@ -53,12 +54,19 @@ def check_plan(plan: Plan, cluster: str) -> None:
         )
     missing = plan.unacknowledged_hazards
     if missing:
-        listed = "; ".join(f"{topic}: {h.code}" for topic, h in missing)
+        listed = "; ".join(
+            f"{topic}: {h.code}" + (f" (approve with {_item(h)})" if h.approve_with else "")
+            for topic, h in missing
+        )
         raise ApplyRefused(
-            f"{len(missing)} hazard(s) not acknowledged: {listed}. Add the codes to the "
+            f"{len(missing)} hazard(s) not acknowledged: {listed}. Add each item to the "
             "topic's `acknowledge:` in the reviewed change (prune deletes: pass --prune), plan "
             "again and apply. Nothing was changed."
         )
+
+
+def _item(hazard: Hazard) -> str:
+    return f"`- {entry(hazard.code, hazard.approval)}`"
 
 
 def check_cluster_id(plan: Plan, cluster: Cluster) -> None:

@@ -164,10 +164,11 @@ def entry(code: str, value: int | str | None) -> str:
     """An `acknowledge:` item as written in YAML: `{key_reorder: 16}`, or the bare code."""
     if value is None:
         return code
-    plain = isinstance(value, int) or (
-        _PLAIN.fullmatch(value) is not None and value.lower() not in _WORDS
+    text = str(value)  # digits read back as a number, which compares as the same text
+    plain = text.lstrip("-").isdigit() or (
+        _PLAIN.fullmatch(text) is not None and text.lower() not in _WORDS
     )
-    return f"{{{code}: {value if plain else json.dumps(value)}}}"
+    return f"{{{code}: {text if plain else json.dumps(text)}}}"
 
 
 def _tail(
