@@ -31,6 +31,7 @@ class Identity:
     def settle(self, connection: Connection, reported: str | None) -> None:
         """Record the id the brokers reported; WrongCluster if the connection pins another."""
         self.reported = reported
+        self._refusal = None  # a read that failed before (abandon) is answered now
         if connection.cluster_id is not None and reported != connection.cluster_id:
             self._refusal = WrongCluster(mismatch(connection, reported))
         self._settled.set()
