@@ -24,6 +24,7 @@ from reconciler.local.state import LocalCluster
 from reconciler.spec.model import ClusterConfig
 from reconciler.spec.pin_cluster import pin_cluster_id
 from tests.kafka_helpers import wait_for_topic
+from tests.request_log import requests_by
 from tests.spec_repo import SpecRepo, run_cli
 
 
@@ -37,6 +38,7 @@ def other(
         brokers=1,
         overrides=default_overrides(1),
         tie_to_parent=True,
+        request_log=True,
     )
     try:
         yield cluster
@@ -66,12 +68,16 @@ def everything(bootstrap: str) -> dict[str, Any]:
     }
 
 
-def pinned_repo(root: Path, bootstrap: str, ns: str, pin: str | None) -> SpecRepo:
+def pinned_repo(
+    root: Path, bootstrap: str, ns: str, pin: str | None, client_id: str | None = None
+) -> SpecRepo:
     repo = SpecRepo(root, bootstrap, ns, {"allow_delete": True})
     cluster: dict[str, Any] = {
         "bootstrap": "${KAFKA_BOOTSTRAP}",
         "policy": {"ignore": [f"^(?!{ns})"], "allow_delete": True},
     }
+    if client_id is not None:
+        cluster["client"] = {"client.id": client_id}
     if pin is not None:
         cluster["cluster_id"] = pin
     repo.write("reconciler.yaml", {"topics": "topics/", "clusters": {"test": cluster}})
@@ -219,3 +225,43 @@ def test_a_flow_style_cluster_is_left_alone(tmp_path: Path) -> None:
 
     assert pin_cluster_id(path, chosen, "abc", {}) is False
     assert path.read_text() == text
+
+
+# What a client may send before it knows the cluster's id: connection set-up and the id's own
+# request (librdkafka sends DescribeCluster as Metadata; kafka-python bootstraps with Metadata)
+SET_UP = {"API_VERSIONS", "METADATA", "DESCRIBE_CLUSTER"}
+
+
+def test_nothing_but_the_id_is_asked_of_another_cluster(
+    kafka1: LocalCluster, other: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    """Counted by the wrong cluster's brokers (their request log): plan, apply and snapshot of
+    a repository pinned to kafka1 send it nothing beyond connection set-up and DescribeCluster:
+    no topic metadata read, no configs, no reassignments, no lock, no audit, no change."""
+    for command in (("plan",), ("apply", "--auto-approve"), ("snapshot", "-o", "s.json")):
+        client_id = f"pin-{command[0]}-{ns[-6:]}"
+        repo = pinned_repo(
+            tmp_path / command[0], other.bootstrap, ns, cluster_id(kafka1.bootstrap), client_id
+        )
+        repo.topics({"name": f"{ns}.new", "partitions": 1})
+        assert repo.run(*command, "--cluster", "test").code == 1
+        sent = requests_by(other, client_id)
+        assert sent and set(sent) <= SET_UP, (command, sent)
+
+
+def test_a_pin_costs_a_plan_no_request(kafka1: LocalCluster, ns: str, tmp_path: Path) -> None:
+    """The id is read by the DescribeCluster every read starts with: pinned or not, plan sends
+    the same requests (librdkafka may add a Metadata refresh of its own, as the round-trip test
+    says)."""
+    pin = cluster_id(kafka1.bootstrap)
+    counts = []
+    for pinned in (None, pin):
+        client_id = f"pin-count-{'on' if pinned else 'off'}-{ns[-6:]}"
+        repo = pinned_repo(tmp_path / str(bool(pinned)), kafka1.bootstrap, ns, pinned, client_id)
+        repo.topics({"name": f"{ns}.t", "partitions": 1})
+        assert repo.run("plan", "--cluster", "test").code == 0
+        counts.append(dict(requests_by(kafka1, client_id)))
+    print(f"plan's requests unpinned: {counts[0]}; pinned: {counts[1]}")
+    unpinned, pinned_counts = ({k: v for k, v in c.items() if k != "METADATA"} for c in counts)
+    assert unpinned == pinned_counts
+    assert abs(counts[0]["METADATA"] - counts[1]["METADATA"]) <= 1
