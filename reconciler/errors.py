@@ -8,7 +8,8 @@
     ├── LocalClusterError       exit 1  the local KRaft cluster could not be fetched, started or
     │                                   stopped
     ├── ClusterError            exit 1  talking to a Kafka cluster failed (unreachable, timeout,
-    │                                   refused)
+    │   │                               refused)
+    │   └── WrongCluster        exit 1  the brokers report another cluster id than the pinned one
     ├── ApplyRefused            exit 1  apply's pre-flight refused the plan; nothing was changed
     │   ├── StalePlan           exit 1  the cluster changed since the saved plan was made
     │   └── PlanMismatch        exit 1  the saved plan is not the plan the specs give now (edited
@@ -68,6 +69,11 @@ class LocalClusterError(ReconcilerError):
 
 class ClusterError(ReconcilerError):
     """A Kafka cluster could not be reached or refused a request."""
+
+
+class WrongCluster(ClusterError):
+    """The brokers report a cluster id other than the one reconciler.yaml pins: nothing further
+    was read from or sent to them."""
 
 
 class ApplyRefused(ReconcilerError):

@@ -1,7 +1,8 @@
 """`reconciler init`: the files of a new spec repository, and writing them without overwriting.
 
     reconciler.yaml                 one cluster, its bootstrap from --bootstrap (CI overrides it
-                                    with $KAFKA_BOOTSTRAP), commented limits and policies
+                                    with $KAFKA_BOOTSTRAP), its cluster_id when the cluster
+                                    answered, commented limits and policies
     topics/.gitkeep                 the empty topics directory (git keeps no empty directory)
     schemas/*.json                  the JSON Schemas, so the editor modeline works offline
     .github/workflows/reconciler-*.yml   the reusable workflows (copies of the package's)
@@ -21,6 +22,7 @@ from pathlib import Path
 from reconciler import __version__
 from reconciler.errors import ConfigError
 from reconciler.resources import SCHEMA_NAMES, scaffold_text, schema_text
+from reconciler.spec.pin_cluster import pin_line
 from reconciler.words import listing
 
 DISTRIBUTION = "kafka-topic-reconciler"  # the name on the package index (pyproject.toml)
@@ -41,7 +43,7 @@ clusters:
     # CI sets KAFKA_BOOTSTRAP (and KAFKA_USERNAME / KAFKA_PASSWORD) from the GitHub
     # environment's secrets; the default is what you gave `reconciler init --bootstrap`.
     bootstrap: "${{KAFKA_BOOTSTRAP:-{bootstrap}}}"
-    # Extra librdkafka properties; ${{ENV}} is expanded and secrets are redacted in all output.
+{pin}    # Extra librdkafka properties; ${{ENV}} is expanded and secrets are redacted in all output.
     client: {{}}
     # client:
     #   security.protocol: SASL_SSL
@@ -78,23 +80,25 @@ class NewFile:
     text: str
 
 
-def scaffold(cluster: str, bootstrap: str) -> tuple[NewFile, ...]:
-    """The files of a new spec repository whose one cluster is `cluster` at `bootstrap`."""
-    if not CLUSTER_NAME.match(cluster):
-        raise ConfigError(
-            f"--cluster {cluster!r}: a cluster name is letters, digits, '.', '_' and '-', "
-            "starting with a letter or digit (e.g. prod)"
-        )
-    if not BOOTSTRAP.match(bootstrap):
-        raise ConfigError(
-            f"--bootstrap {bootstrap!r}: give HOST:PORT[,HOST:PORT...], e.g. "
-            "kafka-1.example.com:9092"
-        )
+_PINNED = """\
+    # The id its brokers reported to `reconciler init`: every command refuses another cluster.
+    {line}
+"""
+_UNPINNED = """\
+    # cluster_id: the id its brokers report; `reconciler import` writes it once they answer.
+"""
+
+
+def scaffold(cluster: str, bootstrap: str, cluster_id: str | None = None) -> tuple[NewFile, ...]:
+    """The files of a new spec repository whose one cluster is `cluster` at `bootstrap`,
+    pinned to `cluster_id` when the cluster answered."""
+    check_arguments(cluster, bootstrap)
     package = f"{DISTRIBUTION}=={__version__}"
+    pin = _PINNED.format(line=pin_line(cluster_id)) if cluster_id is not None else _UNPINNED
     files = [
         NewFile(
             "reconciler.yaml",
-            _CONFIG.format(version=__version__, cluster=cluster, bootstrap=bootstrap),
+            _CONFIG.format(version=__version__, cluster=cluster, bootstrap=bootstrap, pin=pin),
         ),
         NewFile("topics/.gitkeep", ""),
         NewFile(".gitignore", _GITIGNORE),
@@ -108,6 +112,20 @@ def scaffold(cluster: str, bootstrap: str) -> tuple[NewFile, ...]:
         text = template.replace("{{ cluster }}", cluster).replace("{{ package }}", package)
         files.append(NewFile(f".github/workflows/{name}", text))
     return tuple(files)
+
+
+def check_arguments(cluster: str, bootstrap: str) -> None:
+    """init's --cluster and --bootstrap, checked before anything is asked of the cluster."""
+    if not CLUSTER_NAME.match(cluster):
+        raise ConfigError(
+            f"--cluster {cluster!r}: a cluster name is letters, digits, '.', '_' and '-', "
+            "starting with a letter or digit (e.g. prod)"
+        )
+    if not BOOTSTRAP.match(bootstrap):
+        raise ConfigError(
+            f"--bootstrap {bootstrap!r}: give HOST:PORT[,HOST:PORT...], e.g. "
+            "kafka-1.example.com:9092"
+        )
 
 
 def write_new(

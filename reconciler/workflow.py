@@ -31,7 +31,7 @@ from reconciler.planning.plan import Plan, make_plan, mark_causes
 from reconciler.spec.discovery import folder_not_read
 from reconciler.spec.loader import load_repo
 from reconciler.spec.model import ClusterConfig, DesiredState
-from reconciler.spec.repo_config import load_repo_config, select_cluster
+from reconciler.spec.repo_config import REPO_CONFIG, load_repo_config, select_cluster
 from reconciler.spec.rules import IGNORED_FILE
 from reconciler.spec.source import relative
 
@@ -62,7 +62,9 @@ def load_specs(repo: Path, cluster: str) -> Specs:
 def connection(cluster: ClusterConfig) -> adapter.Connection:
     from reconciler.cluster import adapter
 
-    return adapter.Connection(cluster.name, cluster.bootstrap, cluster.client)
+    return adapter.Connection(
+        cluster.name, cluster.bootstrap, cluster.client, cluster_id=cluster.cluster_id
+    )
 
 
 def read_state(cluster: ClusterConfig, snapshot: Path | None = None) -> ClusterState:
@@ -79,6 +81,13 @@ def read_state(cluster: ClusterConfig, snapshot: Path | None = None) -> ClusterS
         raise ConfigError(
             f"{snapshot} is a snapshot of cluster '{name}', not '{cluster.name}'; pass the "
             "matching --cluster or snapshot file"
+        )
+    if cluster.cluster_id is not None and state.cluster_id != cluster.cluster_id:
+        shown = state.cluster_id if state.cluster_id is not None else "no cluster id"
+        raise ConfigError(
+            f"{snapshot} is a snapshot of cluster id {shown}, but reconciler.yaml pins "
+            f"cluster_id {cluster.cluster_id} for '{cluster.name}'; pass a snapshot of that "
+            "cluster (or correct cluster_id if the cluster was rebuilt)"
         )
     return state
 
@@ -121,6 +130,36 @@ def plan(
 
     ours = caused_by_change(repo, cluster, specs.desired, whole, changed_since, changed)
     return mark_causes(whole, changed_since, ours)
+
+
+def reported_cluster_id(name: str, bootstrap: str, timeout: float = 10.0) -> str | None:
+    """The id the cluster at `bootstrap` reports (one DescribeCluster, no client settings);
+    None when it does not answer within `timeout` seconds (init then writes no pin)."""
+    from reconciler.cluster import adapter
+    from reconciler.errors import ClusterError
+
+    try:
+        return adapter.describe_cluster(bootstrap, timeout=timeout, name=name).cluster_id
+    except ClusterError:
+        return None
+
+
+def pin_advice(repo: Path, cluster: str, reported: str | None) -> str | None:
+    """The warning plan and apply show for a cluster reconciler.yaml does not pin, with the
+    line to add; None when it is pinned (or the cluster reported no id)."""
+    from reconciler.spec.pin_cluster import pin_line
+
+    if reported is None:
+        return None
+    config = cluster_config(repo, cluster)
+    if config.cluster_id is not None:
+        return None
+    line = f" (line {config.location.line})" if config.location is not None else ""
+    return (
+        f"cluster '{cluster}' has no cluster_id, so its bootstrap may reach any cluster: add "
+        f"`{pin_line(reported)}` under `{cluster}:`{line} in {REPO_CONFIG}, and every command "
+        "then refuses another cluster"
+    )
 
 
 # ---------------------------------------------------------------------------- apply
@@ -244,6 +283,9 @@ class ImportRun:
     # import could not say exactly (each explained by the topic's notes or the diagnostic)
     inexact: tuple[str, ...]
     problems: tuple[Diagnostic, ...]
+    # The cluster id written into reconciler.yaml (the cluster had none); None: not written
+    pinned: str | None = None
+    unpinned: str | None = None  # the id to pin by hand: reconciler.yaml's layout left no line
 
     @property
     def topics(self) -> tuple[import_cluster.ImportedTopic, ...]:
@@ -261,7 +303,7 @@ def import_topics(
 
     1. load and validate the repository (every cluster: a name any spec declares for this
        cluster is skipped, and the repository must be valid to know which those are);
-    2. read the cluster (batched, as for plan);
+    2. read the cluster (batched, as for plan); pin its id in reconciler.yaml if unpinned;
     3. choose the topics and lay them out in new files (import_cluster, pure);
     4. write them, never over an existing file;
     5. load the specs again, through the discovery plan uses, and plan against the state
@@ -293,6 +335,15 @@ def import_topics(
         )
     writable.check_dir(out if out is not None else config.topics_dir, "--out")  # before reading
     state = read_state(chosen)
+    pinned = unpinned = None
+    if chosen.cluster_id is None and state.cluster_id is not None:
+        from reconciler.spec.pin_cluster import pin_cluster_id
+
+        config_file = config.root / REPO_CONFIG
+        if pin_cluster_id(config_file, chosen, state.cluster_id, os.environ):
+            pinned = state.cluster_id
+        else:
+            unpinned = state.cluster_id
     policy = chosen.policy  # its patterns were validated with reconciler.yaml
     ignore = [UserPattern(p, policy.pattern_source("ignore", p)) for p in policy.ignore]
     mine = loaded.desired[cluster]
@@ -343,7 +394,7 @@ def import_topics(
         if again.config is not None and cluster in again.desired and not problems:
             after = make_plan(again.desired[cluster], state, chosen)
             inexact = sorted({c.topic for c in after.changes if c.topic in names})
-    return ImportRun(files, tuple(skipped), tuple(inexact), tuple(problems))
+    return ImportRun(files, tuple(skipped), tuple(inexact), tuple(problems), pinned, unpinned)
 
 
 def _option_regex(option: str, pattern: str | None) -> UserPattern | None:

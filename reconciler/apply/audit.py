@@ -91,6 +91,7 @@ def record(
     return {
         "format_version": 1,
         "cluster": cluster,
+        "cluster_id": plan.cluster_id,  # apply refuses a plan of another id: the cluster's
         "who": who,
         "git": git,
         "plan_hash": hash_,

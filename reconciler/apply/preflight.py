@@ -2,6 +2,7 @@
 
 check_plan      the plan is for this cluster, applyable (no error diagnostic: limits and
                 policies hold) and every hazard is acknowledged
+check_cluster_id the plan was made on the cluster whose brokers answer (the id they report)
 freshness       the plan's fingerprint against a fresh read; a stale plan is refused with
                 what changed, unless every difference is the plan's own work (an
                 interrupted apply of this very plan), which is resumed
@@ -41,9 +42,11 @@ from reconciler.errors import ApplyRefused, StalePlan
 from reconciler.planning.changes import (
     AlterTopicConfig,
     CreateTopic,
+    Hazard,
     IncreasePartitions,
     TopicChange,
 )
+from reconciler.planning.hazards import entry
 from reconciler.planning.plan import Plan
 
 
@@ -62,11 +65,30 @@ def check_plan(plan: Plan, cluster: str) -> None:
         )
     missing = plan.unacknowledged_hazards
     if missing:
-        listed = "; ".join(f"{topic}: {h.code}" for topic, h in missing)
+        listed = "; ".join(
+            f"{topic}: {h.code}" + (f" (approve with {_item(h)})" if h.approve_with else "")
+            for topic, h in missing
+        )
         raise ApplyRefused(
-            f"{len(missing)} hazard(s) not acknowledged: {listed}. Add the codes to the "
+            f"{len(missing)} hazard(s) not acknowledged: {listed}. Add each item to the "
             "topic's `acknowledge:` in the reviewed change (prune deletes: pass --prune), plan "
             "again and apply. Nothing was changed."
+        )
+
+
+def _item(hazard: Hazard) -> str:
+    return f"`- {entry(hazard.code, hazard.approval)}`"
+
+
+def check_cluster_id(plan: Plan, cluster: Cluster) -> None:
+    """Refuse a plan made on another cluster id (or on none: a plan file without one)."""
+    reported = cluster.cluster_id()
+    if plan.cluster_id != reported:
+        made = f"cluster id {plan.cluster_id}" if plan.cluster_id else "no cluster id"
+        raise ApplyRefused(
+            f"the plan was made on {made}, but the brokers of '{cluster.name}' at "
+            f"{cluster.connection.bootstrap} report cluster id {reported}; plan again against "
+            "this cluster and apply that. Nothing was changed."
         )
 
 

@@ -1,6 +1,7 @@
 """One apply, start to end.
 
-    1. check the plan: this cluster, applyable (limits and policies hold), hazards acknowledged
+    1. check the plan: this cluster (its name and the id its brokers report), applyable
+       (limits and policies hold), hazards acknowledged
     2. take the cluster's lock (breaking a holder only when it is certainly gone: lock.py) and
        start renewing its lease
     3. read the cluster; refuse a stale plan, resume one this plan's interrupted apply left behind
@@ -60,6 +61,7 @@ def apply_plan(
     again against the state read under the lock and raises to refuse it."""
     hash_ = audit.plan_hash(plan)
     preflight.check_plan(plan, cluster.name)
+    preflight.check_cluster_id(plan, cluster)
     if not plan.changes and not leftovers.reported(plan):
         return ApplyResult(cluster.name, hash_, (), {})
     who = audit.actor()
@@ -104,7 +106,8 @@ def apply_plan(
         permissions.check(cluster, state, todo)  # every ACL the operations need, or refuse
         preflight.validate(cluster, state, todo)
         git = audit.git_info(repo)
-        header: dict[str, object] = {"cluster": cluster.name, "who": who, "git": git,
+        header: dict[str, object] = {"cluster": cluster.name,
+                  "cluster_id": plan.cluster_id, "who": who, "git": git,
                   "plan_hash": hash_, "started": audit.iso(started), "resumed": list(resumed),
                   "broken_lock": str(broken) if broken else None}  # fmt: skip
         apply_id = str(uuid.uuid4())

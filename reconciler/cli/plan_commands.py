@@ -102,6 +102,8 @@ def plan(
         click.echo(render_markdown(result, max_chars).rstrip("\n"))
     else:
         click.echo(render_text(result, color=use_color()).rstrip("\n"))
+    if (advice := workflow.pin_advice(ctx.repo, cluster, result.cluster_id)) is not None:
+        click.echo(f"warning: {advice}", err=True)
     if out is not None:
         click.echo(f"Saved the plan to {out}; apply it with `reconciler apply --cluster "
                    f"{cluster} {out}`.", err=True)  # fmt: skip
@@ -209,6 +211,8 @@ def apply(
             if not click.confirm(f"Apply these changes to cluster '{cluster}'?", default=False):
                 click.echo("Apply cancelled; nothing was changed.", err=True)
                 click.get_current_context().exit(1)
+    if (advice := workflow.pin_advice(ctx.repo, cluster, reviewed.cluster_id)) is not None:
+        click.echo(f"warning: {advice}", err=True)
     with stopping.armed():  # SIGINT/SIGTERM now ask apply to stop (cli/signals.py)
         result = workflow.apply(
             ctx.repo,

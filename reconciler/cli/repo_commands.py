@@ -45,13 +45,25 @@ def init(directory: Path | None, bootstrap: str, cluster: str) -> None:
     apply on merge, scheduled drift. Never overwrites a file: refuses, writing nothing, if any
     of them exists. Next: `reconciler import --cluster NAME` to adopt the cluster's topics.
     """
-    from reconciler.init_repo import scaffold, write_new
+    from reconciler import workflow
+    from reconciler.init_repo import check_arguments, scaffold, write_new
 
+    check_arguments(cluster, bootstrap)
     root = directory or Path(".")
     check_dir(root, "DIR")
-    written = write_new(root, scaffold(cluster, bootstrap))
+    show_progress(f"asking {bootstrap} for its cluster id")
+    cluster_id = workflow.reported_cluster_id(cluster, bootstrap)
+    written = write_new(root, scaffold(cluster, bootstrap, cluster_id))
     for path in written:
         click.echo(f"created {path}")
+    if cluster_id is not None:
+        click.echo(f"pinned cluster '{cluster}' to cluster_id {cluster_id} (what it reported)")
+    else:
+        click.echo(
+            f"note: {bootstrap} did not answer, so cluster '{cluster}' is not pinned yet: "
+            "`reconciler import` writes its cluster_id once the cluster answers",
+            err=True,
+        )
     click.echo(
         f"\nA spec repository for cluster '{cluster}' is ready in {root}. Next:\n"
         f"  reconciler --repo {root} validate\n"
@@ -148,6 +160,14 @@ def import_(
 
     show_progress(f"reading cluster '{cluster}'")
     run = workflow.import_topics(ctx.repo, cluster, out, include, exclude)
+    if run.pinned is not None:
+        click.echo(f"pinned cluster '{cluster}' in reconciler.yaml: cluster_id: {run.pinned}")
+    if run.unpinned is not None:
+        click.echo(
+            f"warning: cluster '{cluster}' is not pinned and reconciler.yaml's layout left no "
+            f'line to add it to: add `cluster_id: "{run.unpinned}"` under `{cluster}:`',
+            err=True,
+        )
     for done in run.files:
         click.echo(f"created {done.path} ({len(done.topics)} topic(s))")
     if run.skipped:

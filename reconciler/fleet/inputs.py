@@ -11,6 +11,9 @@ counted under a reason and left out:
     format_version       a line of another format version
     incomplete           a required field missing or of the wrong type
     cluster mismatch     a cluster line naming another cluster than its cluster= directory
+    cluster id mismatch  a snapshot whose cluster_id differs from the first id its cluster's
+                         earlier snapshots carry (a mislabeled folder: another cluster's
+                         snapshot, not drift); its cluster line and every topic line count
     bad topic name       a topic Kafka cannot hold: characters other than ASCII letters,
                          digits, '.', '_' and '-', or over 249 of them (policy.ignore's
                          patterns are evaluated in Java's dialect only on legal names)
@@ -58,7 +61,8 @@ _DATE = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 
 REASONS = (
     "malformed", "unknown record", "format_version", "incomplete", "cluster mismatch",
-    "bad topic name", "bad date directory", "no cluster line", "duplicate",
+    "cluster id mismatch", "bad topic name", "bad date directory", "no cluster line",
+    "duplicate",
 )  # fmt: skip
 
 
@@ -267,6 +271,7 @@ def read_snapshots(
             F.try_to_timestamp(r.taken_at).alias("at"),
             r.brokers.alias("brokers"),
             F.coalesce(r.broker_defaults, _empty_map()).alias("broker_defaults"),
+            r.cluster_id.alias("cluster_id"),
         )
         .persist()
     )
@@ -276,10 +281,23 @@ def read_snapshots(
         F.min(F.when(F.col("reason") == "cluster mismatch", F.col("file"))),
         F.count(F.when(F.col("odd"), 1)),
     ).first()
-    mismatched = (("cluster mismatch", int(tally[0]), tally[1]),) if tally is not None else ()
+    mismatched: tuple[tuple[str, int, str | None], ...] = (
+        (("cluster mismatch", int(tally[0]), tally[1]),) if tally is not None else ()
+    )
     odd = int(tally[2]) if tally is not None else 0
-    headers = found.where(F.col("cluster_line") & F.col("reason").isNull()).drop(
-        "reason", "file", "odd", "cluster_line"
+    # A snapshot whose cluster id is not the first one its cluster's snapshots carry (by
+    # date, then time taken) is another cluster's: left out whole, counted as bad input
+    earlier = Window.partitionBy("cluster").orderBy("date", F.col("at").asc_nulls_last())
+    first_id = F.first("cluster_id", ignorenulls=True).over(earlier)
+    valid = found.where(F.col("cluster_line") & F.col("reason").isNull()).withColumn(
+        "foreign", F.coalesce(F.col("cluster_id") != first_id, F.lit(False))
+    )
+    foreign = valid.where(F.col("foreign")).select("cluster", "date", "taken_at", "file")
+    strays = foreign.agg(F.count(F.lit(1)), F.min("file")).first()
+    if strays is not None and int(strays[0]):
+        mismatched += (("cluster id mismatch", int(strays[0]), strays[1]),)
+    headers = valid.where(~F.col("foreign")).drop(
+        "reason", "file", "odd", "cluster_line", "cluster_id", "foreign"
     )
     latest = Window.partitionBy("cluster", "date").orderBy(
         F.col("at").desc_nulls_last(), F.col("taken_at").desc()
@@ -309,7 +327,13 @@ def read_snapshots(
         .persist()
     )
     keys = ["cluster", "date", "taken_at"]
-    every = F.broadcast(ranked.select(*keys, (F.col("n") == 1).alias("current")))
+    every = F.broadcast(
+        ranked.select(
+            *keys, (F.col("n") == 1).alias("current"), F.lit(False).alias("foreign")
+        ).unionByName(
+            foreign.select(*keys, F.lit(False).alias("current"), F.lit(True).alias("foreign"))
+        )
+    )
 
     plain = odd == 0 if source is None else source
     parsed = (
@@ -353,11 +377,12 @@ def read_snapshots(
                 .when(current.isNull() & ~_date_ok(), "bad date directory")
                 .when(~placed, F.col("line_reason"))
                 .when(current.isNull(), "no cluster line")
+                .when(F.col("foreign"), "cluster id mismatch")
                 .when(~current, "superseded"),
             ),
         )
         .where(placed & current)
-        .drop("current", "reason", "line_reason", "is_topic", "taken_at", "file")
+        .drop("current", "foreign", "reason", "line_reason", "is_topic", "taken_at", "file")
     )
     superseded = ranked.where(F.col("n") > 1).select(*keys)
     return Observed(

@@ -118,6 +118,15 @@ class Hazard:
     message: str
     acknowledged: bool = False
     severity: Severity = Severity.ERROR
+    # What binds an approval to this change (the partition count, the new retention or
+    # cleanup.policy, the topic id): `{code: approval}` in the topic's `acknowledge:` approves
+    # exactly this change (the JSON plan's `approve_with`)
+    approval: int | str | None = None
+
+    @property
+    def approve_with(self) -> dict[str, int | str] | None:
+        """The `acknowledge:` item that approves exactly this change."""
+        return {self.code: self.approval} if self.approval is not None else None
 
     @property
     def blocks_apply(self) -> bool:

@@ -467,7 +467,9 @@ class _Diff:
     ) -> None:
         change = DeleteTopic(name, len(current.partitions), reason)
         self.changes.append(
-            TopicChange(name, Action.DELETE, (change,), hazards.delete(change), depends_on)
+            TopicChange(
+                name, Action.DELETE, (change,), hazards.delete(change, current.topic_id), depends_on
+            )
         )
 
 

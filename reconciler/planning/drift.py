@@ -76,6 +76,7 @@ class DriftReport:
     cluster: str
     based_on: str  # fingerprint of the state read
     items: tuple[DriftItem, ...]  # sorted by topic, then field
+    cluster_id: str | None = None  # the id the cluster reported
 
     @property
     def in_sync(self) -> bool:
@@ -106,6 +107,7 @@ def drift(plan: Plan, desired: DesiredState, state: ClusterState) -> DriftReport
     return DriftReport(
         cluster=plan.cluster,
         based_on=plan.based_on,
+        cluster_id=plan.cluster_id,
         items=tuple(sorted(items, key=_order)),
     )
 
@@ -199,6 +201,7 @@ def to_json(report: DriftReport) -> dict[str, Any]:
     return {
         "format_version": FORMAT_VERSION,
         "cluster": report.cluster,
+        "cluster_id": report.cluster_id,
         "based_on": report.based_on,
         "in_sync": report.in_sync,
         "summary": {"topics": len(report.topics), **{k: report.count(k) for k in KINDS}},

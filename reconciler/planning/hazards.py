@@ -1,15 +1,23 @@
 """Hazards: consequences of a change that a reviewer must see before it is applied.
 
 Two steps. While diffing, each function here looks at one planned change and returns the
-hazards it carries, its message naming the numbers. Then `review` (a pure step of make_plan)
-settles each hazard against the reviewed specs and the cluster's policy:
+hazards it carries, its message naming the numbers, and what binds an approval to it
+(`Hazard.approval`: the partition count, the new retention or cleanup.policy, the topic id).
+Then `review` (a pure step of make_plan) settles each hazard against the reviewed specs and
+the cluster's policy:
 
-- acknowledged: the topic's spec lists the code under `acknowledge:`, so the acknowledgment is
-  part of the reviewed pull request; a `--prune` delete (no spec names the topic) is
-  acknowledged by the flag itself;
+- acknowledged: an item of the topic's `acknowledge:` names this very change, `{code:
+  approval}` (the JSON plan's `approve_with`), so the approval is part of the reviewed pull
+  request and cannot cover a later, different change; an item naming another change of that
+  kind does not approve it, and the tail says which item would. The old bare code approves
+  every change of its kind: accepted for this release with a warning (`acknowledge_unbound`)
+  giving the item to write. A `--prune` delete (no spec names the topic) is acknowledged by
+  the flag itself;
 - severity, from `policy.severity` (rules.HAZARD_LEVELS): error (apply refuses the change
   unless acknowledged), warning (shown, never blocks) or off (dropped from the plan);
-- the message gains a tail saying which of these holds and what to do.
+- the message gains a tail saying which of these holds and what to do;
+- an item that approves nothing the plan does is a warning (`acknowledge_stale`): approvals
+  are cleaned up in review, not left armed.
 
 Refusing is apply's business: `Plan.unacknowledged_hazards` lists what it must refuse.
 """
@@ -17,10 +25,12 @@ Refusing is apply's business: `Plan.unacknowledged_hazards` lists what it must r
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
+import re
 from collections.abc import Sequence
 
-from reconciler.diagnostics import Severity
+from reconciler.diagnostics import Diagnostic, Severity
 from reconciler.planning import rules
 from reconciler.planning.changes import (
     ConfigChange,
@@ -29,7 +39,7 @@ from reconciler.planning.changes import (
     IncreasePartitions,
     TopicChange,
 )
-from reconciler.spec.model import HAZARD_CODES, DesiredState, Policy
+from reconciler.spec.model import HAZARD_CODES, Acknowledgment, DesiredState, Policy
 from reconciler.spec.units import format_duration_ms, format_size_bytes
 
 # The one list of hazards is spec/model.py's HAZARD_CODES (what `acknowledge:` accepts); each
@@ -37,6 +47,10 @@ from reconciler.spec.units import format_duration_ms, format_size_bytes
 KEY_REORDER, RETENTION_DECREASE, CLEANUP_POLICY_CHANGE, DELETE = HAZARD_CODES
 
 _RETENTION_KEYS = ("retention.ms", "retention.bytes")
+# A value YAML reads back as the same string unquoted (a topic name, an id starting with a
+# letter or digit, a policy); anything else is written quoted
+_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9._-]*")
+_WORDS = frozenset({"true", "false", "null", "yes", "no", "on", "off", "y", "n"})
 
 
 def key_reorder(change: IncreasePartitions, keyed: bool, compacted: bool) -> tuple[Hazard, ...]:
@@ -55,6 +69,7 @@ def key_reorder(change: IncreasePartitions, keyed: bool, compacted: bool) -> tup
             f"{change.topic} {why}: going from {change.current} to {change.desired} "
             "partitions maps keys to different partitions, so records of one key written before "
             f"and after the change can be consumed out of order{stale}",
+            approval=change.desired,
         ),
     )
 
@@ -78,6 +93,7 @@ def config_hazards(entries: tuple[ConfigChange, ...]) -> tuple[Hazard, ...]:
                     f"{entry.key} drops from {_shown(entry.key, before)} to "
                     f"{_shown(entry.key, after)}: data older or larger than the new limit "
                     "becomes eligible for deletion at once",
+                    approval=_number(after),
                 )
             )
         if entry.key == "cleanup.policy" and before != after:
@@ -87,56 +103,100 @@ def config_hazards(entries: tuple[ConfigChange, ...]) -> tuple[Hazard, ...]:
                     f"cleanup.policy changes from '{before}' to '{after}': compaction keeps only "
                     "the latest record per key and delete drops old segments, so consumers "
                     "relying on either behaviour break",
+                    approval=after,
                 )
             )
     return tuple(hazards)
 
 
-def delete(change: DeleteTopic) -> tuple[Hazard, ...]:
+def delete(change: DeleteTopic, topic_id: str | None) -> tuple[Hazard, ...]:
+    """A delete's approval binds to the topic's id, so a topic re-created under the same name
+    needs a new one; brokers before Kafka 2.8 give no topic ids, and there it binds to the name
+    (said in the message)."""
     unmanaged = " (unmanaged, --prune)" if change.reason == "prune" else ""
+    unbound = (
+        " (this broker gives no topic ids, Kafka before 2.8: an approval binds to the name, "
+        "so it would also cover a topic re-created under it)"
+        if topic_id is None and change.reason != "prune"
+        else ""
+    )
     return (
         Hazard(
             DELETE,
             f"deleting {change.topic}{unmanaged} destroys its {change.partitions} partition(s) "
-            "and every record in them",
+            f"and every record in them{unbound}",
             acknowledged=change.reason == "prune",
+            approval=topic_id if topic_id is not None else change.topic,
         ),
     )
 
 
 def review(
     changes: tuple[TopicChange, ...], desired: DesiredState, policy: Policy
-) -> tuple[TopicChange, ...]:
-    """The changes with each hazard acknowledged or not, at its configured severity."""
+) -> tuple[tuple[TopicChange, ...], tuple[Diagnostic, ...]]:
+    """The changes with each hazard approved or not, at its configured severity; and the
+    warnings about the approvals themselves (unbound items, items approving nothing)."""
     reviewed = []
+    used: set[tuple[str, Acknowledgment]] = set()
+    warnings: list[Diagnostic] = []
     for topic_change in changes:
         spec = desired.topics.get(topic_change.topic)
-        acknowledged = set(spec.acknowledge) if spec is not None else set()
+        items = spec.acknowledge if spec is not None else ()
         settled = []
         for hazard in topic_change.hazards:
+            bound = [a for a in items if a.code == hazard.code and a.value is not None]
+            exact = [a for a in bound if a.value == str(hazard.approval)]
+            bare = [a for a in items if a.code == hazard.code and a.value is None]
+            used.update((topic_change.topic, a) for a in (*exact, *bare))
             severity = rules.severity(policy, hazard.code)
             if severity is None:
                 continue
-            by_spec = hazard.code in acknowledged
-            tail = _tail(hazard, by_spec, severity, desired.elsewhere.get(topic_change.topic))
+            if bare and not exact:
+                warnings.extend(_unbound(topic_change.topic, a, hazard) for a in bare)
+            tail = _tail(
+                hazard, exact, bare, bound, severity, desired.elsewhere.get(topic_change.topic)
+            )
             settled.append(
                 dataclasses.replace(
                     hazard,
                     message=f"{hazard.message}; {tail}",
-                    acknowledged=hazard.acknowledged or by_spec,
+                    acknowledged=hazard.acknowledged or bool(exact or bare),
                     severity=severity,
                 )
             )
         reviewed.append(dataclasses.replace(topic_change, hazards=tuple(settled)))
-    return tuple(reviewed)
+    for name, spec in desired.topics.items():
+        warnings.extend(_stale(name, a) for a in spec.acknowledge if (name, a) not in used)
+    return tuple(reviewed), tuple(warnings)
+
+
+def entry(code: str, value: int | str | None) -> str:
+    """An `acknowledge:` item as written in YAML: `{key_reorder: 16}`, or the bare code."""
+    if value is None:
+        return code
+    text = str(value)  # digits read back as a number, which compares as the same text
+    plain = text.lstrip("-").isdigit() or (
+        _PLAIN.fullmatch(text) is not None and text.lower() not in _WORDS
+    )
+    return f"{{{code}: {text if plain else json.dumps(text)}}}"
 
 
 def _tail(
-    hazard: Hazard, by_spec: bool, severity: Severity, elsewhere: Sequence[str] | None
+    hazard: Hazard,
+    exact: list[Acknowledgment],
+    bare: list[Acknowledgment],
+    bound: list[Acknowledgment],
+    severity: Severity,
+    elsewhere: Sequence[str] | None,
 ) -> str:
-    code = hazard.code
-    if by_spec:
-        return f"acknowledged by `acknowledge: [{code}]` in the topic's spec"
+    code, wanted = hazard.code, entry(hazard.code, hazard.approval)
+    if exact:
+        return f"approved by `{wanted}` in the topic's acknowledge:"
+    if bare:
+        return (
+            f"acknowledged by the bare `{code}` in the topic's acknowledge:, which approves "
+            f"every {code} of the topic: write `{wanted}` instead, to approve this change only"
+        )
     if hazard.acknowledged and elsewhere:
         label = "cluster" if len(elsewhere) == 1 else "clusters"
         return (
@@ -147,10 +207,42 @@ def _tail(
         return "acknowledged by --prune (no spec names the topic)"
     if severity is Severity.WARNING:
         return f"not blocking: policy.severity makes {code} a warning on this cluster"
+    others = ", ".join(f"`{entry(a.code, a.value)}`" for a in bound)
+    approves = f"{others} approves another change, not this one: " if bound else ""
     return (
-        f"apply refuses it until the topic's spec acknowledges it with `acknowledge: [{code}]` "
-        "in the reviewed change"
+        f"{approves}apply refuses it until the topic's spec approves it with `- {wanted}` "
+        "under `acknowledge:` in the reviewed change"
     )
+
+
+def _unbound(topic: str, item: Acknowledgment, hazard: Hazard) -> Diagnostic:
+    wanted = entry(hazard.code, hazard.approval)
+    return rules.ACKNOWLEDGE_UNBOUND(
+        f"{topic}: `acknowledge: [{item.code}]` approves every {item.code} of the topic, now "
+        f"and later, not only the change reviewed here: write `- {wanted}` (the plan's "
+        "approve_with); the bare form is refused from the next release",
+        item.location,
+        topic=topic,
+    )
+
+
+def _stale(topic: str, item: Acknowledgment) -> Diagnostic:
+    shown = entry(item.code, item.value)
+    risk = (
+        f"left in place it would approve a future {item.code} nobody reviewed"
+        if item.value is None
+        else "it approves nothing now; clean it up in review rather than leave it armed"
+    )
+    return rules.ACKNOWLEDGE_STALE(
+        f"{topic}: `{shown}` in acknowledge: matches no change of this plan: remove it ({risk})",
+        item.location,
+        topic=topic,
+    )
+
+
+def _number(value: str) -> int | str:
+    """A config value as the approval a reviewer writes: a number where it is one."""
+    return int(value) if value.lstrip("-").isdigit() else value
 
 
 def _retention(value: str) -> float:

@@ -44,6 +44,7 @@ def to_json(plan: Plan) -> Json:
     data: Json = {
         "format_version": FORMAT_VERSION,
         "cluster": plan.cluster,
+        "cluster_id": plan.cluster_id,
         "based_on": plan.based_on,
         "applyable": plan.applyable,
         "summary": {
@@ -84,6 +85,7 @@ def from_json(data: Json) -> Plan:
             unmanaged=tuple(data["unmanaged"]),
             broker_load=tuple(_read_broker_load(row) for row in data.get("broker_load", ())),
             changed_since=data.get("changed_since"),
+            cluster_id=data.get("cluster_id"),
         )
     except (KeyError, TypeError) as error:
         raise ValueError(f"not a valid plan: missing or malformed field {error}") from error
@@ -157,12 +159,15 @@ def _change_fields(change: Change) -> Json:
 
 
 def _hazard(hazard: Hazard) -> Json:
-    return {
+    data: Json = {
         "code": hazard.code,
         "message": hazard.message,
         "acknowledged": hazard.acknowledged,
         "severity": hazard.severity.value,
     }
+    if hazard.approve_with is not None:  # every hazard the planner finds has one
+        data["approve_with"] = hazard.approve_with
+    return data
 
 
 def _broker_load(row: BrokerLoad) -> Json:
@@ -258,7 +263,16 @@ def _read_hazard(entry: Json) -> Hazard:
         entry["message"],
         acknowledged=bool(entry.get("acknowledged", False)),
         severity=Severity(entry.get("severity", Severity.ERROR.value)),
+        approval=_read_approval(entry),
     )
+
+
+def _read_approval(entry: Json) -> int | str | None:
+    approve_with = entry.get("approve_with")
+    if not isinstance(approve_with, dict) or len(approve_with) != 1:
+        return None
+    value = next(iter(approve_with.values()))
+    return value if isinstance(value, int | str) and not isinstance(value, bool) else None
 
 
 def _read_broker_load(entry: Json) -> BrokerLoad:

@@ -64,6 +64,8 @@ class Plan:
     broker_load: tuple[BrokerLoad, ...] = ()
     # The git ref of `plan --changed-since`: every change then carries its cause
     changed_since: str | None = None
+    # The id the cluster (or the snapshot) reported: apply refuses the plan on another
+    cluster_id: str | None = None
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -126,7 +128,8 @@ def make_plan(
     """
     policy = cluster.policy
     changes, diagnostics, unmanaged = diff(desired, state, policy, prune=prune)
-    ordered = order(hazards.review(changes, desired, policy))
+    reviewed, approvals = hazards.review(changes, desired, policy)
+    ordered = order(reviewed)
     broker_load, over_limits = check_limits(ordered, state, desired, cluster.limits, policy)
     found = {
         *diagnostics,
@@ -134,6 +137,7 @@ def make_plan(
         *check_policies(ordered, desired, state, policy),
         *leftovers.diagnostics(state),  # what other applies left: a held lock, throttles
         *check_min_insync(ordered, desired, state, diagnostics),
+        *approvals,
         *warnings,
     }
     if based_on is None:
@@ -145,6 +149,7 @@ def make_plan(
         diagnostics=tuple(sorted(found, key=diagnostic_order)),
         unmanaged=unmanaged,
         broker_load=broker_load,
+        cluster_id=state.cluster_id,
     )
 
 

@@ -46,6 +46,9 @@ APPLY_LOCK_HELD = Rule("P131", "apply_lock_held", _WARNING)
 DELETE_WITH_UNREAD_SPECS = Rule("P117", "delete_with_unread_specs", _ERROR)
 # A change that needs a broker existing replicas name but the cluster does not list (diff.py)
 BROKER_DOWN = Rule("P118", "broker_down", _ERROR)
+# Approvals (hazards.py review)
+ACKNOWLEDGE_UNBOUND = Rule("P132", "acknowledge_unbound", _WARNING)
+ACKNOWLEDGE_STALE = Rule("P133", "acknowledge_stale", _WARNING)
 
 RULES: tuple[Rule, ...] = (
     PARTITION_DECREASE,
@@ -68,6 +71,8 @@ RULES: tuple[Rule, ...] = (
     APPLY_LOCK_HELD,
     DELETE_WITH_UNREAD_SPECS,
     BROKER_DOWN,
+    ACKNOWLEDGE_UNBOUND,
+    ACKNOWLEDGE_STALE,
 )
 
 # Hazards (hazards.py finds them; spec/model.py HAZARD_CODES names them): error = apply

@@ -7,6 +7,7 @@ plain string comparison.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -30,6 +31,30 @@ HAZARD_CODES = ("key_reorder", "retention_decrease", "cleanup_policy_change", "d
 
 
 @dataclass(frozen=True, slots=True)
+class Acknowledgment:
+    """One item of a topic's `acknowledge:`: a hazard code and the one change it approves.
+
+    `value` is what binds it, in Kafka's canonical form as a string: the partition count of a
+    key_reorder, the new retention of a retention_decrease, the new cleanup.policy, the topic id
+    (or, on brokers without topic ids, the name) of a delete. None: the old unbound form, a
+    bare code, which approves every change of that kind (accepted for this release, with a
+    warning saying how to write it).
+    """
+
+    code: str
+    value: str | None = None
+    location: Location | None = field(default=None, compare=False)
+
+    @staticmethod
+    def of(item: str | Mapping[str, object]) -> Acknowledgment:
+        """From a spec's item: a bare code, or a one-entry mapping `{code: value}`."""
+        if isinstance(item, str):
+            return Acknowledgment(item)
+        ((code, value),) = item.items()
+        return Acknowledgment(code, str(value))
+
+
+@dataclass(frozen=True, slots=True)
 class TopicSpec:
     name: str
     location: Location  # where `- name: ...` stands (the rendered template's source for .j2)
@@ -43,7 +68,7 @@ class TopicSpec:
     state: Presence = Presence.PRESENT
     owner: str | None = None
     clusters: tuple[str, ...] | None = None  # None: every cluster
-    acknowledge: tuple[str, ...] = ()  # hazard codes acknowledged in the reviewed change
+    acknowledge: tuple[Acknowledgment, ...] = ()  # the approvals of the reviewed change
     description: str | None = None  # free text for people; never sent to Kafka
 
     @property
@@ -88,6 +113,10 @@ class ClusterConfig:
     vars: dict[str, Any] = field(default_factory=dict, hash=False, compare=True)
     limits: Limits = Limits()
     policy: Policy = Policy()
+    # The id Kafka reports for this cluster: every live command refuses a cluster reporting
+    # another (None: not pinned, a warning on plan and apply)
+    cluster_id: str | None = None
+    location: Location | None = field(default=None, compare=False)  # its `NAME:` key
 
 
 @dataclass(frozen=True, slots=True)

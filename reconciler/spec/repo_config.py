@@ -247,6 +247,8 @@ def _cluster(
         vars=dict(variables) if isinstance(variables, dict) else {},
         limits=_limits(raw.get("limits")),
         policy=policy,
+        cluster_id=raw["cluster_id"] if isinstance(raw.get("cluster_id"), str) else None,
+        location=doc.key_at(path),
     )
     return cluster, found
 

@@ -260,13 +260,28 @@ def _topic_fields() -> dict[str, Schema]:
             "type": "string",
         },
         "acknowledge": {
-            "description": "Hazards this reviewed change accepts; apply refuses an "
-            "unacknowledged hazard. key_reorder: partition increase on a keyed topic; "
-            "retention_decrease; cleanup_policy_change; delete.",
+            "description": "Approvals of this reviewed change, each naming the one change it "
+            "approves: write the plan's `approve_with` for the hazard, e.g. {key_reorder: 16} "
+            "(the partition count), {retention_decrease: 86400000} (the new retention, Kafka's "
+            "value), {cleanup_policy_change: compact} (the new cleanup.policy), {delete: TOPIC_ID} "
+            "(the topic's id; its name on brokers without topic ids). Apply refuses a hazard no "
+            "item approves. A bare code (key_reorder) is the old unbound form: accepted in this "
+            "release with a warning, as it approves every change of that kind.",
             "type": "array",
-            "items": {"enum": list(HAZARD_CODES)},
+            "items": {
+                "anyOf": [
+                    {"enum": list(HAZARD_CODES)},
+                    {
+                        "type": "object",
+                        "minProperties": 1,
+                        "maxProperties": 1,
+                        "propertyNames": {"enum": list(HAZARD_CODES)},
+                        "additionalProperties": {"type": ["string", "integer"], "minLength": 1},
+                    },
+                ]
+            },
             "uniqueItems": True,
-            "examples": [["key_reorder"]],
+            "examples": [[{"key_reorder": 16}, {"retention_decrease": 86400000}]],
         },
     }
 
@@ -358,7 +373,11 @@ def topics_schema() -> Schema:
                         "protect": True,
                     },
                     {"name": "payments.orders.dlq.v1", "partitions": 3},
-                    {"name": "payments.legacy", "state": "absent", "acknowledge": ["delete"]},
+                    {
+                        "name": "payments.legacy",
+                        "state": "absent",
+                        "acknowledge": [{"delete": "v1V7R7bWT2qmY_3bnV6VPA"}],
+                    },
                 ],
             }
         ],

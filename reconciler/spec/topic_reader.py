@@ -18,6 +18,7 @@ topic's replication factor) points at the topic, which is what to fix.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +27,7 @@ from reconciler.diagnostics import Diagnostic, Location, did_you_mean
 from reconciler.spec import rules, schema, topic_rules
 from reconciler.spec.configs import ConfigEntry, read_config
 from reconciler.spec.cross_file import Declared
-from reconciler.spec.model import Presence, TopicSpec
+from reconciler.spec.model import HAZARD_CODES, Acknowledgment, Presence, TopicSpec
 from reconciler.spec.yaml_reader import JsonPath, YamlDocument
 
 # What a tombstone inherits from `defaults:`; partitions or config would mean nothing on it.
@@ -187,7 +188,7 @@ def _read_topic(
         state=Presence.ABSENT if absent else Presence.PRESENT,
         owner=fields.text("owner"),
         clusters=_cluster_names(fields.get("clusters")),
-        acknowledge=tuple(a for a, _ in _strings(doc, fields.get("acknowledge"))),
+        acknowledge=_acknowledgments(doc, fields.get("acknowledge")),
         description=fields.text("description"),
     )
     return Topic(spec, Declared(name, at, tuple(depends_on), absent)), found
@@ -273,6 +274,21 @@ def _strings(doc: YamlDocument, got: _Field | None) -> list[tuple[str, Location]
         for i, item in enumerate(got.value)
         if isinstance(item, str) and item
     ]
+
+
+def _acknowledgments(doc: YamlDocument, got: _Field | None) -> tuple[Acknowledgment, ...]:
+    """The `acknowledge:` items the schema accepted: bare codes and `{code: value}`."""
+    if got is None or not isinstance(got.value, list):
+        return ()
+    found = []
+    for i, item in enumerate(got.value):
+        bare = isinstance(item, str) and item in HAZARD_CODES
+        bound = isinstance(item, dict) and len(item) == 1 and next(iter(item)) in HAZARD_CODES
+        if (bound and isinstance(next(iter(item.values())), bool)) or not (bare or bound):
+            continue  # the schema error names it
+        at = doc.value_at((*got.path, i))
+        found.append(dataclasses.replace(Acknowledgment.of(item), location=at))
+    return tuple(found)
 
 
 def _cluster_names(got: _Field | None) -> tuple[str, ...] | None:

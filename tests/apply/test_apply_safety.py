@@ -137,6 +137,7 @@ def test_a_failure_skips_its_dependents_but_not_independent_topics(
     plan = Plan(
         cluster="test",
         based_on=fingerprint(state, [a, b, c]),
+        cluster_id=state.cluster_id,  # made on this cluster: apply refuses another's
         changes=(
             TopicChange(a, Action.UPDATE, (retention(a, "soon"), IncreasePartitions(a, 1, 2))),
             TopicChange(c, Action.UPDATE, (retention(c, "3600000"),)),

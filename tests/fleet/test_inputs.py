@@ -380,3 +380,37 @@ def test_maps_whose_keys_come_in_another_order_compare_as_the_same_maps(
     alike = consistency_rows(spark, clean / "out")
     assert alike  # differences between clusters to get right
     assert consistency_rows(spark, out) == alike
+
+
+def test_a_snapshot_of_another_cluster_id_is_bad_input_not_drift(
+    spark: SparkSession, clean: Path, tmp_path: Path
+) -> None:
+    """A folder holding another cluster's snapshot (its cluster_id differs from the one the
+    cluster's earlier snapshots carry) is left out whole and counted, however late it was
+    taken: it neither supersedes the cluster's own snapshot of that day nor shows as drift."""
+    root = tmp_path / "fleet"
+    shutil.copytree(clean / "desired", root / "desired")
+    shutil.copytree(clean / "snapshots", root / "snapshots")
+    first = fleet_gen.cluster_name(0)
+    generated = next(fleet_gen.clusters(SHAPE))
+    last, state = generated.snapshots[-1]
+    assert state.cluster_id is not None
+    # Another cluster entirely (one topic less, an unmanaged one more), taken later that day
+    topics = dict(state.topics)
+    gone = next(n for n in topics if not n.startswith("_"))
+    stranger = dataclasses.replace(topics.pop(gone), name="stranger.topic")
+    topics["stranger.topic"] = stranger
+    other = dataclasses.replace(state, cluster_id="another-cluster-id", topics=topics)
+    evening = fleet_gen.taken_at(last).replace(hour=23)
+    jsonl.write(
+        root / "snapshots" / f"cluster={first}" / f"date={last}" / "z-evening.jsonl",
+        first, other, evening,
+    )  # fmt: skip
+
+    out = tmp_path / "out"
+    result = job.run(spark, str(root / "desired"), str(root / "snapshots"), str(out))
+
+    counted = {(b.input, b.reason): b.lines for b in result.summary.bad}
+    assert counted == {("snapshots", "cluster id mismatch"): 1 + len(topics)}
+    assert result.summary.superseded == 0
+    assert drift_rows(spark, out) == drift_rows(spark, clean / "out")

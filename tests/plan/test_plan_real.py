@@ -85,7 +85,10 @@ def test_each_kind_of_change_appears_as_designed(
     code, plan = plan_json(repo, "--detailed-exitcode")
 
     assert code == 2 and plan["applyable"] is True
-    assert plan["summary"] == {"create": 2, "update": 3, "delete": 1, "errors": 0, "warnings": 0}
+    # the one warning: the bare `acknowledge: [delete]` approves every delete of the topic (P132)
+    assert plan["summary"] == {"create": 2, "update": 3, "delete": 1, "errors": 0, "warnings": 1}
+    [unbound] = plan["diagnostics"]
+    assert unbound["rule"] == "acknowledge_unbound"
     got = entries(plan)
     assert set(got) == {
         f"{ns}.{n}" for n in ("fresh", "defaults", "grow", "tuned", "thin", "legacy")

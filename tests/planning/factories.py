@@ -26,7 +26,7 @@ from reconciler.cluster.state import (
 from reconciler.diagnostics import Location
 from reconciler.planning.json_plan import from_json, to_json
 from reconciler.planning.plan import Plan
-from reconciler.spec.model import DesiredState, TopicSpec
+from reconciler.spec.model import Acknowledgment, DesiredState, TopicSpec
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "plan.schema.json"
 
@@ -89,9 +89,10 @@ def cluster(
 def spec(name: str, line: int = 1, **fields: Any) -> TopicSpec:
     if "config" in fields:
         fields["config"] = tuple(sorted(fields["config"].items()))
-    for key in ("depends_on", "acknowledge"):
-        if key in fields:
-            fields[key] = tuple(fields[key])
+    if "depends_on" in fields:
+        fields["depends_on"] = tuple(fields["depends_on"])
+    if "acknowledge" in fields:  # bare codes and {code: value} items, as a spec writes them
+        fields["acknowledge"] = tuple(Acknowledgment.of(a) for a in fields["acknowledge"])
     if fields.get("assignments") is not None:
         fields["assignments"] = tuple(tuple(a) for a in fields["assignments"])
     return TopicSpec(name=name, location=Location("topics/test.yaml", line, 5), **fields)

@@ -6,6 +6,8 @@ a plan refusing deletes shows (REFUSED has those).
 
 from __future__ import annotations
 
+from typing import Any
+
 from reconciler.cluster.state import Reassignment
 from reconciler.planning.plan import Plan, make_plan
 from reconciler.spec.model import ClusterConfig, Limits, Policy
@@ -73,7 +75,12 @@ def kitchen_sink() -> Plan:
         spec("payments.cache.v1", line=38, config={"cleanup.policy": "compact"}),
         spec("payments.moving.v1", line=42, replication_factor=3),
         spec("payments.shrinking", line=46, partitions=1),
-        spec("payments.legacy", line=50, state=SpecState.ABSENT, acknowledge=["delete"]),
+        spec(
+            "payments.legacy",
+            line=50,
+            state=SpecState.ABSENT,
+            acknowledge=[{"delete": "payments.legacy"}],
+        ),
         spec("payments.protected", line=53, state=SpecState.ABSENT, protect=True),
         spec("orders.archive", line=57, partitions=1),
         spec("payments.misplaced.v1", line=60, assignments=[[1, 7]]),
@@ -161,12 +168,15 @@ def large(count: int = 2000) -> Plan:
                         line=i + 1,
                         partitions=3,
                         config={"retention.ms": retention},
-                        acknowledge=["retention_decrease"] if i % 7 and not late else [],
+                        acknowledge=[{"retention_decrease": 86400000}]
+                        if hazardous and i % 7 and not late
+                        else [],
                     )
                 )
             case 2:
                 existing.append(topic(name, spread(3, 2)))
-                acknowledged = ["key_reorder"] if i % 11 and not late else []
+                approve = hazardous and i % 11 and not late
+                acknowledged: list[Any] = [{"key_reorder": 6}] if approve else []
                 specs.append(
                     spec(name, line=i + 1, partitions=6, keyed=hazardous, acknowledge=acknowledged)
                 )
@@ -177,7 +187,8 @@ def large(count: int = 2000) -> Plan:
             case _:
                 existing.append(topic(name, spread(2, 2)))
                 protect = i % 89 == 4 or i == count - 1  # tombstone on a protected topic: error
-                acknowledged = ["delete"] if i % 13 and not late else []
+                approved = i % 13 and not late and not protect
+                acknowledged = [{"delete": name}] if approved else []
                 if hazardous:
                     specs.append(
                         spec(

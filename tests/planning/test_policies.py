@@ -11,6 +11,7 @@ import pytest
 
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Severity
+from reconciler.planning import hazards as hazards_module
 from reconciler.planning import rules
 from reconciler.planning.plan import Plan, make_plan
 from reconciler.render import render_json
@@ -157,6 +158,14 @@ HAZARD_CASES: dict[str, tuple[ClusterState, dict[str, Any]]] = {
     ),
     "delete": (cluster(topic("t.h", spread(3, 2))), {"state": Presence.ABSENT}),
 }
+# The `acknowledge:` item approving each case's change (the factories' topics have no topic
+# id, as on brokers before Kafka 2.8: a delete's approval then names the topic)
+APPROVALS: dict[str, dict[str, Any]] = {
+    "key_reorder": {"key_reorder": 6},
+    "retention_decrease": {"retention_decrease": 86400000},
+    "cleanup_policy_change": {"cleanup_policy_change": "compact"},
+    "delete": {"delete": "t.h"},
+}
 
 
 @pytest.mark.parametrize("acknowledged", [False, True])
@@ -164,7 +173,7 @@ HAZARD_CASES: dict[str, tuple[ClusterState, dict[str, Any]]] = {
 @pytest.mark.parametrize("code", HAZARD_CASES)
 def test_each_hazard_at_each_level(code: str, level: str | None, acknowledged: bool) -> None:
     state, fields = HAZARD_CASES[code]
-    ack: dict[str, Any] = {"acknowledge": [code]} if acknowledged else {}
+    ack: dict[str, Any] = {"acknowledge": [APPROVALS[code]]} if acknowledged else {}
     policy = Policy(allow_delete=True, severity=((code, level),) if level else ())
     plan = _plan(state, (spec("t.h", **fields, **ack),), policy)
     hazards = [h for c in plan.changes for h in c.hazards]
@@ -186,13 +195,16 @@ def test_each_hazard_at_each_level(code: str, level: str | None, acknowledged: b
     )
     assert hazard.blocks_apply is blocks
     assert plan.unacknowledged_hazards == ((("t.h", hazard),) if blocks else ())
+    written = hazards_module.entry(code, APPROVALS[code][code])
+    assert hazard.approve_with == APPROVALS[code]
     if acknowledged:
-        assert f"acknowledged by `acknowledge: [{code}]` in the topic's spec" in hazard.message
+        assert f"approved by `{written}` in the topic's acknowledge:" in hazard.message
     elif blocks:
         assert (
-            f"apply refuses it until the topic's spec acknowledges it with `acknowledge: [{code}]`"
-            in (hazard.message)
+            f"apply refuses it until the topic's spec approves it with `- {written}` under "
+            "`acknowledge:`" in hazard.message
         )
+    assert not [d for d in plan.diagnostics if d.rule.startswith("acknowledge_")]
     data = checked_json(plan)
     [entry] = [h for c in data["changes"] for h in c["hazards"]]
     assert (entry["code"], entry["acknowledged"], entry["severity"]) == (
@@ -200,6 +212,7 @@ def test_each_hazard_at_each_level(code: str, level: str | None, acknowledged: b
         acknowledged,
         effective,
     )
+    assert entry["approve_with"] == APPROVALS[code]
 
 
 def test_a_pruned_delete_is_acknowledged_by_the_flag() -> None:
@@ -214,10 +227,11 @@ def test_a_pruned_delete_is_acknowledged_by_the_flag() -> None:
 
 def test_delete_protected_stays_an_error_whatever_is_acknowledged() -> None:
     state = cluster(topic("t.kept", spread(1, 2)))
-    kept = spec("t.kept", state=Presence.ABSENT, protect=True, acknowledge=["delete"])
+    kept = spec("t.kept", state=Presence.ABSENT, protect=True, acknowledge=[{"delete": "t.kept"}])
     policy = Policy(allow_delete=True, severity=(("delete", "off"),))
     plan = _plan(state, (kept,), policy)
-    assert [d.rule for d in plan.diagnostics] == ["delete_protected"]
+    # no delete is planned, so its approval approves nothing: a stale one
+    assert sorted(d.rule for d in plan.diagnostics) == ["acknowledge_stale", "delete_protected"]
     assert not plan.applyable and "delete_protected" in json.dumps(checked_json(plan))
 
 

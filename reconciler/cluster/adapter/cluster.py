@@ -43,6 +43,7 @@ from reconciler.cluster.adapter.connect import (
     steer_controller,
 )
 from reconciler.cluster.adapter.describe import ClusterDescription, describe
+from reconciler.cluster.adapter.identity import Identity
 from reconciler.cluster.adapter.records import Record
 from reconciler.cluster.adapter.throttle import Moves, Throttle
 from reconciler.cluster.adapter.values import (
@@ -64,8 +65,14 @@ T = TypeVar("T")
 class Cluster:
     """One cluster and its clients; a context manager that closes them."""
 
-    def __init__(self, connection: Connection) -> None:
+    def __init__(
+        self, connection: Connection, identity: Identity | None = None, *, beside: bool = False
+    ) -> None:
         self.connection = connection
+        # The id the brokers reported (identity.py): with a pinned connection, asked before any
+        # other request; `beside`, a Cluster reading beside another waits for the other's check
+        self.identity = identity if identity is not None else Identity()
+        self._beside = beside
         self._librdkafka: AdminClient | None = None
         self._kafka_python: KafkaAdminClient | None = None
         self._known: list[probe.Address] = []  # the brokers DescribeCluster last showed
@@ -100,7 +107,7 @@ class Cluster:
     def reconnected(self) -> Cluster:
         """The same cluster with clients of its own: new connections, so librdkafka may pick
         other brokers to ask (what a reader after this one would see)."""
-        fresh = Cluster(self.connection)
+        fresh = Cluster(self.connection, self.identity)
         fresh.ride_outages(self.outage, self.notice)
         return fresh
 
@@ -110,7 +117,20 @@ class Cluster:
         self.outage, self.notice = seconds, notice
         return self
 
+    def _pinned(self) -> None:
+        """Before any request but DescribeCluster: a pinned connection's id is checked first
+        (one DescribeCluster per Cluster; WrongCluster, and nothing sent, if it differs)."""
+        if self.connection.cluster_id is None:
+            return
+        if not self.identity.settled and not self._beside:
+            self.describe()
+        self.identity.wait(2 * self.connection.seconds + 5)
+
     def _admin(self) -> AdminClient:
+        self._pinned()
+        return self._client()
+
+    def _client(self) -> AdminClient:
         if self._librdkafka is None:
             self._librdkafka = librdkafka_admin(self.connection)
         return self._librdkafka
@@ -196,7 +216,7 @@ class Cluster:
         self._librdkafka = None
         silent = {a.id for a, _ in self._probed() if a.id is not None}
         if silent and self._answering():
-            steer_controller(self._admin(), silent)
+            steer_controller(self._client(), silent)
 
     def _logs(self) -> None:
         """Hand librdkafka's queued log lines to Python logging (shown with --debug only): an
@@ -206,9 +226,21 @@ class Cluster:
 
     def describe(self) -> ClusterDescription:
         """Brokers, racks and controller: one DescribeCluster."""
-        found = self._reading(lambda _, t: describe(self.connection, self._admin(), t))
+        try:
+            found = self._reading(lambda _, t: describe(self.connection, self._client(), t))
+        except ClusterError as exc:
+            self.identity.abandon(exc)
+            raise
         self._known = [probe.Address(b.id, b.host, b.port) for b in found.brokers]
+        self.identity.settle(self.connection, found.cluster_id)
         return found
+
+    def cluster_id(self) -> str | None:
+        """The id the brokers report (one DescribeCluster, unless already asked)."""
+        if not self.identity.settled:
+            self.describe()
+        self.identity.wait(0)
+        return self.identity.reported
 
     def read_state(self) -> ClusterState:
         """The whole state, in a fixed number of round trips (read.py), each read retried:
@@ -219,7 +251,9 @@ class Cluster:
         DescribeCluster lists, which its retries use to avoid a dead one (and to send to a live
         controller). A failure here is raised at once: that thread ends within its own timeout
         and closes its clients."""
-        apart = Cluster(self.connection).ride_outages(self.outage, self.notice)
+        apart = Cluster(self.connection, self.identity, beside=True).ride_outages(
+            self.outage, self.notice
+        )
         moving = Aside(lambda: _reassignments_apart(apart), self.connection.seconds)
         description = self.describe()
         # Its retries avoid the brokers that do not answer, as ours do, once it knows them
@@ -247,9 +281,19 @@ class Cluster:
 
     def reassignments(self, topics: Collection[str] | None = None) -> tuple[Reassignment, ...]:
         """KIP-455 reassignments in progress (on `topics` only, if given)."""
-        return self._reading(
-            lambda n, t: read.read_reassignments(self.connection, self._reassigner(t, n), topics, t)
-        )
+
+        def attempt(number: int, timeout: float) -> tuple[Reassignment, ...]:
+            client = self._reassigning(timeout, number)
+            return read.read_reassignments(self.connection, client, topics, timeout)
+
+        return self._reading(attempt)
+
+    def _reassigning(self, timeout: float | None = None, attempt: int = 0) -> KafkaAdminClient:
+        """kafka-python's client, its connection set up beside the id's check, which its
+        requests wait for."""
+        client = self._reassigner(timeout, attempt)
+        self._pinned()
+        return client
 
     def fenced_brokers(self) -> tuple[int, ...]:
         """Brokers registered but fenced: down, not gone (read.read_fenced_brokers)."""
@@ -283,7 +327,7 @@ class Cluster:
         """Start KIP-455 reassignments: (topic, partition) -> the target replicas."""
         if not targets:
             return {}
-        return write.alter_reassignments(self.connection, self._reassigner(), targets)
+        return write.alter_reassignments(self.connection, self._reassigning(), targets)
 
     def set_throttle(
         self,
@@ -344,14 +388,17 @@ class Cluster:
 
     def lock_records(self, wait: float = 5.0) -> list[Record]:
         """The lock topic's records: the holder's, then its heartbeats (broker timestamps)."""
+        self._pinned()
         return lock.lock_records(self.connection, wait)
 
     def lock_end(self) -> int:
         """The lock topic's end offset; it moves while the holder heartbeats."""
+        self._pinned()
         return lock.lock_end(self.connection)
 
     def append_lock(self, record: bytes, timeout: float | None = None) -> None:
         """Append a heartbeat to the lock topic."""
+        self._pinned()
         lock.append(self.connection, record, timeout)
 
     def release_lock(self, token: int | None = None) -> bool:
@@ -365,15 +412,19 @@ class Cluster:
 
     def write_audit(self, key: str, records: Sequence[bytes]) -> None:
         """Append audit records in order (acks=all); raises ClusterError unless all arrived."""
+        self._pinned()
         audit.write_audit(self.connection, key, records)
 
     def audit_offsets(self) -> tuple[int, int]:
+        self._pinned()
         return audit.audit_offsets(self.connection)
 
     def audit_records(self, start: int, end: int, wait: float = 10.0) -> list[Record]:
+        self._pinned()
         return audit.audit_records(self.connection, start, end, wait)
 
     def read_audit(self, wait: float = 10.0) -> list[bytes]:
+        self._pinned()
         return audit.read_audit(self.connection, wait)
 
 

@@ -48,6 +48,7 @@ class Connection:
     bootstrap: str
     client: tuple[tuple[str, str], ...] = ()  # librdkafka properties (may hold secrets)
     timeout: float | None = None  # seconds per request; None: request.timeout.ms or 30 s
+    cluster_id: str | None = None  # the pinned id (reconciler.yaml): any other is refused first
 
     def __post_init__(self) -> None:
         redaction.remember_client(self.client)  # whatever prints or logs it later

@@ -1,0 +1,69 @@
+"""Pinning a cluster's id in reconciler.yaml: one line inserted in place, nothing else touched.
+
+`reconciler import` writes `cluster_id:` for a cluster that has none (init writes it in the
+file it makes). The file is the user's, with their comments and layout, so it is not dumped
+again from data: one line, `cluster_id: "ID"`, goes right under the cluster's `NAME:` key,
+indented as the mapping's first entry. A cluster written in flow style (`NAME: {bootstrap:
+...}`) has no line to insert into: it is left alone and the plan's warning shows the line.
+The result is read back, and the original is put back unless it now pins exactly this id.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from reconciler.spec.model import ClusterConfig
+
+# The first entry under the key: its indentation is the mapping's
+_ENTRY = re.compile(r"^(?P<indent>[ ]+)[^\s#]")
+
+
+def pin_cluster_id(
+    config_file: Path, cluster: ClusterConfig, cluster_id: str, env: Mapping[str, str]
+) -> bool:
+    """Insert `cluster_id: "ID"` under `cluster`'s key in `config_file`; False (the file as it
+    was) when its layout leaves no line to insert into."""
+    from reconciler.spec.repo_config import load_repo_config  # the spec package's own reader
+
+    if cluster.location is None:
+        return False
+    original = config_file.read_bytes()
+    text = original.decode("utf-8")
+    lines = text.splitlines(keepends=True)
+    key = cluster.location.line - 1
+    if key >= len(lines) or not lines[key].split("#", 1)[0].rstrip().endswith(":"):
+        return False  # `NAME: {...}`: flow style
+    indent = None
+    for line in lines[key + 1 :]:
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        found = _ENTRY.match(line)
+        indent = found.group("indent") if found else None
+        break
+    if indent is None or len(indent) < cluster.location.column:
+        return False
+    newline = "\r\n" if lines[key].endswith("\r\n") else "\n"
+    lines.insert(key + 1, f"{indent}{pin_line(cluster_id)}{newline}")
+    _replace(config_file, "".join(lines).encode("utf-8"))
+    config, _ = load_repo_config(config_file.parent, env)
+    pinned = config.clusters.get(cluster.name) if config is not None else None
+    if pinned is None or pinned.cluster_id != cluster_id:
+        _replace(config_file, original)
+        return False
+    return True
+
+
+def pin_line(cluster_id: str) -> str:
+    """The line that pins `cluster_id` (quoted: an id of digits must stay a string)."""
+    return f'cluster_id: "{cluster_id}"'
+
+
+def _replace(path: Path, content: bytes) -> None:
+    """Write `content` to a sibling and rename it over `path`: never half a file."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_bytes(content)
+    os.chmod(temporary, path.stat().st_mode & 0o7777)
+    os.replace(temporary, path)

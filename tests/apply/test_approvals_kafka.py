@@ -1,0 +1,86 @@
+"""A delete's approval names the topic's id (real brokers): after a tombstone's approved delete,
+a topic re-created by hand under the same name is another topic, which the old approval does
+not cover; the plan gives the item that would, and apply leaves the topic and its records."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from reconciler.local.state import LocalCluster
+from tests.kafka_helpers import wait_for_topic
+from tests.spec_repo import SpecRepo
+
+
+def _create_with_a_record(bootstrap: str, topic: str) -> None:
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    deadline = time.monotonic() + 60
+    while True:  # a name just deleted may still be on its way out of the metadata
+        [future] = admin.create_topics([NewTopic(topic, 1, 1)]).values()
+        try:
+            future.result()
+            break
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+    wait_for_topic(admin, topic)
+    producer = Producer({"bootstrap.servers": bootstrap})
+    producer.produce(topic, b"kept")
+    assert producer.flush(30) == 0
+
+
+def _records(bootstrap: str, topic: str) -> int:
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "unused"})
+    try:
+        low, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
+        return int(high - low)
+    finally:
+        consumer.close()
+
+
+def _delete_hazard(repo: SpecRepo) -> tuple[int, dict[str, Any]]:
+    planned = repo.run("plan", "--cluster", "test", "--format", "json")
+    [change] = planned.json()["changes"]
+    [hazard] = change["hazards"]
+    assert hazard["code"] == "delete"
+    return planned.code, hazard
+
+
+def test_a_delete_approval_does_not_cover_a_topic_recreated_under_the_name(
+    kafka1: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    name = f"{ns}.old"
+    _create_with_a_record(kafka1.bootstrap, name)
+    repo = SpecRepo(tmp_path, kafka1.bootstrap, ns, {"allow_delete": True})
+    repo.topics({"name": name, "state": "absent"})
+    code, hazard = _delete_hazard(repo)
+    assert code == 1 and not hazard["acknowledged"]
+    approval = hazard["approve_with"]
+    assert set(approval) == {"delete"} and approval["delete"] != name  # the topic's id
+    repo.topics({"name": name, "state": "absent", "acknowledge": [approval]})
+    assert repo.run("apply", "--cluster", "test", "--auto-approve").code == 0
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    deadline = time.monotonic() + 30
+    while name in admin.list_topics(timeout=10).topics:
+        assert time.monotonic() < deadline, f"{name} was not deleted"
+        time.sleep(0.2)
+
+    _create_with_a_record(kafka1.bootstrap, name)  # out of band, under the same name
+
+    code, hazard = _delete_hazard(repo)
+    assert code == 1 and not hazard["acknowledged"]
+    assert hazard["approve_with"] != approval
+    shown = repo.run("plan", "--cluster", "test")
+    assert "approves it with `- {delete: " in shown.stdout, shown.stdout
+    assert "approves another change, not this one" in shown.stdout
+    assert "warning[P133]" in shown.stdout  # the old approval is stale
+    applied = repo.run("apply", "--cluster", "test", "--auto-approve")
+    assert applied.code == 1, applied.stdout + applied.stderr
+    assert "not acknowledged" in applied.stderr
+    wait_for_topic(admin, name)
+    assert _records(kafka1.bootstrap, name) == 1

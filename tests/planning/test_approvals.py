@@ -1,0 +1,171 @@
+"""An approval approves one change: `acknowledge:` items name the change they approve (the
+plan's `approve_with`), an item naming another change approves nothing, stale items and the old
+bare form are warnings giving the item to write."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reconciler.cluster.state import ClusterState, TopicState
+from reconciler.planning.changes import Hazard
+from reconciler.planning.plan import Plan, make_plan
+from reconciler.spec.loader import load_repo
+from reconciler.spec.model import Acknowledgment, ClusterConfig, Policy, Presence
+from tests.planning.factories import checked_json, cluster, desired, spec, spread, topic
+
+
+def _plan(current: ClusterState, **fields: Any) -> Plan:
+    specs = desired(spec("t.h", line=7, **fields))
+    return make_plan(specs, current, ClusterConfig("c", "b:9092", policy=Policy(allow_delete=True)))
+
+
+def _hazard(plan: Plan) -> Hazard:
+    [hazard] = [h for c in plan.changes for h in c.hazards]
+    return hazard
+
+
+def _rules(plan: Plan) -> list[str]:
+    return [d.rule for d in plan.diagnostics]
+
+
+KEYED_12 = cluster(topic("t.h", spread(12, 2)))
+
+
+def test_an_approval_for_16_partitions_does_not_approve_24() -> None:
+    approved = _plan(KEYED_12, partitions=16, keyed=True, acknowledge=[{"key_reorder": 16}])
+    assert _hazard(approved).acknowledged and approved.applyable
+    assert _rules(approved) == []
+
+    later = _plan(KEYED_12, partitions=24, keyed=True, acknowledge=[{"key_reorder": 16}])
+
+    hazard = _hazard(later)
+    assert not hazard.acknowledged and not later.applyable
+    assert hazard.approve_with == {"key_reorder": 24}
+    assert (
+        "`{key_reorder: 16}` approves another change, not this one: apply refuses it until the "
+        "topic's spec approves it with `- {key_reorder: 24}` under `acknowledge:`"
+    ) in hazard.message
+    [stale] = later.diagnostics  # the old approval approves nothing here: a warning at its line
+    assert (stale.rule, stale.severity.value, stale.topic) == (
+        "acknowledge_stale",
+        "warning",
+        "t.h",
+    )
+    assert "`{key_reorder: 16}` in acknowledge: matches no change of this plan" in stale.message
+    [entry] = [h for c in checked_json(later)["changes"] for h in c["hazards"]]
+    assert entry["approve_with"] == {"key_reorder": 24}
+
+
+@pytest.mark.parametrize(
+    ("overrides", "config", "approval"),
+    [
+        ({"retention.ms": "604800000"}, {"retention.ms": "86400000"},
+         {"retention_decrease": 86400000}),
+        ({"retention.bytes": "1073741824"}, {"retention.bytes": "1048576"},
+         {"retention_decrease": 1048576}),
+        ({"cleanup.policy": "delete"}, {"cleanup.policy": "compact"},
+         {"cleanup_policy_change": "compact"}),
+    ],
+)  # fmt: skip
+def test_config_hazards_bind_to_the_value_in_effect_after_the_change(
+    overrides: dict[str, str], config: dict[str, str], approval: dict[str, Any]
+) -> None:
+    state = cluster(topic("t.h", spread(3, 2), overrides=overrides))
+    [(code, value)] = approval.items()
+    assert _hazard(_plan(state, partitions=3, config=config)).approve_with == approval
+    assert _plan(state, partitions=3, config=config, acknowledge=[approval]).applyable
+    # The YAML spelling of the number or the text: the same item
+    assert _plan(state, partitions=3, config=config, acknowledge=[{code: str(value)}]).applyable
+    other = _plan(state, partitions=3, config=config, acknowledge=[{code: "1"}])
+    assert not other.applyable and _rules(other) == ["acknowledge_stale"]
+
+
+def _with_id(state: TopicState, topic_id: str) -> TopicState:
+    return dataclasses.replace(state, topic_id=topic_id)
+
+
+def test_a_delete_approval_binds_to_the_topic_id_so_a_recreated_topic_needs_a_new_one() -> None:
+    first = cluster(_with_id(topic("t.h", spread(3, 2)), "AAAAAAAAAAAAAAAAAAAAAA"))
+    again = cluster(_with_id(topic("t.h", spread(3, 2)), "BBBBBBBBBBBBBBBBBBBBBB"))
+    tombstone: dict[str, Any] = {
+        "state": Presence.ABSENT,
+        "acknowledge": [{"delete": "AAAAAAAAAAAAAAAAAAAAAA"}],
+    }
+
+    assert _plan(first, **tombstone).applyable
+
+    recreated = _plan(again, **tombstone)
+    hazard = _hazard(recreated)
+    assert not hazard.acknowledged and not recreated.applyable
+    assert hazard.approve_with == {"delete": "BBBBBBBBBBBBBBBBBBBBBB"}
+    assert "approves it with `- {delete: BBBBBBBBBBBBBBBBBBBBBB}`" in hazard.message
+
+
+def test_without_topic_ids_a_delete_approval_binds_to_the_name_and_says_so() -> None:
+    plan = _plan(cluster(topic("t.h", spread(1, 1))), state=Presence.ABSENT)
+    hazard = _hazard(plan)
+    assert hazard.approve_with == {"delete": "t.h"}
+    assert "this broker gives no topic ids, Kafka before 2.8" in hazard.message
+
+
+def test_the_bare_form_still_approves_for_this_release_with_a_warning_giving_the_item() -> None:
+    plan = _plan(KEYED_12, partitions=16, keyed=True, acknowledge=["key_reorder"])
+    assert _hazard(plan).acknowledged and plan.applyable
+    [warning] = plan.diagnostics
+    assert (warning.rule, warning.code, warning.severity.value) == (
+        "acknowledge_unbound",
+        "P132",
+        "warning",
+    )
+    assert "write `- {key_reorder: 16}` (the plan's approve_with)" in warning.message
+    assert "refused from the next release" in warning.message
+
+
+def test_an_approval_of_no_change_is_a_stale_warning() -> None:
+    unchanged = cluster(topic("t.h", spread(3, 2)))
+    plan = _plan(unchanged, partitions=3, acknowledge=["key_reorder", {"delete": "x"}])
+    assert not plan.changes
+    assert _rules(plan) == ["acknowledge_stale", "acknowledge_stale"]
+    assert "would approve a future key_reorder nobody reviewed" in plan.diagnostics[0].message
+
+
+def test_the_spec_reader_keeps_each_item_and_its_line(tmp_path: Path) -> None:
+    (tmp_path / "topics").mkdir()
+    (tmp_path / "reconciler.yaml").write_text("clusters:\n  c: {bootstrap: 'b:9092'}\n")
+    (tmp_path / "topics" / "t.yaml").write_text(
+        "topics:\n"
+        "  - name: t.a\n"
+        "    partitions: 16\n"
+        "    keyed: true\n"
+        "    acknowledge:\n"
+        "      - {key_reorder: 16}\n"
+        "      - delete\n"
+        "      - {delete: 'AAAAAAAAAAAAAAAAAAAAAA'}\n"
+    )
+    loaded = load_repo(tmp_path, "c")
+    assert loaded.valid, loaded.diagnostics
+    items = loaded.desired["c"].topics["t.a"].acknowledge
+    assert items == (
+        Acknowledgment("key_reorder", "16"),
+        Acknowledgment("delete"),
+        Acknowledgment("delete", "AAAAAAAAAAAAAAAAAAAAAA"),
+    )
+    assert [a.location.line for a in items if a.location] == [6, 7, 8]
+
+
+@pytest.mark.parametrize(
+    "item", ["{key_reorder: 16, delete: x}", "{unknown: 1}", "{key_reorder: true}", "reorder"]
+)
+def test_an_item_naming_no_hazard_or_two_is_a_schema_error(tmp_path: Path, item: str) -> None:
+    (tmp_path / "topics").mkdir()
+    (tmp_path / "reconciler.yaml").write_text("clusters:\n  c: {bootstrap: 'b:9092'}\n")
+    (tmp_path / "topics" / "t.yaml").write_text(
+        f"topics:\n  - name: t.a\n    acknowledge:\n      - {item}\n"
+    )
+    loaded = load_repo(tmp_path, "c")
+    assert not loaded.valid
+    assert any(d.location and d.location.line == 4 for d in loaded.diagnostics if d.is_error)
