@@ -14,7 +14,7 @@ from typing import ClassVar
 import click
 
 from reconciler import __version__, redaction
-from reconciler.cli import output, signals
+from reconciler.cli import option_placement, output, signals
 from reconciler.cli.fleet_commands import fleet
 from reconciler.cli.plan_commands import apply, plan
 from reconciler.cli.repo_commands import compile_, import_, init, validate
@@ -46,6 +46,10 @@ class _Commands(click.Group):
             module = importlib.import_module(self._LAZY[cmd_name])
             self.add_command(getattr(module, cmd_name))
         return super().get_command(ctx, cmd_name)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # Global options after the subcommand too (`plan --repo X`, `local up --state-dir D`)
+        return super().parse_args(ctx, option_placement.hoist(self, ctx, args))
 
 
 @click.group(cls=_Commands, context_settings=CONTEXT)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from reconciler.cli.cluster_choice import chosen_cluster, plan_cluster
 from reconciler.cli.shared import (
     CONTEXT,
     Ctx,
@@ -60,7 +61,7 @@ from reconciler.writable import check_file
 @pass_ctx
 def plan(
     ctx: Ctx,
-    cluster: str,
+    cluster: str | None,
     fmt: str,
     out: Path | None,
     detailed_exitcode: bool,
@@ -88,11 +89,12 @@ def plan(
 
     if out is not None:
         check_file(out, "-o")
-    show_progress(f"planning cluster '{cluster}'" + (f" against {state}" if state else ""))
     try:
+        cluster = chosen_cluster(ctx.repo, cluster)
+        show_progress(f"planning cluster '{cluster}'" + (f" against {state}" if state else ""))
         result = workflow.plan(ctx.repo, cluster, state, prune, changed_since)
     except ReconcilerError as exc:
-        failure_comment("plan", cluster, fmt, exc, max_chars)
+        failure_comment("plan", cluster or "(not chosen)", fmt, exc, max_chars)
         raise
     if out is not None:
         write_json(out, to_json(result))
@@ -114,7 +116,9 @@ def plan(
 
 
 @click.command(context_settings=CONTEXT)
-@cluster_option()
+@cluster_option(
+    "Cluster name from reconciler.yaml [default: PLAN.json's own, else the only cluster]."
+)
 @click.argument(
     "plan_file",
     metavar="[PLAN.json]",
@@ -140,7 +144,7 @@ def plan(
 @pass_ctx
 def apply(
     ctx: Ctx,
-    cluster: str,
+    cluster: str | None,
     plan_file: Path | None,
     auto_approve: bool,
     fail_fast: bool,
@@ -194,7 +198,9 @@ def apply(
         )
     if plan_file is not None:
         reviewed = workflow.load_plan(plan_file)
+        cluster = plan_cluster(cluster, reviewed.cluster, plan_file)
     else:
+        cluster = chosen_cluster(ctx.repo, cluster)
         reviewed = workflow.plan(ctx.repo, cluster, prune=prune)
         click.echo(render_text(reviewed, color=use_color()).rstrip("\n"))
         # An empty or unapplyable plan (errors, unacknowledged hazards) needs no confirmation:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from reconciler.cli.cluster_choice import chosen_cluster
 from reconciler.cli.shared import (
     CONTEXT,
     Ctx,
@@ -63,7 +64,7 @@ def init(directory: Path | None, bootstrap: str, cluster: str) -> None:
 
 
 @click.command(context_settings=CONTEXT)
-@cluster_option(required=False)
+@cluster_option("Cluster name from reconciler.yaml [default: every cluster].")
 @format_option(("text", "json"))
 @pass_ctx
 def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
@@ -124,7 +125,7 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
 @click.option("--exclude", metavar="REGEX", help="Leave out topics whose name matches.")
 @pass_ctx
 def import_(
-    ctx: Ctx, cluster: str, out: Path | None, include: str | None, exclude: str | None
+    ctx: Ctx, cluster: str | None, out: Path | None, include: str | None, exclude: str | None
 ) -> None:
     """Write spec files for the topics a live cluster has, to adopt an existing cluster.
 
@@ -139,6 +140,7 @@ def import_(
     from reconciler import workflow
     from reconciler.words import listing
 
+    cluster = chosen_cluster(ctx.repo, cluster)
     show_progress(f"reading cluster '{cluster}'")
     run = workflow.import_topics(ctx.repo, cluster, out, include, exclude)
     for done in run.files:
@@ -180,7 +182,7 @@ def import_(
 
 
 @click.command("compile", context_settings=CONTEXT)
-@cluster_option(required=False)
+@cluster_option("Cluster name from reconciler.yaml [default: its only cluster].")
 @click.option(
     "--all-clusters", is_flag=True, help="Every cluster reconciler.yaml defines, one file each."
 )
@@ -201,8 +203,10 @@ def compile_(ctx: Ctx, cluster: str | None, all_clusters: bool, out: Path) -> No
     """
     from reconciler import workflow
 
-    if (cluster is None) == (not all_clusters):
-        raise ConfigError("compile needs exactly one of --cluster NAME and --all-clusters")
+    if cluster is not None and all_clusters:
+        raise ConfigError("compile takes --cluster NAME or --all-clusters, not both")
+    if not all_clusters:
+        cluster = chosen_cluster(ctx.repo, cluster)
     check_dir(out, "--out")
     written, diagnostics = workflow.compile_desired(ctx.repo, cluster, out)
     for diagnostic in diagnostics:
