@@ -57,9 +57,9 @@ def load_specs(repo: Path, cluster: str) -> Specs:
 
 
 def connection(cluster: ClusterConfig) -> adapter.Connection:
-    from reconciler.cluster import adapter
+    from reconciler.cluster import adapter, wait_limit
 
-    return adapter.Connection(cluster.name, cluster.bootstrap, cluster.client)
+    return adapter.Connection(cluster.name, cluster.bootstrap, cluster.client, wait_limit.seconds())
 
 
 def read_state(cluster: ClusterConfig, snapshot: Path | None = None) -> ClusterState:

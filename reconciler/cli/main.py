@@ -23,6 +23,7 @@ from reconciler.cli.shared import (
     Ctx,
 )
 from reconciler.cli.state_commands import drift, snapshot
+from reconciler.cluster import wait_limit
 from reconciler.errors import Interrupted, InvalidSpecs, ReconcilerError
 
 # Commands whose standard output is their result: when it is lost (closed, a full disk, a reader
@@ -66,8 +67,15 @@ class _Commands(click.Group):
     is_flag=True,
     help="Show tracebacks, and the Kafka clients' own logs, on stderr (secrets as ***).",
 )
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="Longest wait for a cluster to answer, connecting included [default: the cluster's "
+    "client request.timeout.ms, else 30].",
+)
 @click.pass_context
-def cli(ctx: click.Context, repo: Path, debug: bool) -> None:
+def cli(ctx: click.Context, repo: Path, debug: bool, timeout: float | None) -> None:
     """Declarative GitOps for Apache Kafka topics.
 
     Topic specs live as YAML in git. `validate` checks them, `plan` shows the difference
@@ -79,6 +87,7 @@ def cli(ctx: click.Context, repo: Path, debug: bool) -> None:
     --detailed-exitcode, drift).
     """
     ctx.obj = Ctx(repo=repo, debug=debug)
+    ctx.with_resource(wait_limit.limited(timeout))  # for the whole command (cluster/wait_limit)
     if ctx.invoked_subcommand:
         _invoked.append(ctx.invoked_subcommand)
     # Every library's log records (kafka-python's, librdkafka's, ours) only with --debug, and

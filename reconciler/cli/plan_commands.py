@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from reconciler.cli.cluster_choice import chosen_cluster, plan_cluster
+from reconciler.cli.heartbeat import Heartbeat
 from reconciler.cli.shared import (
     CONTEXT,
     Ctx,
@@ -92,7 +93,8 @@ def plan(
     try:
         cluster = chosen_cluster(ctx.repo, cluster)
         show_progress(f"planning cluster '{cluster}'" + (f" against {state}" if state else ""))
-        result = workflow.plan(ctx.repo, cluster, state, prune, changed_since)
+        with Heartbeat(f"planning cluster '{cluster}'"):
+            result = workflow.plan(ctx.repo, cluster, state, prune, changed_since)
     except ReconcilerError as exc:
         failure_comment("plan", cluster or "(not chosen)", fmt, exc, max_chars)
         raise
@@ -181,6 +183,7 @@ def apply(
             raise ConfigError(f"--throttle {throttle!r}: the rate must be above 0, e.g. 50MiB")
 
     def progress(message: str) -> None:
+        beat.touch()  # the heartbeat speaks only when apply's own progress is silent
         click.echo(message, err=True)
 
     from reconciler.apply.audit import git_info
@@ -201,7 +204,8 @@ def apply(
         cluster = plan_cluster(cluster, reviewed.cluster, plan_file)
     else:
         cluster = chosen_cluster(ctx.repo, cluster)
-        reviewed = workflow.plan(ctx.repo, cluster, prune=prune)
+        with Heartbeat(f"planning cluster '{cluster}'"):
+            reviewed = workflow.plan(ctx.repo, cluster, prune=prune)
         click.echo(render_text(reviewed, color=use_color()).rstrip("\n"))
         # An empty or unapplyable plan (errors, unacknowledged hazards) needs no confirmation:
         # apply says so, or pre-flight refuses it with the reason.
@@ -212,10 +216,21 @@ def apply(
                     "here; review the plan and pass --auto-approve, or apply a saved plan "
                     "(`reconciler plan -o PLAN.json`)"
                 )
-            if not click.confirm(f"Apply these changes to cluster '{cluster}'?", default=False):
-                click.echo("Apply cancelled; nothing was changed.", err=True)
+            # terraform's rule: only the whole word approves (a stray `y` or Enter does not);
+            # clusters marked `confirm: name` want their own name typed instead
+            word = "yes" if workflow.cluster_config(ctx.repo, cluster).confirm == "yes" else cluster
+            typed = click.prompt(
+                f"Apply these changes to cluster '{cluster}'? Only '{word}' approves",
+                default="",
+                show_default=False,
+            )
+            if typed.strip() != word:
+                click.echo(
+                    f"Apply cancelled (only '{word}' approves); nothing was changed.", err=True
+                )
                 click.get_current_context().exit(1)
-    with stopping.armed():  # SIGINT/SIGTERM now ask apply to stop (cli/signals.py)
+    beat = Heartbeat(f"applying to cluster '{cluster}'")
+    with stopping.armed(), beat:  # SIGINT/SIGTERM now ask apply to stop (cli/signals.py)
         result = workflow.apply(
             ctx.repo,
             cluster,

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from reconciler.cli.cluster_choice import chosen_cluster
+from reconciler.cli.heartbeat import Heartbeat
 from reconciler.cli.shared import (
     CONTEXT,
     Ctx,
@@ -142,7 +143,8 @@ def import_(
 
     cluster = chosen_cluster(ctx.repo, cluster)
     show_progress(f"reading cluster '{cluster}'")
-    run = workflow.import_topics(ctx.repo, cluster, out, include, exclude)
+    with Heartbeat(f"reading cluster '{cluster}'"):
+        run = workflow.import_topics(ctx.repo, cluster, out, include, exclude)
     for done in run.files:
         click.echo(f"created {done.path} ({len(done.topics)} topic(s))")
     if run.skipped:

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from reconciler.cli.cluster_choice import chosen_cluster
+from reconciler.cli.heartbeat import Heartbeat
 from reconciler.cli.shared import (
     CONTEXT,
     Ctx,
@@ -59,7 +60,8 @@ def drift(
     try:
         cluster = chosen_cluster(ctx.repo, cluster)
         show_progress(f"checking cluster '{cluster}' for drift")
-        found = workflow.drift(ctx.repo, cluster)
+        with Heartbeat(f"checking cluster '{cluster}' for drift"):
+            found = workflow.drift(ctx.repo, cluster)
     except ReconcilerError as exc:
         failure_comment("drift", cluster or "(not chosen)", fmt, exc, max_chars)
         raise
@@ -110,7 +112,8 @@ def snapshot(ctx: Ctx, cluster: str | None, out: Path | None, fmt: str | None) -
     cluster = chosen_cluster(ctx.repo, cluster)
     config = workflow.cluster_config(ctx.repo, cluster)
     show_progress(f"reading cluster '{cluster}' at {config.bootstrap}")
-    state = workflow.read_state(config)
+    with Heartbeat(f"reading cluster '{cluster}' at {config.bootstrap}"):
+        state = workflow.read_state(config)
     if out is None:
         text = jsonl.dumps(cluster, state) if fmt == "jsonl" else dumps(cluster, state)
         click.echo(text, nl=False)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from reconciler.cli.heartbeat import Heartbeat
 from reconciler.errors import ClusterError, LocalClusterError
 from reconciler.local import cluster as local_cluster
 from reconciler.local import security as local_security
@@ -35,7 +36,11 @@ def _progress(message: str) -> None:
 
 
 def fetch_distribution() -> Distribution:
-    dist = ensure_distribution()
+    def fetching(version: str) -> None:
+        click.echo(f"Kafka {version}: fetching its jars from Maven Central ...", err=True)
+
+    with Heartbeat("fetching Kafka's jars from Maven Central", every=3.0):
+        dist = ensure_distribution(fetching=fetching)
     if dist.fetched_seconds is not None:
         click.echo(
             f"Kafka {dist.version}: fetched {dist.jars} jars from Maven Central in "

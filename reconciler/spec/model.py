@@ -80,6 +80,7 @@ class ClusterConfig:
     vars: dict[str, Any] = field(default_factory=dict, hash=False, compare=True)
     limits: Limits = Limits()
     policy: Policy = Policy()
+    confirm: str = "yes"  # what apply asks to be typed: "yes", or "name" (the cluster's name)
 
 
 @dataclass(frozen=True, slots=True)

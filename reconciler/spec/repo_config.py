@@ -247,6 +247,7 @@ def _cluster(
         vars=dict(variables) if isinstance(variables, dict) else {},
         limits=_limits(raw.get("limits")),
         policy=policy,
+        confirm="name" if raw.get("confirm") == "name" else "yes",  # the schema allows these
     )
     return cluster, found
 
