@@ -32,8 +32,8 @@ BOOTSTRAP = re.compile(r"^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$")
 _CONFIG = """\
 # yaml-language-server: $schema=schemas/reconciler.schema.json
 # The spec repository's root: where topic files live and the clusters they apply to.
-# Made by `reconciler init` (reconciler {version}); every field: `reconciler --help` and the
-# project's docs/spec.md. `reconciler validate` checks this file and every topic file.
+# Made by `reconciler init` (reconciler {version}); every field: `reconciler help spec`.
+# `reconciler validate` checks this file and every topic file.
 topics: topics/
 
 clusters:

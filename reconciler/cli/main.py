@@ -16,6 +16,7 @@ import click
 from reconciler import __version__, redaction
 from reconciler.cli import option_placement, output, signals
 from reconciler.cli.fleet_commands import fleet
+from reconciler.cli.help_topics import help_
 from reconciler.cli.plan_commands import apply, plan
 from reconciler.cli.repo_commands import compile_, import_, init, validate
 from reconciler.cli.shared import (
@@ -95,7 +96,7 @@ def cli(ctx: click.Context, repo: Path, debug: bool, timeout: float | None) -> N
     redaction.install_logging(debug)
 
 
-for command in (init, validate, plan, apply, drift, import_, snapshot, compile_, fleet):
+for command in (init, validate, plan, apply, drift, import_, snapshot, compile_, fleet, help_):
     cli.add_command(command)
 
 
@@ -169,8 +170,9 @@ def _interrupted(stop: KeyboardInterrupt) -> int:
 
 
 def _after_output(code: int) -> int:
-    """The exit code once stdout's fate is known (docs/commands.md, "Broken output"): a report
-    that never reached its reader turns success into 1, and stderr says why (if it can)."""
+    """The exit code once stdout's fate is known (`reconciler help commands`, "Broken output"):
+    a report that never reached its reader turns success into 1, and stderr says why (if it
+    can)."""
     lost = output.lost(sys.stdout)
     if lost is None:
         return code

@@ -163,7 +163,7 @@ def apply(
     terminal; elsewhere --auto-approve is required). Exit 0 when everything was applied, 1 when
     anything failed or was refused, 130/143 after SIGINT/SIGTERM (it stops after the request in
     flight, releases the lock and writes the audit record; a second signal aborts at once).
-    docs/apply.md has the details.
+    `reconciler help apply` has the details.
     """
     from reconciler import stopping, workflow
     from reconciler.render.text import render_text

@@ -117,7 +117,7 @@ def load_repo_config(
         return None, [
             rules.MISSING_REPO_CONFIG(
                 f"no {REPO_CONFIG} in {root}: a spec repository starts with one (see "
-                "docs/spec.md); create it, or pass --repo DIR",
+                "`reconciler help spec`); create it, or pass --repo DIR",
                 start,
             )
         ]

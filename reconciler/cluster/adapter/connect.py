@@ -3,8 +3,8 @@
 `Connection` is a plain frozen value (the CLI and tests build it); only `Cluster` (cluster.py)
 turns it into clients, with the two functions here. `client:` in reconciler.yaml holds librdkafka
 properties; kafka-python (used only for KIP-455 reassignments) takes the security-related
-subset, translated as docs/cluster-state.md's table says; other librdkafka-only properties are
-not passed to it.
+subset, translated as the table of `reconciler help cluster-state` says; other librdkafka-only
+properties are not passed to it.
 """
 
 from __future__ import annotations
