@@ -39,7 +39,13 @@ from reconciler.writable import check_dir
     show_default=True,
     help="The cluster's name in reconciler.yaml.",
 )
-def init(directory: Path | None, bootstrap: str, cluster: str) -> None:
+@click.option(
+    "--branch",
+    metavar="NAME",
+    help="The branch apply.yml applies merges to [default: the git repository's branch, else "
+    "git's init.defaultBranch, else asked (main without a terminal)].",
+)
+def init(directory: Path | None, bootstrap: str, cluster: str, branch: str | None) -> None:
     """Start a spec repository in DIR (default: the current directory).
 
     Writes reconciler.yaml with one cluster, an empty topics/, the JSON Schemas (so the
@@ -47,11 +53,12 @@ def init(directory: Path | None, bootstrap: str, cluster: str) -> None:
     apply on merge, scheduled drift. Never overwrites a file: refuses, writing nothing, if any
     of them exists. Next: `reconciler import --cluster NAME` to adopt the cluster's topics.
     """
-    from reconciler.init_repo import scaffold, write_new
+    from reconciler.init_repo import next_steps, scaffold, write_new
 
     root = directory or Path(".")
     check_dir(root, "DIR")
-    written = write_new(root, scaffold(cluster, bootstrap))
+    branch, how = _branch(root, branch)
+    written = write_new(root, scaffold(cluster, bootstrap, branch))
     for path in written:
         click.echo(f"created {path}")
     click.echo(
@@ -59,9 +66,31 @@ def init(directory: Path | None, bootstrap: str, cluster: str) -> None:
         f"  reconciler --repo {root} validate\n"
         f"  reconciler --repo {root} import --cluster {cluster}   # specs for the existing topics\n"
         f"  reconciler --repo {root} plan --cluster {cluster}\n"
-        "Then commit, push, and create the GitHub environments the workflows name (secrets "
-        "KAFKA_BOOTSTRAP, KAFKA_USERNAME, KAFKA_PASSWORD)."
+        "Then commit, and:"
     )
+    for line in next_steps(cluster, bootstrap, branch, how):
+        click.echo(line)
+
+
+def _branch(root: Path, given: str | None) -> tuple[str, str]:
+    """The branch for apply.yml and how it was chosen: --branch, else what git says
+    (reconciler/default_branch.py), else asked on a terminal, else main."""
+    import sys
+
+    from reconciler import default_branch
+
+    if given is not None:
+        return given, "--branch"
+    found = default_branch.detect(root.absolute())
+    if found is not None:
+        return found
+    if sys.stdin.isatty():
+        answer = click.prompt(
+            "Git names no default branch here. Which branch should apply.yml apply merges to?",
+            default="main",
+        )
+        return answer.strip(), "your answer"
+    return "main", "git names no default branch here; pass --branch to choose another"
 
 
 @click.command(context_settings=CONTEXT)
