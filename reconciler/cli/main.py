@@ -25,13 +25,14 @@ from reconciler.cli.shared import (
 )
 from reconciler.cli.state_commands import drift, snapshot
 from reconciler.cluster import wait_limit
-from reconciler.errors import Interrupted, InvalidSpecs, ReconcilerError
+from reconciler.errors import ClusterError, Interrupted, InvalidSpecs, ReconcilerError
 
 # Commands whose standard output is their result: when it is lost (closed, a full disk, a reader
 # gone), a 0 becomes 1 (the caller did not get what it asked for). The others changed something
 # or wrote files; a lost summary does not undo that, so they keep their own code.
 _REPORTS = frozenset({"validate", "plan", "drift", "snapshot"})
 _invoked: list[str] = []  # the subcommand run, for the rule above
+_repos: list[Path] = []  # the --repo of the command run, for _local_deaths
 
 
 class _Commands(click.Group):
@@ -88,6 +89,7 @@ def cli(ctx: click.Context, repo: Path, debug: bool, timeout: float | None) -> N
     --detailed-exitcode, drift).
     """
     ctx.obj = Ctx(repo=repo, debug=debug)
+    _repos.append(repo)
     ctx.with_resource(wait_limit.limited(timeout))  # for the whole command (cluster/wait_limit)
     if ctx.invoked_subcommand:
         _invoked.append(ctx.invoked_subcommand)
@@ -104,6 +106,7 @@ def main(argv: list[str] | None = None) -> None:
     """Run the CLI; only here are errors turned into messages and exit codes."""
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
     _invoked.clear()
+    _repos.clear()
     output.install()  # every write through one layer: no secret value of `client:`, no crash
     signals.install()
     code = _run(argv, debug)
@@ -129,6 +132,9 @@ def _run(argv: list[str] | None, debug: bool) -> int:
             for diagnostic in exc.diagnostics:
                 click.echo(str(diagnostic), err=True)
         click.echo(str(exc) if isinstance(exc, Interrupted) else f"error: {exc}", err=True)
+        if isinstance(exc, ClusterError):
+            for line in _local_deaths(str(exc)):
+                click.echo(f"note: {line}", err=True)
         return exc.exit_code
     except KeyboardInterrupt as exc:
         return _interrupted(exc)
@@ -147,6 +153,17 @@ def _run(argv: list[str] | None, debug: bool) -> int:
             )
         return 1
     return code if isinstance(code, int) else 0
+
+
+def _local_deaths(message: str) -> list[str]:
+    """Why nodes of the repository's local cluster died, when `message` is about that cluster
+    (`reconciler local up` runs it; reconciler/local/heap.py reads the cause from their logs)."""
+    if not _repos:
+        return []
+    from reconciler.local.commands import state_dir_of
+    from reconciler.local.heap import dead_nodes
+
+    return dead_nodes(state_dir_of(_repos[0], None), message)
 
 
 def _signal_in(exc: BaseException) -> KeyboardInterrupt | None:

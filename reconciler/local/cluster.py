@@ -46,7 +46,10 @@ from reconciler.local.toolchain import find_java
 STARTED_LINE = "Kafka Server started"
 JVM_OPTS_ENV = "RECONCILER_KAFKA_JVM_OPTS"
 JVM_OPTS = (
-    "-Xms256m", "-Xmx512m", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+    "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+    # A node out of heap exits at once, its log naming the error (local/heap.py reports it),
+    # rather than limping on with failing requests
+    "-XX:+ExitOnOutOfMemoryError",
     "-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent",
     "-XX:TieredStopAtLevel=1",  # C1 only: starts faster; a test broker never gets hot
     "-Djava.awt.headless=true",
@@ -145,12 +148,15 @@ def _properties(cluster: LocalCluster, node: Node) -> str:
     return "".join(f"{k}={v}\n" for k, v in props.items())
 
 
-def _java(java: str, dist: Distribution, node_dir: Path, *args: str) -> list[str]:
-    # Appended, so they win over JVM_OPTS: e.g. "-Xmx2g" for clusters of 10,000+ partitions,
-    # which thrash in full GCs within 512 MiB.
+def _java(
+    java: str, dist: Distribution, node_dir: Path, *args: str, heap_mib: int = 512
+) -> list[str]:
+    # Appended, so they win over JVM_OPTS and the heap: e.g. "-Xmx2g" for clusters of 10,000+
+    # partitions, which thrash in full GCs within 512 MiB.
     extra = os.environ.get(JVM_OPTS_ENV, "").split()
+    heap = (f"-Xms{min(256, heap_mib)}m", f"-Xmx{heap_mib}m")
     return [
-        java, *JVM_OPTS, *extra,
+        java, *heap, *JVM_OPTS, *extra,
         f"-Dkafka.logs.dir={node_dir}",
         f"-Dlog4j2.configurationFile={node_dir / 'log4j2.properties'}",
         "-cp", dist.classpath, *args,
@@ -193,6 +199,7 @@ def start(
     progress: Progress = _quiet,
     request_log: bool = False,
     security_mode: str = "none",
+    heap_mib: int = 512,
 ) -> LocalCluster:
     """Format and start a fresh cluster in state_dir; return once every broker is registered.
 
@@ -200,6 +207,7 @@ def start(
 
     tie_to_parent: the JVMs die with this process (test fixtures); `local up` leaves them running.
     request_log: every node logs each request it serves to `n<i>/requests.log`.
+    heap_mib: each node's JVM heap (`local up --heap`; local/heap.py derives its default).
     On any failure the JVMs already started are stopped before the error propagates.
     """
     java, _ = find_java()
@@ -220,6 +228,7 @@ def start(
         overrides=tuple(sorted((overrides or {}).items())),
         request_log=request_log,
         security=security_mode,
+        heap_mib=heap_mib,
     )
     security.prepare(state_dir, security_mode, java)
     for node in cluster.nodes:
@@ -310,7 +319,14 @@ def _spawn(
     node_dir = cluster.node_dir(node)
     with (node_dir / "kafka.log").open("wb") as log:
         return subprocess.Popen(
-            _java(java, dist, node_dir, "kafka.Kafka", str(node_dir / "server.properties")),
+            _java(
+                java,
+                dist,
+                node_dir,
+                "kafka.Kafka",
+                str(node_dir / "server.properties"),
+                heap_mib=cluster.heap_mib,
+            ),
             stdout=log,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,

@@ -46,6 +46,7 @@ class LocalCluster:
     overrides: tuple[tuple[str, str], ...] = ()
     request_log: bool = False  # each node writes requests.log (see REQUEST_LOG4J2)
     security: str = "none"  # none | sasl_scram | tls (reconciler/local/security.py)
+    heap_mib: int = 512  # each node's JVM heap (-Xmx), kept for start-node (local/heap.py)
 
     @property
     def bootstrap(self) -> str:
