@@ -106,8 +106,8 @@ def test_every_cluster_command_with_repo_after_it_and_no_cluster(
     wrong = run("apply", str(tmp_path / "p.json"), "--cluster", "other")
     assert wrong.code == 1
     assert wrong.stderr.strip().splitlines()[-1] == (
-        f"error: {tmp_path / 'p.json'} is a plan for cluster 'test', not 'other'; drop --cluster "
-        "(the plan names its cluster) or plan cluster 'other' again"
+        f"error: {tmp_path / 'p.json'}: the plan is for cluster 'test', not 'other'; drop "
+        "--cluster (the plan names its cluster) or plan cluster 'other' again"
     )
     assert run("plan", "--detailed-exitcode").code == 2  # still to do: nothing was changed
     applied = run("apply", str(tmp_path / "p.json"))

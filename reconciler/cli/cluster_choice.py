@@ -34,7 +34,7 @@ def plan_cluster(given: str | None, planned: str, plan_file: Path) -> str:
     """A saved plan's cluster; an explicit --cluster must name the same one."""
     if given is not None and given != planned:
         raise ConfigError(
-            f"{plan_file} is a plan for cluster '{planned}', not '{given}'; drop --cluster "
+            f"{plan_file}: the plan is for cluster '{planned}', not '{given}'; drop --cluster "
             f"(the plan names its cluster) or plan cluster '{given}' again"
         )
     return planned
