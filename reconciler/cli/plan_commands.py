@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -13,6 +15,7 @@ from reconciler.cli.heartbeat import Heartbeat
 from reconciler.cli.shared import (
     CONTEXT,
     Ctx,
+    F,
     cluster_option,
     failure_comment,
     format_option,
@@ -23,6 +26,39 @@ from reconciler.cli.shared import (
 )
 from reconciler.errors import ConfigError, ReconcilerError
 from reconciler.writable import check_file
+
+if TYPE_CHECKING:
+    from reconciler.planning.plan import Plan
+
+
+def topic_option(what: str) -> Callable[[F], F]:
+    return click.option(
+        "--topic",
+        "topics",
+        metavar="REGEX",
+        multiple=True,
+        help=f"{what} (Python re.search; repeatable), and the topics they depend on: a partial "
+        "plan, as terraform's -target.",
+    )
+
+
+def targets(topics: tuple[str, ...], prune: bool) -> tuple[str, ...]:
+    if topics and prune:
+        raise ConfigError(
+            "--prune deletes every unmanaged topic, --topic plans only some: give one of them"
+        )
+    return tuple(topics)
+
+
+def partial_warning(plan: Plan) -> None:
+    """A partial plan says so, on every run that shows or applies one."""
+    if plan.targets:
+        click.echo(
+            f"warning: this plan is partial: only topics matching --topic "
+            f"{' '.join(repr(t) for t in plan.targets)} and what they depend on were planned; "
+            "changes to other topics are neither shown nor applied.",
+            err=True,
+        )
 
 
 @click.command(context_settings=CONTEXT)
@@ -51,6 +87,7 @@ from reconciler.writable import check_file
 @click.option(
     "--prune", is_flag=True, help="Also plan deletes of unmanaged topics (policy permitting)."
 )
+@topic_option("Plan only topics matching REGEX")
 @click.option(
     "--max-chars",
     type=click.IntRange(min=2000),
@@ -70,6 +107,7 @@ def plan(
     changed_since: str | None,
     prune: bool,
     max_chars: int,
+    topics: tuple[str, ...],
 ) -> None:
     """Show what apply would change on a cluster, like `terraform plan`.
 
@@ -94,12 +132,15 @@ def plan(
         cluster = chosen_cluster(ctx.repo, cluster)
         show_progress(f"planning cluster '{cluster}'" + (f" against {state}" if state else ""))
         with Heartbeat(f"planning cluster '{cluster}'"):
-            result = workflow.plan(ctx.repo, cluster, state, prune, changed_since)
+            result = workflow.plan(
+                ctx.repo, cluster, state, prune, changed_since, targets(topics, prune)
+            )
     except ReconcilerError as exc:
         failure_comment("plan", cluster or "(not chosen)", fmt, exc, max_chars)
         raise
     if out is not None:
         write_json(out, to_json(result))
+    partial_warning(result)
     if fmt == "json":
         click.echo(render_json(result))
     elif fmt == "markdown":
@@ -130,6 +171,7 @@ def plan(
 @click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--fail-fast", is_flag=True, help="Stop at the first failed operation.")
 @click.option("--prune", is_flag=True, help="Also delete unmanaged topics (policy permitting).")
+@topic_option("Apply only topics matching REGEX")
 @click.option("--force-unlock", is_flag=True, help="Break the lock of a crashed apply.")
 @click.option(
     "--throttle",
@@ -154,6 +196,7 @@ def apply(
     force_unlock: bool,
     throttle: str | None,
     audit_json: Path | None,
+    topics: tuple[str, ...],
 ) -> None:
     """Apply a saved plan (or plan and confirm), in a dependency-safe order.
 
@@ -202,10 +245,15 @@ def apply(
     if plan_file is not None:
         reviewed = workflow.load_plan(plan_file)
         cluster = plan_cluster(cluster, reviewed.cluster, plan_file)
+        if topics and tuple(topics) != reviewed.targets:
+            raise ConfigError(
+                f"{plan_file} was planned for --topic {list(reviewed.targets) or 'every topic'}"
+                f", not {list(topics)}; drop --topic (a saved plan keeps its own) or plan again"
+            )
     else:
         cluster = chosen_cluster(ctx.repo, cluster)
         with Heartbeat(f"planning cluster '{cluster}'"):
-            reviewed = workflow.plan(ctx.repo, cluster, prune=prune)
+            reviewed = workflow.plan(ctx.repo, cluster, prune=prune, targets=targets(topics, prune))
         click.echo(render_text(reviewed, color=use_color()).rstrip("\n"))
         # An empty or unapplyable plan (errors, unacknowledged hazards) needs no confirmation:
         # apply says so, or pre-flight refuses it with the reason.
@@ -229,6 +277,7 @@ def apply(
                     f"Apply cancelled (only '{word}' approves); nothing was changed.", err=True
                 )
                 click.get_current_context().exit(1)
+    partial_warning(reviewed)
     beat = Heartbeat(f"applying to cluster '{cluster}'")
     with stopping.armed(), beat:  # SIGINT/SIGTERM now ask apply to stop (cli/signals.py)
         result = workflow.apply(

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Severity, sort_key
-from reconciler.planning import hazards
+from reconciler.planning import hazards, targeting
 from reconciler.planning.changes import Action, Hazard, TopicChange
 from reconciler.planning.diff import diff
 from reconciler.planning.limits import BrokerLoad, check_limits
@@ -61,6 +61,8 @@ class Plan:
     broker_load: tuple[BrokerLoad, ...] = ()
     # The git ref of `plan --changed-since`: every change then carries its cause
     changed_since: str | None = None
+    # `--topic` patterns of a partial plan (planning/targeting.py); () for a whole plan
+    targets: tuple[str, ...] = ()
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -113,16 +115,23 @@ def make_plan(
     based_on: str | None = None,
     prune: bool = False,
     warnings: Iterable[Diagnostic] = (),
+    targets: tuple[str, ...] = (),
 ) -> Plan:
     """The plan for `cluster`, built whole.
 
     `based_on`: None records the fingerprint of the state of the topics the plan touches (what
     apply checks a saved plan against); a caller that means another state (drift: all of it)
     or a fixed value (tests, golden files) passes it. `warnings`: the spec loader's warnings,
-    shown with the plan's own diagnostics.
+    shown with the plan's own diagnostics. `targets`: a partial plan of the topics matching
+    these patterns and what they depend on (targeting.py).
     """
     policy = cluster.policy
+    if targets:
+        desired = targeting.targeted(desired, targets)
     changes, diagnostics, unmanaged = diff(desired, state, policy, prune=prune)
+    if targets:
+        regexes = targeting.compiled(targets)
+        unmanaged = tuple(n for n in unmanaged if targeting.matches(n, regexes))
     ordered = order(hazards.review(changes, desired, policy))
     broker_load, over_limits = check_limits(ordered, state, desired, cluster.limits, policy)
     found = {
@@ -140,6 +149,7 @@ def make_plan(
         diagnostics=tuple(sorted(found, key=diagnostic_order)),
         unmanaged=unmanaged,
         broker_load=broker_load,
+        targets=targets,
     )
 
 
