@@ -210,6 +210,14 @@ def import_(
         )
     if run.checked:
         click.echo(f"Next: `reconciler plan --cluster {cluster}` shows no changes for them.")
+    if include is not None and not workflow.cluster_config(ctx.repo, cluster).policy.manage:
+        # Adopting team by team: without a scope, every other team's topic stays unmanaged drift
+        click.echo(
+            f"To adopt only these topics, add `manage: ['{include}']` under clusters.{cluster}"
+            ".policy in reconciler.yaml: topics outside it are then neither planned, reported "
+            "unmanaged, nor drift (`reconciler help adopting`).",
+            err=True,
+        )
 
 
 @click.command("compile", context_settings=CONTEXT)

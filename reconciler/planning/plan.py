@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Severity, sort_key
-from reconciler.planning import hazards, targeting
+from reconciler.planning import hazards, ownership, targeting
 from reconciler.planning.changes import Action, Hazard, TopicChange
 from reconciler.planning.diff import diff
 from reconciler.planning.limits import BrokerLoad, check_limits
@@ -126,6 +126,7 @@ def make_plan(
     these patterns and what they depend on (targeting.py).
     """
     policy = cluster.policy
+    desired, outside_scope = ownership.in_scope(desired, policy)
     if targets:
         desired = targeting.targeted(desired, targets)
     changes, diagnostics, unmanaged = diff(desired, state, policy, prune=prune)
@@ -139,6 +140,7 @@ def make_plan(
         *over_limits,
         *check_policies(ordered, desired, state, policy),
         *warnings,
+        *outside_scope,
     }
     if based_on is None:
         based_on = fingerprint(state, [c.topic for c in ordered])

@@ -67,6 +67,7 @@ class Policy:
     max_partitions_per_topic: int | None = None
     name_pattern: str | None = None
     ignore: tuple[str, ...] = ("^_",)  # regexes of topic names never touched nor reported
+    manage: tuple[str, ...] = ()  # ownership scope (planning/ownership.py); (): every topic
     # (rule or hazard name, "error" | "warning" | "off"), sorted: overrides of the default
     # severities (reconciler/planning/rules.py CONFIGURABLE lists the names)
     severity: tuple[tuple[str, str], ...] = ()

@@ -351,6 +351,15 @@ def _policy(doc: YamlDocument, path: JsonPath, raw: object) -> tuple[Policy, lis
                 else:
                     found.append(problem)
         ignore = tuple(kept)
+    manage: list[str] = []  # the ownership scope: checked as the ignore patterns are
+    raw_manage = raw.get("manage")
+    for i, item in enumerate(raw_manage if isinstance(raw_manage, list) else []):
+        if isinstance(item, str):
+            problem = _regex_problem(item, doc.value_at((*path, "manage", i)))
+            if problem is None:
+                manage.append(item)
+            else:
+                found.append(problem)
     allow_delete = raw.get("allow_delete")
     max_deletes = _count(raw.get("max_deletes"), 0)
     min_rf = _count(raw.get("min_replication_factor"), 1)
@@ -361,6 +370,7 @@ def _policy(doc: YamlDocument, path: JsonPath, raw: object) -> tuple[Policy, lis
         max_partitions_per_topic=_count(raw.get("max_partitions_per_topic"), 1),
         name_pattern=pattern if isinstance(pattern, str) else None,
         ignore=ignore,
+        manage=tuple(manage),
         severity=_severity(raw.get("severity")),
     )
     return policy, found
