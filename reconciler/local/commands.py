@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from reconciler.cli.heartbeat import Heartbeat
+from reconciler.cluster import wait_limit
 from reconciler.errors import ClusterError, LocalClusterError
 from reconciler.local import cluster as local_cluster
 from reconciler.local import heap as local_heap
@@ -59,7 +60,7 @@ def _print_status(cl: local_state.LocalCluster) -> None:
     click.echo(f"bootstrap: {cl.bootstrap}")
     down = set(local_cluster.down_nodes(cl))
     try:
-        desc = cl.describe(timeout=5)
+        desc = cl.describe(timeout=wait_limit.seconds() or 5)  # --timeout, as every command
     except ClusterError as exc:
         if not down:
             raise LocalClusterError(
