@@ -36,7 +36,7 @@ class Location:
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
     severity: Severity
-    code: str  # stable code, e.g. "R105"; documented in docs/diagnostics.md
+    code: str  # stable code, e.g. "R105"; documented in `reconciler help diagnostics`
     rule: str  # stable snake_case rule name, e.g. "unknown_config"
     message: str  # says what is wrong and what to do
     location: Location | None = None

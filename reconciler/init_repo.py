@@ -34,8 +34,8 @@ BOOTSTRAP = re.compile(r"^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$")
 _CONFIG = """\
 # yaml-language-server: $schema=schemas/reconciler.schema.json
 # The spec repository's root: where topic files live and the clusters they apply to.
-# Made by `reconciler init` (reconciler {version}); every field: `reconciler --help` and the
-# project's docs/spec.md. `reconciler validate` checks this file and every topic file.
+# Made by `reconciler init` (reconciler {version}); every field: `reconciler help spec`.
+# `reconciler validate` checks this file and every topic file.
 topics: topics/
 
 clusters:
@@ -89,9 +89,12 @@ _UNPINNED = """\
 """
 
 
-def scaffold(cluster: str, bootstrap: str, cluster_id: str | None = None) -> tuple[NewFile, ...]:
+def scaffold(
+    cluster: str, bootstrap: str, cluster_id: str | None = None, branch: str = "main"
+) -> tuple[NewFile, ...]:
     """The files of a new spec repository whose one cluster is `cluster` at `bootstrap`,
-    pinned to `cluster_id` when the cluster answered."""
+    pinned to `cluster_id` when the cluster answered, and whose apply workflow applies what is
+    merged to `branch`."""
     check_arguments(cluster, bootstrap)
     package = f"{DISTRIBUTION}=={__version__}"
     pin = _PINNED.format(line=pin_line(cluster_id)) if cluster_id is not None else _UNPINNED
@@ -110,6 +113,7 @@ def scaffold(cluster: str, bootstrap: str, cluster_id: str | None = None) -> tup
     for name in CALLERS:
         template = scaffold_text("workflows", name)
         text = template.replace("{{ cluster }}", cluster).replace("{{ package }}", package)
+        text = text.replace("{{ branch }}", branch)
         files.append(NewFile(f".github/workflows/{name}", text))
     return tuple(files)
 
@@ -126,6 +130,36 @@ def check_arguments(cluster: str, bootstrap: str) -> None:
             f"--bootstrap {bootstrap!r}: give HOST:PORT[,HOST:PORT...], e.g. "
             "kafka-1.example.com:9092"
         )
+
+
+def next_steps(cluster: str, bootstrap: str, branch: str, how: str) -> list[str]:
+    """What to do after init, the things only a person can do: the GitHub environments the
+    workflows name and their secrets, the branch apply.yml watches, and the ACLs of the plan
+    and apply principals (the table of `reconciler help security`) as `kafka-acls` commands."""
+    secrets = "secrets KAFKA_BOOTSTRAP, KAFKA_USERNAME, KAFKA_PASSWORD"
+    acls = f"kafka-acls --bootstrap-server {bootstrap} --add --allow-principal"
+    reads = "--operation Describe --operation DescribeConfigs"
+    writes = "--operation Create --operation Alter --operation AlterConfigs"
+    return [
+        f"Push to branch '{branch}': apply.yml applies what is merged there ({how}).",
+        "Create the GitHub environments the workflows name (Settings > Environments):",
+        f"  {cluster}-plan  the READ-ONLY principal, for plan on pull requests and drift; "
+        f"{secrets}",
+        f"  {cluster}       the principal that may change the cluster, for apply; {secrets}; "
+        f"allow only branch '{branch}' to deploy",
+        "Grant the principals their ACLs (User:reconciler-plan and User:reconciler-apply "
+        "stand for yours):",
+        f"  {acls} User:reconciler-plan {reads} --topic '*' --cluster",
+        f"  {acls} User:reconciler-apply {reads} {writes} --topic '*' --cluster",
+        f"  {acls} User:reconciler-apply --operation Read --operation Write --operation Create "
+        "--operation Delete --topic _reconciler_lock --topic _reconciler_audit",
+        "  (add --operation Delete on --topic '*' for apply once policy.allow_delete is true)",
+        "apply takes its lock by creating the topic _reconciler_lock (deleted again when it is "
+        "done), and on its first run creates the topic _reconciler_audit, whose records (one "
+        "per apply) are kept forever (retention.ms -1).",
+        "Every page of the documentation: `reconciler help` (the workflows: `reconciler help "
+        "workflows`; the ACLs: `reconciler help security`).",
+    ]
 
 
 def write_new(

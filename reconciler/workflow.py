@@ -60,10 +60,14 @@ def load_specs(repo: Path, cluster: str) -> Specs:
 
 
 def connection(cluster: ClusterConfig) -> adapter.Connection:
-    from reconciler.cluster import adapter
+    from reconciler.cluster import adapter, wait_limit
 
     return adapter.Connection(
-        cluster.name, cluster.bootstrap, cluster.client, cluster_id=cluster.cluster_id
+        cluster.name,
+        cluster.bootstrap,
+        cluster.client,
+        wait_limit.seconds(),
+        cluster_id=cluster.cluster_id,
     )
 
 
@@ -106,6 +110,7 @@ def plan(
     snapshot: Path | None = None,
     prune: bool = False,
     changed_since: str | None = None,
+    targets: tuple[str, ...] = (),
 ) -> Plan:
     """The plan for one cluster. With `changed_since` (a git ref) the plan is still whole, and
     each change is marked as the spec repository's own since that ref or as pre-existing drift
@@ -120,7 +125,9 @@ def plan(
         # Git is asked before the cluster, so a ref git does not know fails without a round trip
         changed = changed_files(repo, changed_since)
     state = read_state(specs.cluster, snapshot)
-    whole = make_plan(specs.desired, state, specs.cluster, prune=prune, warnings=specs.warnings)
+    whole = make_plan(
+        specs.desired, state, specs.cluster, prune=prune, warnings=specs.warnings, targets=targets
+    )
     if snapshot is None:  # a topic the principal may not Describe looks absent: say so
         creates = [c.topic for c in whole.changes if c.action is Action.CREATE]
         check_visible(connection(specs.cluster), creates)
@@ -236,7 +243,7 @@ def apply(
     specs = load_specs(repo, cluster)
 
     def derive(state: ClusterState, prune: bool) -> Plan:
-        return make_plan(specs.desired, state, specs.cluster, prune=prune)
+        return make_plan(specs.desired, state, specs.cluster, prune=prune, targets=saved.targets)
 
     with adapter.Cluster(connection(specs.cluster)) as kafka:
         kafka.ride_outages(READ_OUTAGE, progress)  # reads, never mutations: retrying is safe

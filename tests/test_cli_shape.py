@@ -43,9 +43,9 @@ def test_fleet_drift_without_its_options_is_a_usage_error() -> None:
 
 def test_usage_error_is_exit_1_not_2() -> None:
     # Exit 2 means "changes present"; a usage error must not look like that.
-    code, output = invoke(["plan"])
+    code, output = invoke(["plan", "--format", "yaml"])
     assert code == 1
-    assert "Missing option '--cluster'" in output
+    assert "Invalid value for '--format'" in output
 
 
 def test_every_command_has_help_text() -> None:

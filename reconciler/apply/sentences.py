@@ -46,7 +46,7 @@ _SENTENCES: dict[str, str] = {
     ),
     "INVALID_CONFIG": (
         "Kafka rejected a config value of {topic}: fix the value in the spec (see "
-        "docs/configs.md for the allowed range)"
+        "`reconciler help configs` for the allowed range)"
     ),
     "UNKNOWN_TOPIC_OR_PART": (
         "{topic} does not exist on the cluster (any more); re-plan against the cluster as it is now"

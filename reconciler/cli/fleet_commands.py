@@ -91,7 +91,7 @@ def fleet_drift(
     OUT/consistency (topics that differ between clusters where the specs do not make them
     differ), plus OUT/summary.md. Drift is the planner's, row for row. Bad input lines are
     counted in the summary, not fatal. Needs the `fleet` extra (PySpark) and Java 17+.
-    Exit 0 when the tables were written, 1 on error. docs/fleet.md has the details.
+    Exit 0 when the tables were written, 1 on error. `reconciler help fleet` has the details.
     """
     import tempfile
 

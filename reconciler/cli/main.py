@@ -14,8 +14,9 @@ from typing import ClassVar
 import click
 
 from reconciler import __version__, redaction
-from reconciler.cli import output, signals
+from reconciler.cli import option_placement, output, signals
 from reconciler.cli.fleet_commands import fleet
+from reconciler.cli.help_topics import help_
 from reconciler.cli.plan_commands import apply, plan
 from reconciler.cli.repo_commands import compile_, import_, init, validate
 from reconciler.cli.shared import (
@@ -23,13 +24,15 @@ from reconciler.cli.shared import (
     Ctx,
 )
 from reconciler.cli.state_commands import drift, snapshot
-from reconciler.errors import Interrupted, InvalidSpecs, ReconcilerError
+from reconciler.cluster import wait_limit
+from reconciler.errors import ClusterError, Interrupted, InvalidSpecs, ReconcilerError
 
 # Commands whose standard output is their result: when it is lost (closed, a full disk, a reader
 # gone), a 0 becomes 1 (the caller did not get what it asked for). The others changed something
 # or wrote files; a lost summary does not undo that, so they keep their own code.
 _REPORTS = frozenset({"validate", "plan", "drift", "snapshot"})
 _invoked: list[str] = []  # the subcommand run, for the rule above
+_repos: list[Path] = []  # the --repo of the command run, for _local_deaths
 
 
 class _Commands(click.Group):
@@ -47,6 +50,10 @@ class _Commands(click.Group):
             self.add_command(getattr(module, cmd_name))
         return super().get_command(ctx, cmd_name)
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # Global options after the subcommand too (`plan --repo X`, `local up --state-dir D`)
+        return super().parse_args(ctx, option_placement.hoist(self, ctx, args))
+
 
 @click.group(cls=_Commands, context_settings=CONTEXT)
 @click.version_option(__version__, "-V", "--version", prog_name="reconciler")
@@ -62,8 +69,15 @@ class _Commands(click.Group):
     is_flag=True,
     help="Show tracebacks, and the Kafka clients' own logs, on stderr (secrets as ***).",
 )
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="Longest wait for a cluster to answer, connecting included [default: the cluster's "
+    "client request.timeout.ms, else 30].",
+)
 @click.pass_context
-def cli(ctx: click.Context, repo: Path, debug: bool) -> None:
+def cli(ctx: click.Context, repo: Path, debug: bool, timeout: float | None) -> None:
     """Declarative GitOps for Apache Kafka topics.
 
     Topic specs live as YAML in git. `validate` checks them, `plan` shows the difference
@@ -75,6 +89,8 @@ def cli(ctx: click.Context, repo: Path, debug: bool) -> None:
     --detailed-exitcode, drift).
     """
     ctx.obj = Ctx(repo=repo, debug=debug)
+    _repos.append(repo)
+    ctx.with_resource(wait_limit.limited(timeout))  # for the whole command (cluster/wait_limit)
     if ctx.invoked_subcommand:
         _invoked.append(ctx.invoked_subcommand)
     # Every library's log records (kafka-python's, librdkafka's, ours) only with --debug, and
@@ -82,7 +98,7 @@ def cli(ctx: click.Context, repo: Path, debug: bool) -> None:
     redaction.install_logging(debug)
 
 
-for command in (init, validate, plan, apply, drift, import_, snapshot, compile_, fleet):
+for command in (init, validate, plan, apply, drift, import_, snapshot, compile_, fleet, help_):
     cli.add_command(command)
 
 
@@ -90,6 +106,7 @@ def main(argv: list[str] | None = None) -> None:
     """Run the CLI; only here are errors turned into messages and exit codes."""
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
     _invoked.clear()
+    _repos.clear()
     output.install()  # every write through one layer: no secret value of `client:`, no crash
     signals.install()
     code = _run(argv, debug)
@@ -115,6 +132,9 @@ def _run(argv: list[str] | None, debug: bool) -> int:
             for diagnostic in exc.diagnostics:
                 click.echo(str(diagnostic), err=True)
         click.echo(str(exc) if isinstance(exc, Interrupted) else f"error: {exc}", err=True)
+        if isinstance(exc, ClusterError):
+            for line in _local_deaths(str(exc)):
+                click.echo(f"note: {line}", err=True)
         return exc.exit_code
     except KeyboardInterrupt as exc:
         return _interrupted(exc)
@@ -133,6 +153,17 @@ def _run(argv: list[str] | None, debug: bool) -> int:
             )
         return 1
     return code if isinstance(code, int) else 0
+
+
+def _local_deaths(message: str) -> list[str]:
+    """Why nodes of the repository's local cluster died, when `message` is about that cluster
+    (`reconciler local up` runs it; reconciler/local/heap.py reads the cause from their logs)."""
+    if not _repos:
+        return []
+    from reconciler.local.commands import state_dir_of
+    from reconciler.local.heap import dead_nodes
+
+    return dead_nodes(state_dir_of(_repos[0], None), message)
 
 
 def _signal_in(exc: BaseException) -> KeyboardInterrupt | None:
@@ -156,8 +187,9 @@ def _interrupted(stop: KeyboardInterrupt) -> int:
 
 
 def _after_output(code: int) -> int:
-    """The exit code once stdout's fate is known (docs/commands.md, "Broken output"): a report
-    that never reached its reader turns success into 1, and stderr says why (if it can)."""
+    """The exit code once stdout's fate is known (`reconciler help commands`, "Broken output"):
+    a report that never reached its reader turns success into 1, and stderr says why (if it
+    can)."""
     lost = output.lost(sys.stdout)
     if lost is None:
         return code

@@ -16,8 +16,8 @@ A standard descriptor closed at start is pointed at /dev/null first, so that no 
 command opens later becomes "stdout" by taking its number.
 
 `main` asks `lost()` at the end: it warns on stderr once and chooses the exit code
-(docs/commands.md, "Broken output"). `raw` is for the signal handler, which must not re-enter a
-channel's write.
+(`reconciler help commands`, "Broken output"). `raw` is for the signal handler, which must not
+re-enter a channel's write.
 """
 
 from __future__ import annotations

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
+from reconciler.cli.cluster_choice import chosen_cluster, plan_cluster
+from reconciler.cli.heartbeat import Heartbeat
 from reconciler.cli.shared import (
     CONTEXT,
     Ctx,
+    F,
     cluster_option,
     failure_comment,
     format_option,
@@ -21,6 +26,39 @@ from reconciler.cli.shared import (
 )
 from reconciler.errors import ConfigError, ReconcilerError
 from reconciler.writable import check_file
+
+if TYPE_CHECKING:
+    from reconciler.planning.plan import Plan
+
+
+def topic_option(what: str) -> Callable[[F], F]:
+    return click.option(
+        "--topic",
+        "topics",
+        metavar="REGEX",
+        multiple=True,
+        help=f"{what} (Python re.search; repeatable), and the topics they depend on: a partial "
+        "plan, as terraform's -target.",
+    )
+
+
+def targets(topics: tuple[str, ...], prune: bool) -> tuple[str, ...]:
+    if topics and prune:
+        raise ConfigError(
+            "--prune deletes every unmanaged topic, --topic plans only some: give one of them"
+        )
+    return tuple(topics)
+
+
+def partial_warning(plan: Plan) -> None:
+    """A partial plan says so, on every run that shows or applies one."""
+    if plan.targets:
+        click.echo(
+            f"warning: this plan is partial: only topics matching --topic "
+            f"{' '.join(repr(t) for t in plan.targets)} and what they depend on were planned; "
+            "changes to other topics are neither shown nor applied.",
+            err=True,
+        )
 
 
 @click.command(context_settings=CONTEXT)
@@ -49,6 +87,7 @@ from reconciler.writable import check_file
 @click.option(
     "--prune", is_flag=True, help="Also plan deletes of unmanaged topics (policy permitting)."
 )
+@topic_option("Plan only topics matching REGEX")
 @click.option(
     "--max-chars",
     type=click.IntRange(min=2000),
@@ -60,7 +99,7 @@ from reconciler.writable import check_file
 @pass_ctx
 def plan(
     ctx: Ctx,
-    cluster: str,
+    cluster: str | None,
     fmt: str,
     out: Path | None,
     detailed_exitcode: bool,
@@ -68,6 +107,7 @@ def plan(
     changed_since: str | None,
     prune: bool,
     max_chars: int,
+    topics: tuple[str, ...],
 ) -> None:
     """Show what apply would change on a cluster, like `terraform plan`.
 
@@ -88,14 +128,19 @@ def plan(
 
     if out is not None:
         check_file(out, "-o")
-    show_progress(f"planning cluster '{cluster}'" + (f" against {state}" if state else ""))
     try:
-        result = workflow.plan(ctx.repo, cluster, state, prune, changed_since)
+        cluster = chosen_cluster(ctx.repo, cluster)
+        show_progress(f"planning cluster '{cluster}'" + (f" against {state}" if state else ""))
+        with Heartbeat(f"planning cluster '{cluster}'"):
+            result = workflow.plan(
+                ctx.repo, cluster, state, prune, changed_since, targets(topics, prune)
+            )
     except ReconcilerError as exc:
-        failure_comment("plan", cluster, fmt, exc, max_chars)
+        failure_comment("plan", cluster or "(not chosen)", fmt, exc, max_chars)
         raise
     if out is not None:
         write_json(out, to_json(result))
+    partial_warning(result)
     if fmt == "json":
         click.echo(render_json(result))
     elif fmt == "markdown":
@@ -116,7 +161,9 @@ def plan(
 
 
 @click.command(context_settings=CONTEXT)
-@cluster_option()
+@cluster_option(
+    "Cluster name from reconciler.yaml [default: PLAN.json's own, else the only cluster]."
+)
 @click.argument(
     "plan_file",
     metavar="[PLAN.json]",
@@ -126,6 +173,7 @@ def plan(
 @click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--fail-fast", is_flag=True, help="Stop at the first failed operation.")
 @click.option("--prune", is_flag=True, help="Also delete unmanaged topics (policy permitting).")
+@topic_option("Apply only topics matching REGEX")
 @click.option("--force-unlock", is_flag=True, help="Break the lock of a crashed apply.")
 @click.option(
     "--throttle",
@@ -142,7 +190,7 @@ def plan(
 @pass_ctx
 def apply(
     ctx: Ctx,
-    cluster: str,
+    cluster: str | None,
     plan_file: Path | None,
     auto_approve: bool,
     fail_fast: bool,
@@ -150,6 +198,7 @@ def apply(
     force_unlock: bool,
     throttle: str | None,
     audit_json: Path | None,
+    topics: tuple[str, ...],
 ) -> None:
     """Apply a saved plan (or plan and confirm), in a dependency-safe order.
 
@@ -159,7 +208,7 @@ def apply(
     terminal; elsewhere --auto-approve is required). Exit 0 when everything was applied, 1 when
     anything failed or was refused, 130/143 after SIGINT/SIGTERM (it stops after the request in
     flight, releases the lock and writes the audit record; a second signal aborts at once).
-    docs/apply.md has the details.
+    `reconciler help apply` has the details.
     """
     from reconciler import stopping, workflow
     from reconciler.render.text import render_text
@@ -179,6 +228,7 @@ def apply(
             raise ConfigError(f"--throttle {throttle!r}: the rate must be above 0, e.g. 50MiB")
 
     def progress(message: str) -> None:
+        beat.touch()  # the heartbeat speaks only when apply's own progress is silent
         click.echo(message, err=True)
 
     from reconciler.apply.audit import git_info
@@ -196,8 +246,16 @@ def apply(
         )
     if plan_file is not None:
         reviewed = workflow.load_plan(plan_file)
+        cluster = plan_cluster(cluster, reviewed.cluster, plan_file)
+        if topics and tuple(topics) != reviewed.targets:
+            raise ConfigError(
+                f"{plan_file} was planned for --topic {list(reviewed.targets) or 'every topic'}"
+                f", not {list(topics)}; drop --topic (a saved plan keeps its own) or plan again"
+            )
     else:
-        reviewed = workflow.plan(ctx.repo, cluster, prune=prune)
+        cluster = chosen_cluster(ctx.repo, cluster)
+        with Heartbeat(f"planning cluster '{cluster}'"):
+            reviewed = workflow.plan(ctx.repo, cluster, prune=prune, targets=targets(topics, prune))
         click.echo(render_text(reviewed, color=use_color()).rstrip("\n"))
         # An empty or unapplyable plan (errors, unacknowledged hazards) needs no confirmation:
         # apply says so, or pre-flight refuses it with the reason.
@@ -208,12 +266,24 @@ def apply(
                     "here; review the plan and pass --auto-approve, or apply a saved plan "
                     "(`reconciler plan -o PLAN.json`)"
                 )
-            if not click.confirm(f"Apply these changes to cluster '{cluster}'?", default=False):
-                click.echo("Apply cancelled; nothing was changed.", err=True)
+            # terraform's rule: only the whole word approves (a stray `y` or Enter does not);
+            # clusters marked `confirm: name` want their own name typed instead
+            word = "yes" if workflow.cluster_config(ctx.repo, cluster).confirm == "yes" else cluster
+            typed = click.prompt(
+                f"Apply these changes to cluster '{cluster}'? Only '{word}' approves",
+                default="",
+                show_default=False,
+            )
+            if typed.strip() != word:
+                click.echo(
+                    f"Apply cancelled (only '{word}' approves); nothing was changed.", err=True
+                )
                 click.get_current_context().exit(1)
     if (advice := workflow.pin_advice(ctx.repo, cluster, reviewed.cluster_id)) is not None:
         click.echo(f"warning: {advice}", err=True)
-    with stopping.armed():  # SIGINT/SIGTERM now ask apply to stop (cli/signals.py)
+    partial_warning(reviewed)
+    beat = Heartbeat(f"applying to cluster '{cluster}'")
+    with stopping.armed(), beat:  # SIGINT/SIGTERM now ask apply to stop (cli/signals.py)
         result = workflow.apply(
             ctx.repo,
             cluster,

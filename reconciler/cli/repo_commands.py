@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from reconciler.cli.cluster_choice import chosen_cluster
+from reconciler.cli.heartbeat import Heartbeat
 from reconciler.cli.shared import (
     CONTEXT,
     Ctx,
@@ -37,7 +39,13 @@ from reconciler.writable import check_dir
     show_default=True,
     help="The cluster's name in reconciler.yaml.",
 )
-def init(directory: Path | None, bootstrap: str, cluster: str) -> None:
+@click.option(
+    "--branch",
+    metavar="NAME",
+    help="The branch apply.yml applies merges to [default: the git repository's branch, else "
+    "git's init.defaultBranch, else asked (main without a terminal)].",
+)
+def init(directory: Path | None, bootstrap: str, cluster: str, branch: str | None) -> None:
     """Start a spec repository in DIR (default: the current directory).
 
     Writes reconciler.yaml with one cluster, an empty topics/, the JSON Schemas (so the
@@ -46,14 +54,15 @@ def init(directory: Path | None, bootstrap: str, cluster: str) -> None:
     of them exists. Next: `reconciler import --cluster NAME` to adopt the cluster's topics.
     """
     from reconciler import workflow
-    from reconciler.init_repo import check_arguments, scaffold, write_new
+    from reconciler.init_repo import check_arguments, next_steps, scaffold, write_new
 
     check_arguments(cluster, bootstrap)
     root = directory or Path(".")
     check_dir(root, "DIR")
+    branch, how = _branch(root, branch)
     show_progress(f"asking {bootstrap} for its cluster id")
     cluster_id = workflow.reported_cluster_id(cluster, bootstrap)
-    written = write_new(root, scaffold(cluster, bootstrap, cluster_id))
+    written = write_new(root, scaffold(cluster, bootstrap, cluster_id, branch))
     for path in written:
         click.echo(f"created {path}")
     if cluster_id is not None:
@@ -69,13 +78,35 @@ def init(directory: Path | None, bootstrap: str, cluster: str) -> None:
         f"  reconciler --repo {root} validate\n"
         f"  reconciler --repo {root} import --cluster {cluster}   # specs for the existing topics\n"
         f"  reconciler --repo {root} plan --cluster {cluster}\n"
-        "Then commit, push, and create the GitHub environments the workflows name (secrets "
-        "KAFKA_BOOTSTRAP, KAFKA_USERNAME, KAFKA_PASSWORD)."
+        "Then commit, and:"
     )
+    for line in next_steps(cluster, bootstrap, branch, how):
+        click.echo(line)
+
+
+def _branch(root: Path, given: str | None) -> tuple[str, str]:
+    """The branch for apply.yml and how it was chosen: --branch, else what git says
+    (reconciler/default_branch.py), else asked on a terminal, else main."""
+    import sys
+
+    from reconciler import default_branch
+
+    if given is not None:
+        return given, "--branch"
+    found = default_branch.detect(root.absolute())
+    if found is not None:
+        return found
+    if sys.stdin.isatty():
+        answer = click.prompt(
+            "Git names no default branch here. Which branch should apply.yml apply merges to?",
+            default="main",
+        )
+        return answer.strip(), "your answer"
+    return "main", "git names no default branch here; pass --branch to choose another"
 
 
 @click.command(context_settings=CONTEXT)
-@cluster_option(required=False)
+@cluster_option("Cluster name from reconciler.yaml [default: every cluster].")
 @format_option(("text", "json"))
 @pass_ctx
 def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
@@ -143,7 +174,7 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
 @click.option("--exclude", metavar="REGEX", help="Leave out topics whose name matches.")
 @pass_ctx
 def import_(
-    ctx: Ctx, cluster: str, out: Path | None, include: str | None, exclude: str | None
+    ctx: Ctx, cluster: str | None, out: Path | None, include: str | None, exclude: str | None
 ) -> None:
     """Write spec files for the topics a live cluster has, to adopt an existing cluster.
 
@@ -158,8 +189,10 @@ def import_(
     from reconciler import workflow
     from reconciler.words import listing
 
+    cluster = chosen_cluster(ctx.repo, cluster)
     show_progress(f"reading cluster '{cluster}'")
-    run = workflow.import_topics(ctx.repo, cluster, out, include, exclude)
+    with Heartbeat(f"reading cluster '{cluster}'"):
+        run = workflow.import_topics(ctx.repo, cluster, out, include, exclude)
     if run.pinned is not None:
         click.echo(f"pinned cluster '{cluster}' in reconciler.yaml: cluster_id: {run.pinned}")
     if run.unpinned is not None:
@@ -197,10 +230,18 @@ def import_(
             "or fix the topics on the cluster, then run `reconciler validate` and `plan`"
         )
     click.echo(f"Next: `reconciler plan --cluster {cluster}` shows no changes for them.")
+    if include is not None and not workflow.cluster_config(ctx.repo, cluster).policy.manage:
+        # Adopting team by team: without a scope, every other team's topic stays unmanaged drift
+        click.echo(
+            f"To adopt only these topics, add `manage: ['{include}']` under clusters.{cluster}"
+            ".policy in reconciler.yaml: topics outside it are then neither planned, reported "
+            "unmanaged, nor drift (`reconciler help adopting`).",
+            err=True,
+        )
 
 
 @click.command("compile", context_settings=CONTEXT)
-@cluster_option(required=False)
+@cluster_option("Cluster name from reconciler.yaml [default: its only cluster].")
 @click.option(
     "--all-clusters", is_flag=True, help="Every cluster reconciler.yaml defines, one file each."
 )
@@ -221,8 +262,10 @@ def compile_(ctx: Ctx, cluster: str | None, all_clusters: bool, out: Path) -> No
     """
     from reconciler import workflow
 
-    if (cluster is None) == (not all_clusters):
-        raise ConfigError("compile needs exactly one of --cluster NAME and --all-clusters")
+    if cluster is not None and all_clusters:
+        raise ConfigError("compile takes --cluster NAME or --all-clusters, not both")
+    if not all_clusters:
+        cluster = chosen_cluster(ctx.repo, cluster)
     check_dir(out, "--out")
     written, diagnostics = workflow.compile_desired(ctx.repo, cluster, out)
     for diagnostic in diagnostics:

@@ -51,14 +51,11 @@ def write_json(path: Path, document: object) -> None:
         raise ConfigError(f"cannot write {path}: {exc.strerror}") from exc
 
 
-def cluster_option(required: bool = True) -> Callable[[F], F]:
-    return click.option(
-        "--cluster",
-        "-c",
-        metavar="NAME",
-        required=required,
-        help="Cluster name from reconciler.yaml.",
-    )
+def cluster_option(
+    help: str = "Cluster name from reconciler.yaml [default: its only cluster].",
+) -> Callable[[F], F]:
+    # Never required: cli/cluster_choice.py picks the only cluster, or a saved plan's own
+    return click.option("--cluster", "-c", metavar="NAME", help=help)
 
 
 def format_option(choices: tuple[str, ...] = ("text", "json", "markdown")) -> Callable[[F], F]:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from reconciler.cli.cluster_choice import chosen_cluster
+from reconciler.cli.heartbeat import Heartbeat
 from reconciler.cli.shared import (
     CONTEXT,
     Ctx,
@@ -36,7 +38,9 @@ from reconciler.writable import check_file
     help="Longest Markdown output (a GitHub issue body holds 65,536 characters).",
 )
 @pass_ctx
-def drift(ctx: Ctx, cluster: str, fmt: str, snapshot_out: Path | None, max_chars: int) -> None:
+def drift(
+    ctx: Ctx, cluster: str | None, fmt: str, snapshot_out: Path | None, max_chars: int
+) -> None:
     """Report what differs between the specs and the live cluster: the scheduled job's command.
 
     Config, partition counts, replication factors and (where a spec sets `assignments`) replica
@@ -54,11 +58,13 @@ def drift(ctx: Ctx, cluster: str, fmt: str, snapshot_out: Path | None, max_chars
 
     if snapshot_out is not None:
         check_file(snapshot_out, "--snapshot-out")  # refused before the cluster is read
-    show_progress(f"checking cluster '{cluster}' for drift")
     try:
-        found = workflow.drift(ctx.repo, cluster)
+        cluster = chosen_cluster(ctx.repo, cluster)
+        show_progress(f"checking cluster '{cluster}' for drift")
+        with Heartbeat(f"checking cluster '{cluster}' for drift"):
+            found = workflow.drift(ctx.repo, cluster)
     except ReconcilerError as exc:
-        failure_comment("drift", cluster, fmt, exc, max_chars)
+        failure_comment("drift", cluster or "(not chosen)", fmt, exc, max_chars)
         raise
     report = found.report
     if fmt == "json":
@@ -89,7 +95,7 @@ def drift(ctx: Ctx, cluster: str, fmt: str, snapshot_out: Path | None, max_chars
     "reads).  [default: jsonl for a FILE ending in .jsonl, else json]",
 )
 @pass_ctx
-def snapshot(ctx: Ctx, cluster: str, out: Path | None, fmt: str | None) -> None:
+def snapshot(ctx: Ctx, cluster: str | None, out: Path | None, fmt: str | None) -> None:
     """Write the cluster's state (brokers, topics, configs, reassignments) to a file.
 
     JSON (schemas/snapshot.schema.json): `plan --state FILE` plans against it offline. JSON
@@ -104,9 +110,11 @@ def snapshot(ctx: Ctx, cluster: str, out: Path | None, fmt: str | None) -> None:
 
     if out is not None:
         check_file(out, "-o")
+    cluster = chosen_cluster(ctx.repo, cluster)
     config = workflow.cluster_config(ctx.repo, cluster)
     show_progress(f"reading cluster '{cluster}' at {config.bootstrap}")
-    state = workflow.read_state(config)
+    with Heartbeat(f"reading cluster '{cluster}' at {config.bootstrap}"):
+        state = workflow.read_state(config)
     if out is None:
         text = jsonl.dumps(cluster, state) if fmt == "jsonl" else dumps(cluster, state)
         click.echo(text, nl=False)

@@ -11,5 +11,5 @@
     job.py          the job: a SparkSession, the tables, `spark-submit` entry point
 
 Only job.py and the modules it calls import pyspark; the CLI reaches them through guard.py.
-docs/fleet.md describes the tables.
+`reconciler help fleet` describes the tables.
 """

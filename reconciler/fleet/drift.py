@@ -25,7 +25,7 @@ planning/drift.py (their names in brackets):
   fleet's words for two of the planner's `blocked` items (its partition_decrease, and a delete
   held back or planned). The planner's other blocked items (every error of the plan) are not
   rows yet: the compiled desired state lacks the policies, protect and allow_delete they come
-  from (docs/fleet.md).
+  from (`reconciler help fleet`).
 - unmanaged: on the cluster, named by no spec (tombstones included), not out of reach.
 
 `first_seen` is the first date of the unbroken run of snapshots (consecutive snapshots of the

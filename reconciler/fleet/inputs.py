@@ -450,7 +450,7 @@ def _odd(value: Column) -> Column:
 def _source(spark: SparkSession, root: str, since: str | None) -> DataFrame:
     """The snapshot lines through Spark's JSON data source, in `_parsed`'s shape. It parses
     each line's bytes where `from_json` reads it through a character decoder: about a fifth
-    less time over the fleet's largest input (docs/benchmarks.md). The `cluster` field is
+    less time over the fleet's largest input (`reconciler help benchmarks`). The `cluster` field is
     left out (the partition column of that name would hide it) and reads as null."""
     fields = [f for f in SNAPSHOT_LINE.fields if f.name != "cluster"]
     lines = spark.read.schema(T.StructType(fields)).option("pathGlobFilter", GLOB).json(root)

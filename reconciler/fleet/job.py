@@ -110,12 +110,12 @@ def session(
                 "spark.sql.sources.parallelPartitionDiscovery.threshold": "100000",
                 # The cached rows are built once and read a few times, in one JVM's memory:
                 # compressing them (a dictionary of each string column's values, per batch of
-                # rows) cost more time than reading them uncompressed (docs/benchmarks.md)
+                # rows) cost more time than reading them uncompressed (`reconciler help benchmarks`)
                 "spark.sql.inMemoryColumnarStorage.compressed": "false",
             }
             # On a local master this JVM does all the work, a throughput job: the parallel
             # collector, without G1's concurrent marking and costlier write barriers, ran the
-            # 100-cluster benchmark about a tenth faster (docs/benchmarks.md)
+            # 100-cluster benchmark about a tenth faster (`reconciler help benchmarks`)
             java.append("-XX:+UseParallelGC")
     if not submitted:
         config = Path(tempfile.gettempdir()) / "reconciler-fleet-log4j2.properties"

@@ -165,8 +165,8 @@ def render(s: Summary) -> str:
     out += _load(s)
     out += _consistency(s)
     out += [
-        "Tables (Parquet): `drift`, `unmanaged`, `broker_load`, `consistency`; docs/fleet.md "
-        "describes their columns.",
+        "Tables (Parquet): `drift`, `unmanaged`, `broker_load`, `consistency`; "
+        "`reconciler help fleet` describes their columns.",
         "",
     ]
     return "\n".join(out)

@@ -50,7 +50,10 @@ from reconciler.local.toolchain import find_java
 
 JVM_OPTS_ENV = "RECONCILER_KAFKA_JVM_OPTS"
 JVM_OPTS = (
-    "-Xms256m", "-Xmx512m", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+    "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+    # A node out of heap exits at once, its log naming the error (local/heap.py reports it),
+    # rather than limping on with failing requests
+    "-XX:+ExitOnOutOfMemoryError",
     "-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent",
     "-XX:TieredStopAtLevel=1",  # C1 only: starts faster; a test broker never gets hot
     "-Djava.awt.headless=true",
@@ -203,17 +206,20 @@ def _log_config(dist: Distribution, request_log: bool) -> tuple[str, str, str]:
     return "log4j.properties", text, "-Dlog4j.configuration=file:"
 
 
-def _java(java: str, dist: Distribution, node_dir: Path, *args: str) -> list[str]:
-    # Appended, so they win over JVM_OPTS: e.g. "-Xmx2g" for clusters of 10,000+ partitions,
-    # which thrash in full GCs within 512 MiB.
+def _java(
+    java: str, dist: Distribution, node_dir: Path, *args: str, heap_mib: int = 512
+) -> list[str]:
+    # Appended, so they win over JVM_OPTS and the heap: e.g. "-Xmx2g" for clusters of 10,000+
+    # partitions, which thrash in full GCs within 512 MiB.
     extra = os.environ.get(JVM_OPTS_ENV, "").split()
+    heap = (f"-Xms{min(256, heap_mib)}m", f"-Xmx{heap_mib}m")
     name, _, option = _log_config(dist, False)
     # The local ZooKeeper has no SASL; ZooKeeper 3.4's client (Kafka 2.3) otherwise fails on
     # Java 14+ resolving a SASL server principal for 127.0.0.1.
     if versions.parse(dist.version).metadata == "zookeeper":
         extra = ["-Dzookeeper.sasl.client=false", *extra]
     return [
-        java, *JVM_OPTS, *extra,
+        java, *heap, *JVM_OPTS, *extra,
         f"-Dkafka.logs.dir={node_dir}",
         f"{option}{node_dir / name}",
         *security.jvm_options(node_dir.parent),
@@ -260,6 +266,7 @@ def start(
     progress: Progress = _quiet,
     request_log: bool = False,
     security_mode: str = "none",
+    heap_mib: int = 512,
 ) -> LocalCluster:
     """Format and start a fresh cluster in state_dir; return once every broker is registered.
 
@@ -267,6 +274,7 @@ def start(
 
     tie_to_parent: the JVMs die with this process (test fixtures); `local up` leaves them running.
     request_log: every node logs each request it serves to `n<i>/requests.log`.
+    heap_mib: each node's JVM heap (`local up --heap`; local/heap.py derives its default).
     On any failure the JVMs already started are stopped before the error propagates.
     """
     java, _ = find_java()
@@ -295,6 +303,7 @@ def start(
         overrides=tuple(sorted((overrides or {}).items())),
         request_log=request_log,
         security=security_mode,
+        heap_mib=heap_mib,
     )
     security.prepare(state_dir, security_mode, java)
     cluster = _start_sidecars(java, dist, cluster, kraft, tie_to_parent, timeout, progress)
@@ -428,7 +437,14 @@ def _spawn(
     node_dir = cluster.node_dir(node)
     with (node_dir / "kafka.log").open("wb") as log:
         return subprocess.Popen(
-            _java(java, dist, node_dir, "kafka.Kafka", str(node_dir / "server.properties")),
+            _java(
+                java,
+                dist,
+                node_dir,
+                "kafka.Kafka",
+                str(node_dir / "server.properties"),
+                heap_mib=cluster.heap_mib,
+            ),
             stdout=log,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,

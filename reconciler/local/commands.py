@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from pathlib import Path
 
 import click
 
+from reconciler.cli.heartbeat import Heartbeat
+from reconciler.cluster import wait_limit
 from reconciler.errors import ClusterError, LocalClusterError
 from reconciler.local import cluster as local_cluster
+from reconciler.local import heap as local_heap
 from reconciler.local import security as local_security
 from reconciler.local import state as local_state
 from reconciler.local.distribution import Distribution, ensure_distribution
@@ -22,7 +26,7 @@ def default_overrides(brokers: int) -> dict[str, str]:
     return {"num.partitions": "3", "default.replication.factor": "2" if brokers > 1 else "1"}
 
 
-def _state_dir(repo: Path, explicit: Path | None) -> Path:
+def state_dir_of(repo: Path, explicit: Path | None) -> Path:
     if explicit:
         return explicit.resolve()
     if env := os.environ.get("RECONCILER_LOCAL_DIR"):
@@ -35,7 +39,11 @@ def _progress(message: str) -> None:
 
 
 def fetch_distribution(version: str | None = None) -> Distribution:
-    dist = ensure_distribution(version=version)
+    def fetching(version: str) -> None:
+        click.echo(f"Kafka {version}: fetching its jars from Maven Central ...", err=True)
+
+    with Heartbeat("fetching Kafka's jars from Maven Central", every=3.0):
+        dist = ensure_distribution(version=version, fetching=fetching)
     if dist.fetched_seconds is not None:
         click.echo(
             f"Kafka {dist.version}: fetched {dist.jars} jars from Maven Central in "
@@ -52,7 +60,7 @@ def _print_status(cl: local_state.LocalCluster) -> None:
     click.echo(f"bootstrap: {cl.bootstrap}")
     down = set(local_cluster.down_nodes(cl))
     try:
-        desc = cl.describe(timeout=5)
+        desc = cl.describe(timeout=wait_limit.seconds() or 5)  # --timeout, as every command
     except ClusterError as exc:
         if not down:
             raise LocalClusterError(
@@ -78,7 +86,8 @@ def _print_status(cl: local_state.LocalCluster) -> None:
         where = f"{broker.host}:{broker.port}" if broker else node.address
         rack = (broker.rack if broker else node.rack) or "-"
         if node.id in down:
-            health = "  DOWN (no process)"
+            cause = local_heap.death_cause(cl.node_dir(node) / "kafka.log")
+            health = f"  DOWN (died of {cause})" if cause else "  DOWN (no process)"
         elif broker is None:
             health = "  NOT REGISTERED (process alive, not in DescribeCluster)"
         else:
@@ -116,6 +125,9 @@ def _degraded(
         else "see their kafka.log, or restart them with `reconciler local stop-node N` and "
         "`start-node N`"
     )
+    died = local_heap.deaths(cl)  # nodes that died of an error their log names: that, the fix
+    if died:
+        fix = "; ".join(died)
     return LocalClusterError(
         f"the local cluster in {cl.state_dir} is degraded ({len(cl.nodes)} nodes): "
         f"{' and '.join(parts)}; {fix}."
@@ -137,7 +149,7 @@ def local(ctx: click.Context, state_dir: Path | None) -> None:
     ~/.cache/reconciler), never in the repository.
     """
     repo = ctx.obj.repo if ctx.obj is not None else Path(".")
-    ctx.obj = _state_dir(repo, state_dir)
+    ctx.obj = state_dir_of(repo, state_dir)
 
 
 @local.command(context_settings=CONTEXT)
@@ -169,6 +181,12 @@ def local(ctx: click.Context, state_dir: Path | None) -> None:
     help="Any Apache Kafka release on Maven Central, e.g. 2.4.1 or 4.4.0: KRaft from 3.9, "
     "ZooKeeper mode below. [default: the pinned version, see `local fetch`]",
 )
+@click.option(
+    "--heap",
+    metavar="SIZE",
+    help="Each node's JVM heap, e.g. 2g or 1536m [default: a quarter of the machine's memory "
+    "shared by the nodes, 512m to 4g each].",
+)
 @click.pass_obj
 def up(
     state_dir: Path,
@@ -176,8 +194,14 @@ def up(
     timeout: float,
     security_mode: str | None,
     kafka_version: str | None,
+    heap: str | None,
 ) -> None:
     """Fetch Kafka if needed, format storage, start the brokers, wait until all are registered."""
+    heap_mib = (
+        local_heap.parse_heap(heap)
+        if heap is not None
+        else local_heap.default_mib(brokers, local_heap.machine_mib())
+    )
     existing = local_state.load_state(state_dir)
     if existing and existing.running_pids():
         if security_mode is not None and security_mode != existing.security:
@@ -203,6 +227,9 @@ def up(
             f"node(s) {list(down)} down; starting them again",
             err=True,
         )
+        if heap is not None:  # the nodes started again get the heap asked for
+            existing = dataclasses.replace(existing, heap_mib=heap_mib)
+            local_state.save_state(existing)
         for node_id in down:
             existing = local_cluster.start_node(
                 existing, node_id, timeout=timeout, progress=_progress
@@ -214,15 +241,25 @@ def up(
     cl = local_cluster.start(
         state_dir, dist, brokers=brokers, overrides=default_overrides(brokers),
         timeout=timeout, progress=_progress, security_mode=security_mode or "none",
+        heap_mib=heap_mib,
     )  # fmt: skip
-    click.echo(f"started {brokers} broker(s) in {time.monotonic() - started:.1f} s", err=True)
+    click.echo(
+        f"started {brokers} broker(s) with {heap_mib} MiB of heap each in "
+        f"{time.monotonic() - started:.1f} s",
+        err=True,
+    )
     _print_status(cl)
 
 
 @local.command(context_settings=CONTEXT)
 @click.pass_obj
 def status(state_dir: Path) -> None:
-    """Show bootstrap servers, brokers, racks and controller (exit 1 if not running)."""
+    """Show bootstrap servers, brokers, racks and controller (exit 1 if not running, naming
+    the error a node died of when its log says)."""
+    cl = local_state.load_state(state_dir)
+    died = local_heap.deaths(cl) if cl is not None and not cl.running_pids() else []
+    if died:
+        raise LocalClusterError(f"no local cluster is running from {state_dir}: {'; '.join(died)}.")
     _print_status(_running(state_dir))
 
 

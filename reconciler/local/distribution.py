@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import time
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,9 +73,13 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def ensure_distribution(cache: Path | None = None, version: str | None = None) -> Distribution:
+def ensure_distribution(
+    cache: Path | None = None,
+    version: str | None = None,
+    fetching: Callable[[str], None] | None = None,
+) -> Distribution:
     """Return the cached jars of Kafka `version` (default: the pinned one), fetching them with
-    Maven if needed."""
+    Maven if needed (`fetching(version)` is told first: a first fetch takes 15-20 s)."""
     version = versions.parse(version).text if version else kafka_version()
     root = (cache or cache_dir()) / "kafka" / version
     libs = root / "libs"
@@ -83,6 +87,8 @@ def ensure_distribution(cache: Path | None = None, version: str | None = None) -
     with _locked(root.with_suffix(".lock")):
         if marker.exists():
             return Distribution(version, libs, _count_jars(libs), None)
+        if fetching is not None:
+            fetching(version)
         started = time.monotonic()
         _fetch(version, libs, (cache or cache_dir()) / "m2")
         marker.write_text(version + "\n")

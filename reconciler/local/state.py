@@ -62,6 +62,7 @@ class LocalCluster:
     request_log: bool = False  # each node writes requests.log (see REQUEST_LOG4J2)
     security: str = "none"  # none | sasl_scram | tls | oauth (reconciler/local/security.py)
     sidecars: tuple[Sidecar, ...] = ()
+    heap_mib: int = 512  # each node's JVM heap (-Xmx), kept for start-node (local/heap.py)
 
     @property
     def metadata(self) -> str:

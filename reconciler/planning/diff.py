@@ -41,6 +41,7 @@ from reconciler.planning.changes import (
     TopicChange,
 )
 from reconciler.planning.configs import compacted, config_changes
+from reconciler.planning.ownership import owned
 from reconciler.spec.model import DesiredState, Policy, Presence, TopicSpec
 from reconciler.spec.topic_rules import collision_key
 
@@ -73,6 +74,7 @@ def diff(
             name
             for name, topic in state.topics.items()
             if name not in desired.topics and not topic.internal and not ignored(name, ignore)
+            if owned(name, policy)  # policy.manage: another team's topic is not unmanaged
         )
     )
     if prune:

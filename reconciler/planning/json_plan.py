@@ -59,6 +59,8 @@ def to_json(plan: Plan) -> Json:
         "unmanaged": list(plan.unmanaged),
         "changed_since": plan.changed_since,
     }
+    if plan.targets:  # a partial plan says so, and apply derives it again with the same
+        data["targets"] = list(plan.targets)
     if plan.broker_load:
         data["broker_load"] = [_broker_load(row) for row in plan.broker_load]
     return data
@@ -86,6 +88,7 @@ def from_json(data: Json) -> Plan:
             broker_load=tuple(_read_broker_load(row) for row in data.get("broker_load", ())),
             changed_since=data.get("changed_since"),
             cluster_id=data.get("cluster_id"),
+            targets=tuple(data.get("targets", ())),
         )
     except (KeyError, TypeError) as error:
         raise ValueError(f"not a valid plan: missing or malformed field {error}") from error

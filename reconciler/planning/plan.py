@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Severity, sort_key
-from reconciler.planning import hazards, leftovers
+from reconciler.planning import hazards, leftovers, ownership, targeting
 from reconciler.planning.changes import Action, Hazard, TopicChange
 from reconciler.planning.diff import diff
 from reconciler.planning.insync import check_min_insync
@@ -66,6 +66,8 @@ class Plan:
     changed_since: str | None = None
     # The id the cluster (or the snapshot) reported: apply refuses the plan on another
     cluster_id: str | None = None
+    # `--topic` patterns of a partial plan (planning/targeting.py); () for a whole plan
+    targets: tuple[str, ...] = ()
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -118,16 +120,24 @@ def make_plan(
     based_on: str | None = None,
     prune: bool = False,
     warnings: Iterable[Diagnostic] = (),
+    targets: tuple[str, ...] = (),
 ) -> Plan:
     """The plan for `cluster`, built whole.
 
     `based_on`: None records the fingerprint of the state of the topics the plan touches (what
     apply checks a saved plan against); a caller that means another state (drift: all of it)
     or a fixed value (tests, golden files) passes it. `warnings`: the spec loader's warnings,
-    shown with the plan's own diagnostics.
+    shown with the plan's own diagnostics. `targets`: a partial plan of the topics matching
+    these patterns and what they depend on (targeting.py).
     """
     policy = cluster.policy
+    desired, outside_scope = ownership.in_scope(desired, policy)
+    if targets:
+        desired = targeting.targeted(desired, targets)
     changes, diagnostics, unmanaged = diff(desired, state, policy, prune=prune)
+    if targets:
+        regexes = targeting.compiled(targets)
+        unmanaged = tuple(n for n in unmanaged if targeting.matches(n, regexes))
     reviewed, approvals = hazards.review(changes, desired, policy)
     ordered = order(reviewed)
     broker_load, over_limits = check_limits(ordered, state, desired, cluster.limits, policy)
@@ -139,6 +149,7 @@ def make_plan(
         *check_min_insync(ordered, desired, state, diagnostics),
         *approvals,
         *warnings,
+        *outside_scope,
     }
     if based_on is None:
         based_on = fingerprint(state, [c.topic for c in ordered])
@@ -150,6 +161,7 @@ def make_plan(
         unmanaged=unmanaged,
         broker_load=broker_load,
         cluster_id=state.cluster_id,
+        targets=targets,
     )
 
 

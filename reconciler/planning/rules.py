@@ -1,6 +1,6 @@
 """The plan's diagnostic rules: a stable code and snake_case name for each problem planning finds.
 
-Codes P1xx belong to the planner (docs/rules.md explains each with an example). Each is a
+Codes P1xx belong to the planner (`reconciler help rules` explains each with an example). Each is a
 `reconciler.diagnostics.Rule`, the type validate's R codes (spec/rules.py) use too; calling one
 builds its `Diagnostic`, with the caller's message and, for a configurable rule, the severity
 the cluster's policy gives it.

@@ -19,7 +19,7 @@ with what replaces them), `accepted(defn)` (the "what is accepted" phrase of mes
 `java_double_str(x)`, `canonical(key, value)` (a cluster's value, canonical where it can be)
 and `KAFKA_VERSION`.
 
-Canonical forms (docs/configs.md explains them for users):
+Canonical forms (`reconciler help configs` explains them for users):
 
     INT, LONG  decimal integer ("604800000"), units resolved; a negative retention.bytes is "-1"
     BOOLEAN    "true" / "false"
@@ -570,7 +570,8 @@ def unknown_key_message(key: str) -> str:
     hint = suggest(key)
     if hint is None:
         return (
-            f"unknown topic config '{key}': docs/configs.md lists the topic configs Kafka accepts"
+            f"unknown topic config '{key}': `reconciler help configs` lists the topic configs "
+            "Kafka accepts"
         )
     return f"unknown topic config '{key}' (did you mean '{hint}'?)"
 

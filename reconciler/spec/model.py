@@ -92,6 +92,7 @@ class Policy:
     max_partitions_per_topic: int | None = None
     name_pattern: str | None = None
     ignore: tuple[str, ...] = ("^_",)  # regexes of topic names never touched nor reported
+    manage: tuple[str, ...] = ()  # ownership scope (planning/ownership.py); (): every topic
     # (rule or hazard name, "error" | "warning" | "off"), sorted: overrides of the default
     # severities (reconciler/planning/rules.py CONFIGURABLE lists the names)
     severity: tuple[tuple[str, str], ...] = ()
@@ -117,6 +118,7 @@ class ClusterConfig:
     # another (None: not pinned, a warning on plan and apply)
     cluster_id: str | None = None
     location: Location | None = field(default=None, compare=False)  # its `NAME:` key
+    confirm: str = "yes"  # what apply asks to be typed: "yes", or "name" (the cluster's name)
 
 
 @dataclass(frozen=True, slots=True)

@@ -117,7 +117,7 @@ def load_repo_config(
         return None, [
             rules.MISSING_REPO_CONFIG(
                 f"no {REPO_CONFIG} in {root}: a spec repository starts with one (see "
-                "docs/spec.md); create it, or pass --repo DIR",
+                "`reconciler help spec`); create it, or pass --repo DIR",
                 start,
             )
         ]
@@ -249,6 +249,7 @@ def _cluster(
         policy=policy,
         cluster_id=raw["cluster_id"] if isinstance(raw.get("cluster_id"), str) else None,
         location=doc.key_at(path),
+        confirm="name" if raw.get("confirm") == "name" else "yes",  # the schema allows these
     )
     return cluster, found
 
@@ -356,6 +357,15 @@ def _policy(doc: YamlDocument, path: JsonPath, raw: object) -> tuple[Policy, lis
                 else:
                     found.append(problem)
         ignore = tuple(kept)
+    manage: list[str] = []  # the ownership scope: checked as the ignore patterns are
+    raw_manage = raw.get("manage")
+    for i, item in enumerate(raw_manage if isinstance(raw_manage, list) else []):
+        if isinstance(item, str):
+            problem = _regex_problem(item, doc.value_at((*path, "manage", i)))
+            if problem is None:
+                manage.append(item)
+            else:
+                found.append(problem)
     allow_delete = raw.get("allow_delete")
     max_deletes = _count(raw.get("max_deletes"), 0)
     min_rf = _count(raw.get("min_replication_factor"), 1)
@@ -366,6 +376,7 @@ def _policy(doc: YamlDocument, path: JsonPath, raw: object) -> tuple[Policy, lis
         max_partitions_per_topic=_count(raw.get("max_partitions_per_topic"), 1),
         name_pattern=pattern if isinstance(pattern, str) else None,
         ignore=ignore,
+        manage=tuple(manage),
         severity=_severity(raw.get("severity")),
         pattern_at=tuple(pattern_at),
     )

@@ -1,7 +1,7 @@
 """The table of the spec language's rules: every diagnostic `validate` gives, by code.
 
 Each rule has a stable code and a snake_case name, listed here (`RULES`) and in
-docs/diagnostics.md with an example and what to do:
+`reconciler help diagnostics` with an example and what to do:
 
     R0xx  files and YAML safety          R4xx  duplicates, dependencies, clusters
     R1xx  topic configs (the catalog)    R5xx  reconciler.yaml
@@ -97,5 +97,6 @@ SCHEMA_UNKNOWN_FIELD = Rule("R703", "schema_unknown_field", _E)
 SCHEMA_ENUM = Rule("R704", "schema_enum", _E)
 SCHEMA_CONSTRAINT = Rule("R705", "schema_constraint", _E)
 
-# Every rule above, in code order (docs/diagnostics.md lists each; a test keeps them in step).
+# Every rule above, in code order (`reconciler help diagnostics` lists each; a test keeps them in
+# step).
 RULES: tuple[Rule, ...] = tuple(v for v in globals().values() if isinstance(v, Rule))

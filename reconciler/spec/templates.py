@@ -18,9 +18,9 @@ expression precedes the value on its line). Text captured by `{% set %}...{% end
 `{% filter %}`, macros and call blocks gets no markers, so their semantics are untouched; their
 output maps to the line where they are used.
 
-Bounds (a template is code from a pull request; docs/spec.md, *Limits*): rendered output stops
-at `MAX_OUTPUT_CHARS` (R605). The sandbox refuses, with the template line, arithmetic whose
-result would be too large to hold (R607): strings and lists from `*` or `+` over
+Bounds (a template is code from a pull request; `reconciler help spec`, *Limits*): rendered
+output stops at `MAX_OUTPUT_CHARS` (R605). The sandbox refuses, with the template line,
+arithmetic whose result would be too large to hold (R607): strings and lists from `*` or `+` over
 `MAX_OUTPUT_CHARS` items, integers from `*`, `**`, `+`, `-` over `MAX_INT_BITS` bits; `range`
 is capped by Jinja2's sandbox. Everything else (filters that expand, nested loops, recursion
 via macros) is bounded by rendering in a child process with hard CPU, memory and wall-clock

@@ -183,8 +183,8 @@ def test_compile_writes_each_clusters_desired_state_after_templates_and_defaults
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        ((), "exactly one of --cluster NAME and --all-clusters"),
-        (("--cluster", "dev", "--all-clusters"), "exactly one of"),
+        ((), "defines 2 clusters (dev, prod); choose one with --cluster NAME"),
+        (("--cluster", "dev", "--all-clusters"), "--cluster NAME or --all-clusters, not both"),
         (("--cluster", "nope"), "unknown cluster 'nope'"),
     ],
 )

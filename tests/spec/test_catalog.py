@@ -512,7 +512,8 @@ def test_unknown_key_message_has_did_you_mean() -> None:
     with pytest.raises(InvalidConfigValue) as raised:
         normalise("banana", 1)
     assert str(raised.value) == (
-        "unknown topic config 'banana': docs/configs.md lists the topic configs Kafka accepts"
+        "unknown topic config 'banana': `reconciler help configs` lists the topic configs Kafka "
+        "accepts"
     )
     assert unknown_key_message("message.format.version").startswith(
         "topic config 'message.format.version' was removed in Kafka 4.0"

@@ -3,9 +3,9 @@
 `Connection` is a plain frozen value (the CLI and tests build it); only `Cluster` (cluster.py)
 turns it into clients, with the two functions here. `client:` in reconciler.yaml holds librdkafka
 properties; kafka-python (used only for KIP-455 reassignments) takes the security-related
-subset, translated as docs/cluster-state.md's table says; other librdkafka-only properties are
-not passed to it. OAUTHBEARER with `sasl.oauthbearer.method: oidc` logs both clients in with
-tokens of one source (oauth.py).
+subset, translated as the table of `reconciler help cluster-state` says; other librdkafka-only
+properties are not passed to it. OAUTHBEARER with `sasl.oauthbearer.method: oidc` logs both
+clients in with tokens of one source (oauth.py).
 """
 
 from __future__ import annotations
