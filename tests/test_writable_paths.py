@@ -26,6 +26,7 @@ def repo(tmp_path: Path) -> Path:
     )
     (root / "topics" / "a.yaml").write_text("topics:\n  - name: a.b\n    partitions: 1\n")
     (tmp_path / "file").write_text("not a folder\n")
+    (root / "topics" / "file").write_text("not a folder\n")  # listed as not read, harmless
     return root
 
 
@@ -41,8 +42,9 @@ CASES = [
      "its folder {tmp}/missing does not exist"),
     (["apply", "--cluster", "test", "--auto-approve", "--audit-json"], "--audit-json",
      "file/a.json", "{tmp}/file is a file, not a folder"),
-    (["import", "--cluster", "test", "--out"], "--out", "file/topics",
-     "{tmp}/file is a file, not a folder"),
+    # under the topics folder (import writes nowhere else), below a file
+    (["import", "--cluster", "test", "--out"], "--out", "repo/topics/file/more",
+     "{tmp}/repo/topics/file is a file, not a folder"),
     (["compile", "--cluster", "test", "--out"], "--out", "file/out",
      "{tmp}/file is a file, not a folder"),
     (["init", "--bootstrap", UNREACHABLE], "DIR", "file/new-repo",

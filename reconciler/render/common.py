@@ -118,8 +118,8 @@ def not_applyable(plan: Plan) -> str | None:
     pending = len(plan.unacknowledged_hazards)
     if pending:
         todo.append(
-            f"acknowledge {_the(pending, 'hazard')} by adding each hazard's code under its "
-            "topic's `acknowledge:` in the spec (or drop the change)"
+            f"approve {_the(pending, 'hazard')} by adding the item each hazard names (its "
+            "approve_with) under its topic's `acknowledge:` in the spec (or drop the change)"
         )
     return " and ".join(todo) + ", then plan again; apply refuses this plan as it is."
 
@@ -149,7 +149,8 @@ def unacknowledged_line(plan: Plan, max_topics: int | None = None) -> str | None
     verb = "needs" if len(pending) == 1 else "need"
     return (
         f"{_plural(len(pending), 'hazard')} {verb} acknowledgment ({named}): "
-        "apply refuses the plan until each topic's spec lists the hazard under `acknowledge:`."
+        "apply refuses the plan until each topic's spec approves it with the item its hazard "
+        "names under `acknowledge:`."
     )
 
 

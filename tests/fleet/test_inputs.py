@@ -220,7 +220,13 @@ def test_both_parsers_keep_and_count_the_same_lines(
     day = root / f"cluster={other}" / "date=2027-01-01"
     day.mkdir()
     at = "2027-01-01T02:00:00+00:00"
-    escaped = json.dumps({**header, "cluster": other, "taken_at": at}).replace(
+    # Its own id, as its own snapshots carry it: a copy of the first cluster's would be a
+    # mislabeled folder ("cluster id mismatch")
+    ours = next((root / f"cluster={other}").glob("date=*/snapshot.jsonl"))
+    other_id = json.loads(ours.read_text().splitlines()[0])["cluster_id"]
+    escaped = json.dumps(
+        {**header, "cluster": other, "cluster_id": other_id, "taken_at": at}
+    ).replace(
         '"record"', '"\\u0072ecord"'
     )  # a cluster line only a parse can tell: found all the same
     (day / "a.jsonl").write_text(
@@ -238,7 +244,7 @@ def test_both_parsers_keep_and_count_the_same_lines(
     at = "2027-02-28T02:00:00+00:00"
     (feb / "a.jsonl").write_text(
         "\n".join([
-            json.dumps({**header, "cluster": other, "taken_at": at}),
+            json.dumps({**header, "cluster": other, "cluster_id": other_id, "taken_at": at}),
             json.dumps({**topic, "topic": "february", "taken_at": at}),
             json.dumps({**topic, "topic": "february.two", "partitions": "three"}),
             '{"record": "topic", "taken_at"',
@@ -319,12 +325,13 @@ def test_a_line_of_invalid_utf8_is_read_as_from_json_reads_it(
 
 def test_a_table_spark_cannot_write_fails_the_run_in_one_line(clean: Path, tmp_path: Path) -> None:
     """The tables are written two at a time: a failure in either is the run's one-line error
-    (exit 1, no traceback), after which the process ends."""
+    (exit 1, no traceback), after which the process ends. A `file://` URI is Spark's to write
+    (the CLI checks only plain local paths before the job), so the failure is Spark's own."""
     blocked = tmp_path / "out"
     blocked.write_text("a file where the tables' directory should be\n")
     cli = run_cli(
         tmp_path, "127.0.0.1:1", "fleet", "drift", "--desired", str(clean / "desired"),
-        "--snapshots", str(clean / "snapshots"), "--out", str(blocked), "--master", "local[2]",
+        "--snapshots", str(clean / "snapshots"), "--out", blocked.as_uri(), "--master", "local[2]",
         timeout=300,
     )  # fmt: skip
     assert cli.code == 1, cli.stderr

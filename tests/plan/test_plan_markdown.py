@@ -43,8 +43,8 @@ def test_an_unacknowledged_hazard_is_not_applyable_and_exits_1(
     markdown = plan(repo, "--format", "markdown", *detailed)
     assert markdown.code == 1, markdown.stdout + markdown.stderr
     refused = (
-        "**Not applyable**: acknowledge the hazard by adding each hazard's code under its "
-        "topic's `acknowledge:`"
+        "**Not applyable**: approve the hazard by adding the item each hazard names (its "
+        "approve_with) under its topic's `acknowledge:`"
     )
     assert refused in markdown.stdout
     assert "Applyable." not in markdown.stdout
@@ -57,7 +57,7 @@ def test_an_unacknowledged_hazard_is_not_applyable_and_exits_1(
 
     text = plan(repo, *detailed)
     assert text.code == 1
-    assert "Not applyable: acknowledge the hazard by adding" in text.stdout
+    assert "Not applyable: approve the hazard by adding" in text.stdout
 
 
 def test_an_acknowledged_hazard_is_applyable(repo: SpecRepo) -> None:

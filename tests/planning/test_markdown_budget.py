@@ -59,7 +59,7 @@ def test_a_2000_topic_plan_fits_and_keeps_every_error_and_hazard() -> None:
     assert comment.startswith("## reconciler plan for `prod`\n")
     s = plan.summary
     assert f"| {s.create} | {s.update} | {s.delete} | {s.errors} | {s.warnings} |" in comment
-    refused = "**Not applyable**: fix the 9 errors (see the diagnostics) and acknowledge the 26 "
+    refused = "**Not applyable**: fix the 9 errors (see the diagnostics) and approve the 26 "
     assert refused + "hazards" in comment
     assert (s.errors, s.warnings, len(plan.unacknowledged_hazards)) == (9, 40, 26)
     for d in plan.diagnostics:
@@ -92,7 +92,8 @@ def test_a_2000_topic_plan_fits_and_keeps_every_error_and_hazard() -> None:
         "**26 hazards need acknowledgment (bulk.topic-00091, bulk.topic-00242, "
         "bulk.topic-00301, bulk.topic-00364, bulk.topic-00511, bulk.topic-00572, "
         "bulk.topic-00721, bulk.topic-00754, bulk.topic-00902, bulk.topic-00931 and 16 more): "
-        "apply refuses the plan until each topic's spec lists the hazard under `acknowledge:`.**"
+        "apply refuses the plan until each topic's spec approves it with the item its hazard "
+        "names under `acknowledge:`.**"
     )
     assert "**Plan: 400 to create, 1524 to update, 67 to delete. 9 errors, 40 warnings.**" in (
         comment
