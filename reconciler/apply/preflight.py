@@ -164,12 +164,9 @@ def validate(cluster: Cluster, state: ClusterState, ops: Sequence[Operation]) ->
     """Kafka's validate_only for every request apply will send for what is left: creates,
     config updates and partition increases, all of them before the first real change, so
     one refusal refuses the plan with nothing changed (a conflict between two keys, say
-    min.compaction.lag.ms above max.compaction.lag.ms, is Kafka's to judge, not ours)."""
-    todo = [
-        op.change
-        for op in ops
-        if not isinstance(judge(op.change, state.topics.get(op.topic), state.reassignments), Done)
-    ]
+    min.compaction.lag.ms above max.compaction.lag.ms, is Kafka's to judge, not ours).
+    `ops` are the remaining ones (`remaining`): finished work was judged there, once."""
+    todo = [op.change for op in ops]
     creates = [c for c in todo if isinstance(c, CreateTopic)]
     updates = [
         update
