@@ -9,16 +9,24 @@ the `ignored_topic` warning (P109) saying why, as a spec matching `policy.ignore
 from __future__ import annotations
 
 import dataclasses
-import re
+import functools
 
 from reconciler.diagnostics import Diagnostic
+from reconciler.patterns import UserPattern
 from reconciler.planning import rules
 from reconciler.spec.model import DesiredState, Policy
 
 
 def owned(name: str, policy: Policy) -> bool:
-    """Inside the scope (patterns are checked when reconciler.yaml is loaded)."""
-    return not policy.manage or any(re.search(p, name) for p in policy.manage)
+    """Inside the scope (patterns are checked when reconciler.yaml is loaded, and matched
+    under the bound every user pattern has: reconciler/patterns.py)."""
+    return not policy.manage or any(p.search(name) for p in _scope(policy.manage))
+
+
+@functools.lru_cache(maxsize=16)
+def _scope(manage: tuple[str, ...]) -> tuple[UserPattern, ...]:
+    """One compiled pattern per `manage` entry for the command (their CPU budget is theirs)."""
+    return tuple(UserPattern(p, "policy.manage") for p in manage)
 
 
 def in_scope(desired: DesiredState, policy: Policy) -> tuple[DesiredState, list[Diagnostic]]:

@@ -10,28 +10,29 @@ patterns travel in the saved plan (`targets`), and apply derives the plan again 
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Iterable, Sequence
 
 from reconciler.errors import ConfigError
+from reconciler.patterns import UserPattern, problem
 from reconciler.spec.model import DesiredState
 
 
-def compiled(patterns: Sequence[str]) -> tuple[re.Pattern[str], ...]:
-    """The --topic patterns; a ConfigError naming the first that is not a regular expression."""
+def compiled(patterns: Sequence[str]) -> tuple[UserPattern, ...]:
+    """The --topic patterns, bounded like every user pattern (reconciler/patterns.py); a
+    ConfigError naming the first that is not a regular expression."""
     found = []
     for pattern in patterns:
-        try:
-            found.append(re.compile(pattern))
-        except re.error as exc:
+        why = problem(pattern)
+        if why is not None:
             raise ConfigError(
-                f"--topic {pattern!r} is not a regular expression ({exc}); give a Python "
+                f"--topic {pattern!r} is not a regular expression ({why}); give a Python "
                 "regular expression matched against topic names, e.g. '^payments\\.'"
-            ) from exc
+            )
+        found.append(UserPattern(pattern, "--topic"))
     return tuple(found)
 
 
-def matches(name: str, patterns: Iterable[re.Pattern[str]]) -> bool:
+def matches(name: str, patterns: Iterable[UserPattern]) -> bool:
     return any(p.search(name) for p in patterns)
 
 

@@ -151,3 +151,16 @@ def test_the_issues_pattern_in_ignore_and_include_is_decided_at_once(
     imported = repo.run("import", "--cluster", "test", "--include", ISSUE, timeout=GENEROUS)
     assert imported.code == 0, imported.stdout + imported.stderr
     assert "Nothing to import" in imported.stdout
+
+
+def test_topic_targets_and_the_manage_scope_run_under_the_same_bound() -> None:
+    """`--topic` and `policy.manage` are user patterns too: bounded, and named when too slow."""
+    from reconciler.planning import ownership, targeting
+    from reconciler.spec.model import Policy
+
+    targets = targeting.compiled([SLOW])
+    with pytest.raises(PatternTooSlow, match=r"^--topic: the regular expression "):
+        targeting.matches(RUN + "_", targets)
+    with pytest.raises(PatternTooSlow, match=r"^policy\.manage: the regular expression "):
+        ownership.owned(RUN + "_", Policy(manage=(SLOW,)))
+    assert ownership.owned("payments.orders", Policy(manage=("^payments\\.",)))
