@@ -8,10 +8,11 @@ the spec repository's own since a git ref or as pre-existing drift.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,7 +28,14 @@ from reconciler.planning.changes import Action
 from reconciler.planning.drift import DriftReport
 from reconciler.planning.drift import drift as find_drift
 from reconciler.planning.json_plan import from_json
-from reconciler.planning.plan import Plan, make_plan, mark_causes
+from reconciler.planning.plan import (
+    Plan,
+    deleted_partitions,
+    diagnostic_order,
+    make_plan,
+    mark_causes,
+)
+from reconciler.planning.rules import IN_USE_NOT_READ
 from reconciler.spec.discovery import folder_not_read
 from reconciler.spec.loader import load_repo
 from reconciler.spec.model import ClusterConfig, DesiredState
@@ -128,6 +136,23 @@ def plan(
     whole = make_plan(
         specs.desired, state, specs.cluster, prune=prune, warnings=specs.warnings, targets=targets
     )
+    deleted = deleted_partitions(whole)
+    if deleted and snapshot is not None:
+        whole = _with(whole, evidence_not_read(len(deleted)))
+    elif deleted:  # the in-use evidence of exactly the topics the plan deletes, then again
+        from reconciler.cluster import adapter
+
+        with adapter.Cluster(connection(specs.cluster)) as kafka:
+            found = kafka.evidence(deleted)
+        whole = make_plan(
+            specs.desired,
+            state,
+            specs.cluster,
+            prune=prune,
+            warnings=specs.warnings,
+            targets=targets,
+            evidence=found,
+        )
     if snapshot is None:  # a topic the principal may not Describe looks absent: say so
         creates = [c.topic for c in whole.changes if c.action is Action.CREATE]
         check_visible(connection(specs.cluster), creates)
@@ -137,6 +162,20 @@ def plan(
 
     ours = caused_by_change(repo, cluster, specs.desired, whole, changed_since, changed)
     return mark_causes(whole, changed_since, ours)
+
+
+def evidence_not_read(deletes: int) -> Diagnostic:
+    """The warning of a plan made from a snapshot that deletes: no evidence of use was read."""
+    return IN_USE_NOT_READ(
+        f"the plan deletes {deletes} topic(s) but is made from a snapshot, which holds no "
+        "evidence of use (consumer groups, newest records), so no in_use hazard is shown; "
+        "apply reads that evidence live and refuses a delete of a topic in use"
+    )
+
+
+def _with(plan: Plan, diagnostic: Diagnostic) -> Plan:
+    found = sorted((*plan.diagnostics, diagnostic), key=diagnostic_order)
+    return dataclasses.replace(plan, diagnostics=tuple(found))
 
 
 def reported_cluster_id(name: str, bootstrap: str, timeout: float = 10.0) -> str | None:
@@ -236,16 +275,48 @@ def apply(
     plan file edited after review is refused). reconciler.apply.run lists the steps.
     """
     from reconciler.apply import Options, apply_plan
+    from reconciler.apply.in_use import diverged_deletes
     from reconciler.apply.preflight import check_plan
+    from reconciler.apply.verify import made_with_prune
     from reconciler.apply.verify import verify as verify_plan
     from reconciler.cluster import adapter
 
     specs = load_specs(repo, cluster)
 
-    def derive(state: ClusterState, prune: bool) -> Plan:
-        return make_plan(specs.desired, state, specs.cluster, prune=prune, targets=saved.targets)
-
     with adapter.Cluster(connection(specs.cluster)) as kafka:
+
+        def derive(state: ClusterState, prune: bool) -> Plan:
+            """The plan the specs give for `state`, with the in-use evidence of what it deletes
+            read now."""
+            first = make_plan(
+                specs.desired, state, specs.cluster, prune=prune, targets=saved.targets
+            )
+            deleted = deleted_partitions(first)
+            if not deleted:
+                return first
+            found = kafka.evidence(deleted)
+            return make_plan(
+                specs.desired,
+                state,
+                specs.cluster,
+                prune=prune,
+                targets=saved.targets,
+                evidence=found,
+            )
+
+        seen: list[ClusterState] = []  # the state read under the lock, for the re-check
+
+        def verified(state: ClusterState) -> None:
+            seen.append(state)
+            verify_plan(saved, state, derive)
+
+        def in_use_now(topics: Sequence[str]) -> dict[str, str]:
+            """Right before the deletes: the topics of `topics` now in use beyond what the
+            saved plan showed (apply.in_use), with why."""
+            state = seen[-1] if seen else kafka.read_state()
+            derived = derive(state, made_with_prune(saved))
+            return diverged_deletes(saved, derived, topics)
+
         kafka.ride_outages(READ_OUTAGE, progress)  # reads, never mutations: retrying is safe
         if not saved.changes:
             # Nothing to lock for, but an emptied plan file is not "no changes" either
@@ -258,7 +329,8 @@ def apply(
             force_unlock=force_unlock,
             options=Options(fail_fast=fail_fast, throttle=throttle),
             progress=progress,
-            verify=lambda state: verify_plan(saved, state, derive),
+            verify=verified,
+            in_use=in_use_now,
         )
 
 

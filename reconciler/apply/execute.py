@@ -6,6 +6,8 @@ For each level, in order:
   2. judge each against the state read at the start of this apply (status.judge): what the
      cluster already shows is not repeated (a re-run after an interruption), what diverged
      from the plan is not touched;
+     Before the first delete level, the in-use evidence of the topics about to be deleted is
+     read again (in_use.py): a delete now in use beyond what the plan showed is Diverged too;
   3. send the rest in one request per kind (dispatch.py; replication-factor changes are also
      followed to the end there), taking answers that mean "already done" as success;
   4. wait until metadata shows every change Kafka accepted (wait.py).
@@ -17,7 +19,7 @@ operations not sent are `skipped`, and the final wait is left out.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
@@ -35,6 +37,8 @@ from reconciler.cluster.state import ClusterState
 Progress = Callable[[str], None]
 BeforeLevel = Callable[[int, Level], None]  # may raise to stop the apply before the level
 AfterLevel = Callable[[int, int, tuple[OperationResult, ...]], None]  # level, of, its results
+# Topics about to be deleted -> those now in use beyond what the plan showed, with why (in_use.py)
+InUse = Callable[[Sequence[str]], Mapping[str, str]]
 
 _VERB = {
     Step.CREATE: "create",
@@ -67,6 +71,7 @@ class Executor:
         before_level: BeforeLevel | None = None,
         after_level: AfterLevel | None = None,
         ledger: Ledger | None = None,
+        in_use: InUse | None = None,
     ) -> None:
         self.cluster = cluster
         self.state = state
@@ -75,6 +80,8 @@ class Executor:
         self.before_level = before_level  # the lock's lease check
         self.after_level = after_level  # the audit journal's progress record
         self.ledger = ledger  # the audit journal's throttle records
+        self.in_use = in_use  # the in-use evidence read again before the deletes
+        self.diverged: dict[str, str] | None = None  # topic -> why, once read
         self.results: dict[int, OperationResult] = {}
         self.stopped = False
 
@@ -88,6 +95,8 @@ class Executor:
                 continue
             if self.before_level is not None:
                 self.before_level(number, level)
+            if level.step is Step.DELETE and self.diverged is None:
+                self.diverged = self._in_use_now(levels)
             stopping.test_point(f"level-{number}")
             self.progress(
                 f"level {number}/{len(levels)}: {level.name}: {len(level.operations)} operation(s)"
@@ -157,6 +166,15 @@ class Executor:
             else:
                 self._done(op, Status.APPLIED, "", started, seconds)
 
+    def _in_use_now(self, levels: Sequence[Level]) -> dict[str, str]:
+        """Right before the first delete level, under the lock: the topics about to be deleted
+        (every delete level's) that the evidence read now shows in use beyond the plan."""
+        if self.in_use is None:
+            return {}
+        topics = [op.topic for lv in levels if lv.step is Step.DELETE for op in lv.operations]
+        self.progress(f"reading the in-use evidence of {len(topics)} topic(s) again")
+        return dict(self.in_use(topics))
+
     def _runs(self, op: Operation, started: float) -> bool:
         """Whether `op` is to be sent; if not, its result is recorded here."""
         if self.stopped:
@@ -166,6 +184,16 @@ class Executor:
         if blockers:
             names = sorted({self.results[i].operation.summary for i in blockers})
             self._done(op, Status.SKIPPED, f"not run: it needs {'; '.join(names)}", started)
+            return False
+        why = (self.diverged or {}).get(op.topic) if op.step is Step.DELETE else None
+        if why is not None:
+            self._done(
+                op,
+                Status.FAILED,
+                f"not run: diverged since the plan was made ({why}); plan again and review the "
+                "new plan",
+                started,
+            )
             return False
         verdict = judge(op.change, self.state.topics.get(op.topic), self.state.reassignments)
         match verdict:

@@ -129,6 +129,11 @@ def _differences(plan: Plan, state: ClusterState) -> tuple[list[str], list[str]]
     return reasons, progressed
 
 
+def stale(reasons: list[str]) -> NoReturn:
+    """Refuse the plan as stale (StalePlan), naming what the cluster shows instead."""
+    _stale(reasons)
+
+
 def _stale(reasons: list[str]) -> NoReturn:
     detail = "; ".join(reasons) or (
         "its based_on is not the fingerprint of the cluster now: the brokers, their racks, the "

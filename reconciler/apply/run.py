@@ -14,7 +14,8 @@
        start this apply's record (journal.py): no change is made unless that record is on the
        cluster; then remove the throttles earlier applies left (leftovers.py)
     6. execute the DAG level by level, waiting for metadata after each, checking the lease
-       before and journaling the results after each level
+       before and journaling the results after each level; before the first delete level, read
+       the in-use evidence again (a delete now in use beyond the plan is Diverged, not run)
     7. write the final audit record, release the lock
 
 Steps 1-4 change nothing on the cluster but the lock. A SIGINT or SIGTERM
@@ -35,7 +36,7 @@ from typing import Any
 
 from reconciler import stopping
 from reconciler.apply import audit, interrupted, journal, leftovers, lock, permissions, preflight
-from reconciler.apply.execute import Executor, Options
+from reconciler.apply.execute import Executor, InUse, Options
 from reconciler.apply.operations import Level, levels, operations
 from reconciler.apply.results import ApplyResult, OperationResult, Status
 from reconciler.cluster.adapter import Cluster
@@ -55,10 +56,12 @@ def apply_plan(
     options: Options | None = None,
     progress: Progress = lambda _: None,
     verify: Callable[[ClusterState], None] | None = None,
+    in_use: InUse | None = None,
 ) -> ApplyResult:
     """Apply `plan` to `cluster` (the steps above); `repo` is the spec repository, whose git
     HEAD the audit record names. `verify` (apply.verify, for a saved plan) judges the plan
-    again against the state read under the lock and raises to refuse it."""
+    again against the state read under the lock and raises to refuse it. `in_use` reads the
+    in-use evidence again right before the deletes (apply.in_use, execute.py)."""
     hash_ = audit.plan_hash(plan)
     preflight.check_plan(plan, cluster.name)
     preflight.check_cluster_id(plan, cluster)
@@ -130,8 +133,9 @@ def apply_plan(
             in_flight.update(op.id for op in level.operations)
 
         executor = Executor(
-            cluster, state, options or Options(), progress, before, log.level, ledger=log
-        )
+            cluster, state, options or Options(), progress, before, log.level, ledger=log,
+            in_use=in_use,
+        )  # fmt: skip
         try:
             results = executor.run(levels(ops))
             undone = any(not r.status.succeeded for r in results)

@@ -17,9 +17,11 @@ as written. Under the cluster's lock, with the state read there, `verify`:
    reordered or renamed, hazards acknowledged in the file but not in the specs;
 4. judges limits, policies and hazards again on the derived plan (preflight.check_plan).
 
-Resumed topics are compared without their hazards (what is left may have fewer); the derived
-plan's own hazards are still judged in step 4. `cause` (plan --changed-since) is for reviewers
-and not compared.
+A delete's evidence and its `in_use` hazard are not compared: a delete the saved plan showed
+idle but the evidence read now shows in use is refused as Diverged instead (apply.in_use),
+before step 3. Resumed topics are compared without their hazards (what is left may have
+fewer); the derived plan's own hazards are still judged in step 4. `cause` (plan
+--changed-since) is for reviewers and not compared.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from reconciler.apply.preflight import check_plan, refuse_diverged
+from reconciler.apply.in_use import diverged_deletes
+from reconciler.apply.preflight import check_plan, refuse_diverged, stale
 from reconciler.apply.status import Done, Partly, judge, pending_entries
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import PlanMismatch
@@ -40,6 +43,7 @@ from reconciler.planning.changes import (
     ReassignReplicas,
     TopicChange,
 )
+from reconciler.planning.hazards import IN_USE
 from reconciler.planning.json_plan import topic_change_json
 from reconciler.planning.order import order
 from reconciler.planning.plan import Plan
@@ -69,6 +73,7 @@ def verify(saved: Plan, state: ClusterState, derive: Derive) -> None:
     at = {rest.change.topic: i for i, rest in left.items()}
     remaining = [(at[c.topic], left[at[c.topic]]) for c in order(r.change for r in left.values())]
     derived = derive(state, made_with_prune(saved))
+    _in_use(saved, [left.change for _, left in remaining], derived)
     difference = (
         f"it is for cluster '{saved.cluster}', the specs are for '{derived.cluster}'"
         if saved.cluster != derived.cluster
@@ -145,8 +150,20 @@ def _remaining(change: TopicChange, state: ClusterState) -> _Left | None:
     return _Left(dataclasses.replace(change, changes=tuple(steps)), untouched)
 
 
+def _in_use(saved: Plan, remaining: list[TopicChange], derived: Plan) -> None:
+    """A delete the saved plan showed idle (or with fewer readers) but the evidence read now
+    shows in use is Diverged (apply.in_use): refused as a stale plan's, before any change."""
+    found = diverged_deletes(saved, derived, [c.topic for c in remaining])
+    if found:
+        stale([f"{why}: not deleted" for why in found.values()])
+
+
 def _comparable(change: TopicChange, hazards: bool) -> dict[str, Any]:
+    """The change as compared: without its evidence and `in_use` hazard, which follow the
+    readers and writers of the moment (their divergence is `_in_use`'s to judge)."""
     entry = topic_change_json(dataclasses.replace(change, cause=None))
+    entry.pop("evidence", None)
+    entry["hazards"] = [h for h in entry["hazards"] if h["code"] != IN_USE]
     if not hazards:
         entry.pop("hazards")
     return entry

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
 
+from reconciler.cluster.evidence import TopicEvidence
 from reconciler.diagnostics import Severity
 
 Assignments = tuple[tuple[int, ...], ...]  # replica broker ids per partition, leader first
@@ -88,6 +89,9 @@ class DeleteTopic:
     topic: str
     partitions: int  # what is destroyed, for the reviewer
     reason: DeleteReason  # tombstone: `state: absent` in a spec; prune: unmanaged with --prune
+    # Whether it is still read or written (cluster/evidence.py): None when not read (a plan
+    # from a snapshot); shown to reviewers, judged by hazards.in_use
+    evidence: TopicEvidence | None = None
 
 
 Change = CreateTopic | AlterTopicConfig | IncreasePartitions | ReassignReplicas | DeleteTopic
@@ -114,7 +118,7 @@ class Hazard:
     code under `acknowledge:`, or for a --prune delete the flag itself); WARNING: shown only.
     """
 
-    code: str  # key_reorder, retention_decrease, cleanup_policy_change, delete
+    code: str  # key_reorder, retention_decrease, cleanup_policy_change, delete, in_use
     message: str
     acknowledged: bool = False
     severity: Severity = Severity.ERROR

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from reconciler.cluster.evidence import Evidence
 from reconciler.cluster.state import ClusterState, PartitionState, Reassignment, TopicState
 from reconciler.diagnostics import Diagnostic
 from reconciler.patterns import UserPattern, problem
@@ -49,13 +50,18 @@ DiffResult = tuple[tuple[TopicChange, ...], tuple[Diagnostic, ...], tuple[str, .
 
 
 def diff(
-    desired: DesiredState, state: ClusterState, policy: Policy, prune: bool = False
+    desired: DesiredState,
+    state: ClusterState,
+    policy: Policy,
+    prune: bool = False,
+    evidence: Evidence | None = None,
 ) -> DiffResult:
     """(changes by topic name, diagnostics, unmanaged topic names), all sorted by name.
 
-    Ordering the changes for execution is `order.order`'s job.
+    `evidence`: whether the topics to delete are still in use (None: not read), carried by
+    each delete and judged by hazards.in_use. Ordering the changes is `order.order`'s job.
     """
-    run = _Diff(state, policy, desired.unread)
+    run = _Diff(state, policy, desired.unread, evidence)
     ignore = run.ignore_patterns()
     for name in sorted(desired.topics):
         spec = desired.topics[name]
@@ -109,6 +115,7 @@ class _Diff:
     state: ClusterState
     policy: Policy
     unread: tuple[tuple[str, str], ...] = ()  # DesiredState.unread: files that stop deletes
+    evidence: Evidence | None = None  # of the topics to delete; None: not read
     changes: list[TopicChange] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
@@ -467,12 +474,14 @@ class _Diff:
         reason: DeleteReason,
         depends_on: tuple[str, ...],
     ) -> None:
-        change = DeleteTopic(name, len(current.partitions), reason)
-        self.changes.append(
-            TopicChange(
-                name, Action.DELETE, (change,), hazards.delete(change, current.topic_id), depends_on
-            )
+        found = self.evidence.of(name) if self.evidence is not None else None
+        change = DeleteTopic(name, len(current.partitions), reason, found)
+        idle = self.policy.idle_before_delete_ms
+        found_hazards = (
+            *hazards.delete(change, current.topic_id),
+            *hazards.in_use(change, current.topic_id, idle),
         )
+        self.changes.append(TopicChange(name, Action.DELETE, (change,), found_hazards, depends_on))
 
 
 def _ids(brokers: Iterable[int]) -> str:

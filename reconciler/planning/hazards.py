@@ -3,6 +3,9 @@
 Two steps. While diffing, each function here looks at one planned change and returns the
 hazards it carries, its message naming the numbers, and what binds an approval to it
 (`Hazard.approval`: the partition count, the new retention or cleanup.policy, the topic id).
+`in_use` judges a delete's evidence (cluster/evidence.py): a consumer group's committed offsets
+or live assignment, a record newer than `policy.idle_before_delete`, or evidence that could
+not be read (the gate fails closed).
 Then `review` (a pure step of make_plan) settles each hazard against the reviewed specs and
 the cluster's policy:
 
@@ -30,6 +33,7 @@ import math
 import re
 from collections.abc import Sequence
 
+from reconciler.cluster.evidence import TopicEvidence
 from reconciler.diagnostics import Diagnostic, Severity
 from reconciler.planning import rules
 from reconciler.planning.changes import (
@@ -44,7 +48,7 @@ from reconciler.spec.units import format_duration_ms, format_size_bytes
 
 # The one list of hazards is spec/model.py's HAZARD_CODES (what `acknowledge:` accepts); each
 # gets its detector here, and a hazard added there without one fails this unpacking at import.
-KEY_REORDER, RETENTION_DECREASE, CLEANUP_POLICY_CHANGE, DELETE = HAZARD_CODES
+KEY_REORDER, RETENTION_DECREASE, CLEANUP_POLICY_CHANGE, DELETE, IN_USE = HAZARD_CODES
 
 _RETENTION_KEYS = ("retention.ms", "retention.bytes")
 # A value YAML reads back as the same string unquoted (a topic name, an id starting with a
@@ -131,6 +135,60 @@ def delete(change: DeleteTopic, topic_id: str | None) -> tuple[Hazard, ...]:
     )
 
 
+def in_use(change: DeleteTopic, topic_id: str | None, idle_before_ms: int) -> tuple[Hazard, ...]:
+    """A delete of a topic with evidence of use (`usage`): bound to the topic's id like
+    `delete`, and never acknowledged by --prune (a tombstone must say it). No hazard when the
+    evidence was not read (a plan from a snapshot: apply reads it live)."""
+    if change.evidence is None:
+        return ()
+    found = usage(change.evidence, idle_before_ms)
+    if not found:
+        return ()
+    return (
+        Hazard(
+            IN_USE,
+            f"{change.topic} is in use: {'; '.join(found)}; deleting it breaks whoever still "
+            "reads or writes it",
+            approval=topic_id if topic_id is not None else change.topic,
+        ),
+    )
+
+
+def usage(evidence: TopicEvidence, idle_before_ms: int) -> tuple[str, ...]:
+    """Why the evidence says the topic is in use, one phrase per kind; () when idle. The one
+    judgement: plan, apply's verification and its re-check before deleting all read it."""
+    found = []
+    committed = [g.group for g in evidence.groups if g.committed]
+    assigned = [g.group for g in evidence.groups if g.assigned]
+    if committed:
+        found.append(f"consumer group(s) {_names(committed)} committed offsets on it")
+    if assigned:
+        found.append(f"live member(s) of group(s) {_names(assigned)} are assigned it")
+    newest = evidence.newest_record
+    if newest is not None and evidence.read_at - newest < idle_before_ms:
+        minutes = max(0, evidence.read_at - newest) // 60000
+        age = f"{format_duration_ms(minutes * 60000)} old" if minutes else "under a minute old"
+        found.append(
+            f"its newest record is {age}, newer than policy.idle_before_delete "
+            f"({format_duration_ms(idle_before_ms)})"
+        )
+    if evidence.unreadable:
+        found.append(
+            f"its evidence could not be read, so it counts as in use: {evidence.unreadable[0]}"
+            + (
+                f" (and {len(evidence.unreadable) - 1} more)"
+                if len(evidence.unreadable) > 1
+                else ""
+            )
+        )
+    return tuple(found)
+
+
+def _names(groups: Sequence[str], shown: int = 3) -> str:
+    listed = ", ".join(groups[:shown])
+    return listed + (f" and {len(groups) - shown} more" if len(groups) > shown else "")
+
+
 def review(
     changes: tuple[TopicChange, ...], desired: DesiredState, policy: Policy
 ) -> tuple[tuple[TopicChange, ...], tuple[Diagnostic, ...]]:
@@ -154,7 +212,13 @@ def review(
             if bare and not exact:
                 warnings.extend(_unbound(topic_change.topic, a, hazard) for a in bare)
             tail = _tail(
-                hazard, exact, bare, bound, severity, desired.elsewhere.get(topic_change.topic)
+                hazard,
+                exact,
+                bare,
+                bound,
+                severity,
+                desired.elsewhere.get(topic_change.topic),
+                spec is not None,
             )
             settled.append(
                 dataclasses.replace(
@@ -188,6 +252,7 @@ def _tail(
     bound: list[Acknowledgment],
     severity: Severity,
     elsewhere: Sequence[str] | None,
+    declared: bool = True,
 ) -> str:
     code, wanted = hazard.code, entry(hazard.code, hazard.approval)
     if exact:
@@ -207,6 +272,11 @@ def _tail(
         return "acknowledged by --prune (no spec names the topic)"
     if severity is Severity.WARNING:
         return f"not blocking: policy.severity makes {code} a warning on this cluster"
+    if not declared:  # an unmanaged topic under --prune: only a tombstone can approve it
+        return (
+            "apply refuses it: a --prune delete cannot approve this; write a tombstone for the "
+            f"topic (`state: absent`) with `acknowledge: [{wanted}]` in the reviewed change"
+        )
     others = ", ".join(f"`{entry(a.code, a.value)}`" for a in bound)
     approves = f"{others} approves another change, not this one: " if bound else ""
     return (

@@ -7,7 +7,9 @@ topic's changes set them, so an update shows only what moves. Derived fields (`a
 `broker_load` appears when the cluster sets limits.max_broker_partitions; a diagnostic's
 `broker` when it concerns one broker. `changed_since` is the git ref of `plan --changed-since`
 (null without it), and then every change carries its `cause` (`change` or `drift`); a plan saved
-before these fields existed reads back as a plan without marks.
+before these fields existed reads back as a plan without marks. A delete carries `evidence`
+(whether the topic is still in use, as read when planning) unless the plan was made from a
+snapshot.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from typing import Any, assert_never
 
 from reconciler import diagnostics
+from reconciler.cluster.evidence import GroupUse, TopicEvidence
 from reconciler.diagnostics import Severity
 from reconciler.planning.changes import (
     CAUSES,
@@ -156,9 +159,43 @@ def _change_fields(change: Change) -> Json:
                 },
             }
         case DeleteTopic():
-            return {"partitions": _count(change.partitions, None), "reason": change.reason}
+            found: Json = {"partitions": _count(change.partitions, None), "reason": change.reason}
+            if change.evidence is not None:
+                found["evidence"] = _evidence(change.evidence)
+            return found
         case _:
             assert_never(change)
+
+
+def _evidence(evidence: TopicEvidence) -> Json:
+    return {
+        "read_at": evidence.read_at,
+        "newest_record": evidence.newest_record,
+        "groups": [
+            {"group": g.group, "state": g.state, "members": g.members, "committed": g.committed,
+             "assigned": g.assigned, "lag": g.lag}
+            for g in evidence.groups
+        ],
+        "unreadable": list(evidence.unreadable),
+    }  # fmt: skip
+
+
+def _read_evidence(topic: str, entry: Json | None) -> TopicEvidence | None:
+    if entry is None:
+        return None
+    groups = tuple(
+        GroupUse(
+            g["group"], g["state"], g.get("members"), g["committed"], g["assigned"], g.get("lag")
+        )
+        for g in entry.get("groups", ())
+    )
+    return TopicEvidence(
+        topic,
+        entry["read_at"],
+        groups,
+        entry.get("newest_record"),
+        tuple(entry.get("unreadable", ())),
+    )
 
 
 def _hazard(hazard: Hazard) -> Json:
@@ -244,7 +281,8 @@ def _read_topic_change(entry: Json) -> TopicChange:
             reason = entry["reason"]
             if reason not in ("tombstone", "prune"):
                 raise ValueError(f"{topic}: unknown delete reason {reason!r}")
-            changes.append(DeleteTopic(topic, entry["partitions"]["current"], reason))
+            found = _read_evidence(topic, entry.get("evidence"))
+            changes.append(DeleteTopic(topic, entry["partitions"]["current"], reason, found))
         case _:
             assert_never(action)
     return TopicChange(topic, action, tuple(changes), hazards, depends_on, _read_cause(entry))

@@ -27,11 +27,12 @@ import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from reconciler.cluster.evidence import Evidence
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Severity, sort_key
 from reconciler.planning import hazards, leftovers, ownership, targeting
-from reconciler.planning.changes import Action, Hazard, TopicChange
+from reconciler.planning.changes import Action, DeleteTopic, Hazard, TopicChange
 from reconciler.planning.diff import diff
 from reconciler.planning.insync import check_min_insync
 from reconciler.planning.limits import BrokerLoad, check_limits
@@ -121,6 +122,7 @@ def make_plan(
     prune: bool = False,
     warnings: Iterable[Diagnostic] = (),
     targets: tuple[str, ...] = (),
+    evidence: Evidence | None = None,
 ) -> Plan:
     """The plan for `cluster`, built whole.
 
@@ -128,13 +130,15 @@ def make_plan(
     apply checks a saved plan against); a caller that means another state (drift: all of it)
     or a fixed value (tests, golden files) passes it. `warnings`: the spec loader's warnings,
     shown with the plan's own diagnostics. `targets`: a partial plan of the topics matching
-    these patterns and what they depend on (targeting.py).
+    these patterns and what they depend on (targeting.py). `evidence`: whether the topics
+    the plan deletes are still in use (read for exactly those: `deleted_partitions`), judged
+    as the `in_use` hazard; None, not read (a plan from a snapshot).
     """
     policy = cluster.policy
     desired, outside_scope = ownership.in_scope(desired, policy)
     if targets:
         desired = targeting.targeted(desired, targets)
-    changes, diagnostics, unmanaged = diff(desired, state, policy, prune=prune)
+    changes, diagnostics, unmanaged = diff(desired, state, policy, prune=prune, evidence=evidence)
     if targets:
         regexes = targeting.compiled(targets)
         unmanaged = tuple(n for n in unmanaged if targeting.matches(n, regexes))
@@ -163,6 +167,17 @@ def make_plan(
         cluster_id=state.cluster_id,
         targets=targets,
     )
+
+
+def deleted_partitions(plan: Plan) -> dict[str, int]:
+    """The topics the plan deletes, with their partition counts: what the in-use evidence is
+    read for (the planner's decision, never derived again)."""
+    return {
+        step.topic: step.partitions
+        for change in plan.changes
+        for step in change.changes
+        if isinstance(step, DeleteTopic)
+    }
 
 
 def mark_causes(plan: Plan, ref: str, from_change: frozenset[str]) -> Plan:

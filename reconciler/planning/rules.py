@@ -49,6 +49,8 @@ BROKER_DOWN = Rule("P118", "broker_down", _ERROR)
 # Approvals (hazards.py review)
 ACKNOWLEDGE_UNBOUND = Rule("P132", "acknowledge_unbound", _WARNING)
 ACKNOWLEDGE_STALE = Rule("P133", "acknowledge_stale", _WARNING)
+# A plan from a snapshot deletes, but no in-use evidence was read (workflow.plan)
+IN_USE_NOT_READ = Rule("P134", "in_use_not_read", _WARNING)
 
 RULES: tuple[Rule, ...] = (
     PARTITION_DECREASE,
@@ -73,6 +75,7 @@ RULES: tuple[Rule, ...] = (
     BROKER_DOWN,
     ACKNOWLEDGE_UNBOUND,
     ACKNOWLEDGE_STALE,
+    IN_USE_NOT_READ,
 )
 
 # Hazards (hazards.py finds them; spec/model.py HAZARD_CODES names them): error = apply

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime
 from typing import assert_never
 
+from reconciler.cluster.evidence import GroupUse, TopicEvidence
 from reconciler.planning.changes import Assignments, Hazard, ReassignReplicas, TopicChange
 from reconciler.planning.limits import BrokerLoad
 from reconciler.planning.plan import Plan
@@ -14,6 +16,9 @@ from reconciler.spec.units import format_duration_ms, format_size_bytes
 MAX_LISTED_PARTITIONS = 10
 
 NO_CHANGES = "No changes. The cluster matches the specs."
+
+# Consumer groups listed in one delete's evidence; the rest are counted.
+MAX_LISTED_GROUPS = 5
 
 
 def config_value(key: str, value: str) -> str:
@@ -175,3 +180,35 @@ def load_cells(row: BrokerLoad) -> tuple[str, str, str, str, str, str]:
         str(row.limit),
         f"{row.percent}%{over}",
     )
+
+
+def evidence_lines(evidence: TopicEvidence | None) -> list[str]:
+    """A delete's evidence of use, one short line per item: the groups (at most
+    MAX_LISTED_GROUPS, then "and N more"), the newest record, what could not be read. None
+    (not read: a plan from a snapshot, whose warning P134 says so) shows nothing."""
+    if evidence is None:
+        return []
+    lines = [f"evidence (read {_when(evidence.read_at)}):"]
+    lines += [f"  group {_group(g)}" for g in evidence.groups[:MAX_LISTED_GROUPS]]
+    if len(evidence.groups) > MAX_LISTED_GROUPS:
+        lines.append(f"  ... and {len(evidence.groups) - MAX_LISTED_GROUPS} more group(s)")
+    if not evidence.groups and not evidence.unreadable:
+        lines.append("  no consumer group reads it")
+    newest = evidence.newest_record
+    lines.append(f"  newest record: {_when(newest)}" if newest is not None else "  no record")
+    lines += [f"  not readable: {why}" for why in evidence.unreadable[:MAX_LISTED_GROUPS]]
+    if len(evidence.unreadable) > MAX_LISTED_GROUPS:
+        lines.append(f"  ... and {len(evidence.unreadable) - MAX_LISTED_GROUPS} more")
+    return lines
+
+
+def _group(use: GroupUse) -> str:
+    members = f", {use.members} member(s)" if use.members is not None else ""
+    lag = f", lag {use.lag:,}" if use.lag is not None else ""
+    how = [w for w, on in (("committed offsets", use.committed), ("assigned", use.assigned)) if on]
+    return f"{use.group} ({use.state}{members}{lag}): {', '.join(how)}"
+
+
+def _when(millis: int) -> str:
+    moment = datetime.datetime.fromtimestamp(millis / 1000, tz=datetime.UTC)
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")

@@ -111,7 +111,10 @@ def _change(change: Change) -> list[str]:
                 if change.reason == "tombstone"
                 else "unmanaged, `--prune`"
             )
-            return [f"- partitions: {change.partitions}", f"- reason: {reason}", ""]
+            shown = common.evidence_lines(change.evidence)
+            evidence = [f"- {cell(shown[0])}"] if shown else []
+            evidence += [f"  - {cell(line.strip())}" for line in shown[1:]]
+            return [f"- partitions: {change.partitions}", f"- reason: {reason}", *evidence, ""]
         case _:
             assert_never(change)
 

@@ -165,6 +165,7 @@ def _change(change: Change, paint: _Painter) -> list[str]:
             return [
                 f"{_INDENT}partitions: {change.partitions}",
                 f"{_INDENT}reason: {_delete_reason(change)}",
+                *(f"{_INDENT}{line}" for line in common.evidence_lines(change.evidence)),
             ]
         case _:
             assert_never(change)

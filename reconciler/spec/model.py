@@ -27,7 +27,13 @@ class Presence(Enum):
 # The hazards a topic's `acknowledge:` may name, the one list: planning/hazards.py detects each
 # and planning/rules.py gives each its default severity; the topics schema's enum is generated
 # from it (spec/schema_gen.py).
-HAZARD_CODES = ("key_reorder", "retention_decrease", "cleanup_policy_change", "delete")
+HAZARD_CODES = (
+    "key_reorder",
+    "retention_decrease",
+    "cleanup_policy_change",
+    "delete",
+    "in_use",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +99,8 @@ class Policy:
     name_pattern: str | None = None
     ignore: tuple[str, ...] = ("^_",)  # regexes of topic names never touched nor reported
     manage: tuple[str, ...] = ()  # ownership scope (planning/ownership.py); (): every topic
+    # A record newer than this makes a delete `in_use` (planning/hazards.py); default 7 days
+    idle_before_delete_ms: int = 7 * 24 * 3600 * 1000
     # (rule or hazard name, "error" | "warning" | "off"), sorted: overrides of the default
     # severities (reconciler/planning/rules.py CONFIGURABLE lists the names)
     severity: tuple[tuple[str, str], ...] = ()

@@ -31,6 +31,7 @@ from reconciler.errors import ConfigError
 from reconciler.spec import rules, schema
 from reconciler.spec.model import ClusterConfig, Limits, Policy, RepoConfig
 from reconciler.spec.source import read_source, real_path
+from reconciler.spec.units import UnitError, parse_duration_ms
 from reconciler.spec.yaml_reader import JsonPath, YamlDocument, parse_yaml
 from reconciler.spec.yaml_scalars import shown_integer
 
@@ -369,6 +370,7 @@ def _policy(doc: YamlDocument, path: JsonPath, raw: object) -> tuple[Policy, lis
     allow_delete = raw.get("allow_delete")
     max_deletes = _count(raw.get("max_deletes"), 0)
     min_rf = _count(raw.get("min_replication_factor"), 1)
+    idle = _idle(raw.get("idle_before_delete"), doc.value_at((*path, "idle_before_delete")), found)
     policy = Policy(
         allow_delete=allow_delete if isinstance(allow_delete, bool) else default.allow_delete,
         max_deletes=max_deletes if max_deletes is not None else default.max_deletes,
@@ -377,10 +379,36 @@ def _policy(doc: YamlDocument, path: JsonPath, raw: object) -> tuple[Policy, lis
         name_pattern=pattern if isinstance(pattern, str) else None,
         ignore=ignore,
         manage=tuple(manage),
+        idle_before_delete_ms=idle if idle is not None else default.idle_before_delete_ms,
         severity=_severity(raw.get("severity")),
         pattern_at=tuple(pattern_at),
     )
     return policy, found
+
+
+def _idle(raw: object, at: Location, found: list[Diagnostic]) -> int | None:
+    """`policy.idle_before_delete` in milliseconds (a duration: 7d, 36h; or milliseconds);
+    None when absent or not a duration (then an error is added to `found`)."""
+    if raw is None:
+        return None
+    try:
+        millis = raw if isinstance(raw, int) and not isinstance(raw, bool) else None
+        millis = millis if millis is not None else parse_duration_ms(str(raw))
+    except UnitError as exc:
+        millis = None
+        why = str(exc)
+    else:
+        why = "it must be positive"
+    if millis is None or millis <= 0:
+        found.append(
+            rules.SCHEMA_CONSTRAINT(
+                f"policy.idle_before_delete {raw!r} is not a duration ({why}); write one such "
+                "as 7d, 36h or 90m (a record newer than it makes a delete in_use)",
+                at,
+            )
+        )
+        return None
+    return millis
 
 
 def _severity(raw: object) -> tuple[tuple[str, str], ...]:

@@ -283,6 +283,7 @@ def test_the_schema_lists_exactly_the_configurable_rules() -> None:
         "retention_decrease",
         "cleanup_policy_change",
         "delete",
+        "in_use",
     }
 
 

@@ -10,3 +10,8 @@ from kafka.admin import KafkaAdminClient as KafkaAdminClient
 class TopicPartition(NamedTuple):
     topic: str
     partition: int
+
+class OffsetAndMetadata(NamedTuple):
+    offset: int
+    metadata: str
+    leader_epoch: int

@@ -25,6 +25,7 @@ from confluent_kafka.admin import AdminClient
 
 from reconciler.cluster.adapter import (
     audit,
+    evidence,
     lock,
     permissions,
     probe,
@@ -53,6 +54,7 @@ from reconciler.cluster.adapter.values import (
     PartitionsRequest,
     Replicas,
 )
+from reconciler.cluster.evidence import Evidence
 from reconciler.cluster.state import ClusterState, Reassignment, TopicState
 from reconciler.errors import ClusterError
 
@@ -265,6 +267,14 @@ class Cluster:
         )
         reassignments, fenced = moving.result()
         return read.state_of(description, topics, defaults, reassignments, fenced)
+
+    def evidence(self, partitions: Mapping[str, int]) -> Evidence:
+        """Whether these topics (name -> partition count) are still read or written, in a
+        number of requests that does not grow with them (adapter/evidence.py); what cannot be
+        read is a reason in the evidence, never an error: the in-use gate fails closed."""
+        if not partitions:
+            return Evidence(int(time.time() * 1000))
+        return evidence.read(self.connection, self._admin(), self._reassigning(), partitions)
 
     def authorized(self, topics: Collection[str]) -> permissions.Authorized:
         """What this principal may do on the cluster and on these topics (apply's pre-flight)."""

@@ -13,6 +13,8 @@ request. The operation each request needs (Kafka's "Operations and Resources on 
     CreatePartitions                Alter            Topic
     IncrementalAlterConfigs         AlterConfigs     Topic; Cluster for broker configs
     DeleteTopics                    Delete           Topic
+    ListGroups                      Describe         Cluster (else only the groups it may Describe)
+    DescribeGroups, OffsetFetch     Describe         Group (the in-use evidence of a delete)
     AlterPartitionReassignments     Alter            Cluster
 
 Kafka implies Describe from Read, Write, Delete and Alter, and DescribeConfigs from
@@ -94,6 +96,8 @@ def lacks(
         target = "--cluster"
     elif resource.startswith("topic "):
         target = f"--topic '{resource.removeprefix('topic ')}'"
+    elif resource.startswith("group "):
+        target = f"--group '{resource.removeprefix('group ')}'"
     else:  # "the topics": Kafka did not say which
         target = "--topic NAME"
     who = principal(connection)
@@ -257,6 +261,11 @@ def _names(operations: object) -> frozenset[str]:
     if not isinstance(operations, Collection):
         return frozenset({"All"})
     return frozenset(OPERATIONS.get(op, getattr(op, "name", str(op))) for op in operations)
+
+
+def names(operations: object) -> frozenset[str]:
+    """kafka-acls names of the authorized operations Kafka reports (KIP-430)."""
+    return _names(operations)
 
 
 def authorized(connection: Connection, admin: AdminClient, topics: Collection[str]) -> Authorized:

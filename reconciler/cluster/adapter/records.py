@@ -184,3 +184,42 @@ def _read(
         if (limit is not None and len(values) >= limit) or (last is not None and offset >= last):
             break
     return values
+
+
+# A partition's last offsets may be transaction markers, which a consumer never returns, or
+# gaps left by compaction: reading from this many offsets before the end finds a data record
+_TAIL = 16
+
+
+def last_timestamps(
+    connection: Connection, ranges: dict[tuple[str, int], tuple[int, int]], wait: float
+) -> tuple[dict[tuple[str, int], int], dict[tuple[str, int], str]]:
+    """The newest timestamp among the last records of each (topic, partition) whose offsets
+    span [earliest, end), read by one consumer (fetches batched per broker) within `wait`
+    seconds; (found, why not found) by partition. Empty ranges are neither."""
+    wanted = {key: span for key, span in ranges.items() if span[1] > span[0]}
+    found: dict[tuple[str, int], int] = {}
+    if not wanted:
+        return found, {}
+    with _consumer(connection) as consumer:
+        consumer.assign(
+            [
+                KafkaTopicPartition(t, p, max(low, end - _TAIL))
+                for (t, p), (low, end) in wanted.items()
+            ]
+        )
+        done: set[tuple[str, int]] = set()
+        deadline = time.monotonic() + wait
+        while len(done) < len(wanted) and time.monotonic() < deadline:
+            message = consumer.poll(0.2)
+            if message is None or message.error() is not None:
+                continue
+            key = (str(message.topic()), int(message.partition() or 0))
+            offset = message.offset()
+            if key not in wanted or offset is None:
+                continue
+            found[key] = max(found.get(key, -1), message.timestamp()[1])
+            if offset >= wanted[key][1] - 1:
+                done.add(key)
+    missing = {key: f"no record arrived within {wait:.0f} s" for key in wanted if key not in found}
+    return found, missing

@@ -4,7 +4,7 @@ from collections.abc import Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypedDict
 
-from kafka import TopicPartition
+from kafka import OffsetAndMetadata, TopicPartition
 from kafka.errors import BrokerResponseError
 from kafka.net.sasl.oauth import AbstractTokenProvider
 
@@ -52,6 +52,14 @@ class KafkaAdminClient:
         reassignments: Mapping[TopicPartition, Sequence[int] | None],
         timeout_ms: int | None = None,
     ) -> dict[TopicPartition, type[BrokerResponseError] | None]: ...
+    # The in-use evidence of a delete (reconciler/cluster/adapter/evidence.py): group dicts
+    # (group_id, protocol_type, ...); per group its description (group_state, members with
+    # decoded member_assignment, error); per group {partition: OffsetAndMetadata}
+    def list_groups(self, broker_ids: Sequence[int] | None = None) -> list[dict[str, Any]]: ...
+    def describe_groups(self, group_ids: Sequence[str]) -> dict[str, dict[str, Any]]: ...
+    def list_group_offsets(
+        self, group_specs: Mapping[str, Sequence[TopicPartition] | None]
+    ) -> dict[str, dict[TopicPartition, OffsetAndMetadata]]: ...
     # Used only by the tests, as a reader independent of librdkafka.
     def describe_cluster(self) -> dict[str, Any]: ...
     def describe_topics(self, topics: Sequence[str] | None = None) -> list[dict[str, Any]]: ...

@@ -1,0 +1,294 @@
+"""Reading the in-use evidence of the topics a plan deletes, in a fixed number of requests.
+
+    request                       sent                         client
+    Metadata (authorized ops)     once                         librdkafka
+    ListGroups                    once per broker              kafka-python
+    FindCoordinator (batched)     once per call below          kafka-python
+    DescribeGroups                once per group coordinator   kafka-python
+    OffsetFetch v8 (KIP-709)      once per group coordinator   kafka-python (one per group
+                                                               on Kafka before 3.0)
+    ListOffsets latest            once per partition leader    librdkafka
+    ListOffsets max-timestamp     once per partition leader    librdkafka (KIP-734, Kafka 3.0+)
+
+None of these grows with the number of topics; only OffsetFetch before Kafka 3.0 grows with the
+number of groups. Brokers before 3.0 lack the max-timestamp lookup: there the newest record of
+each partition that holds any is read with one consumer (records.py), its fetches batched.
+
+What cannot be read becomes a reason in `TopicEvidence.unreadable`, never an exception: the
+gate fails closed. ListGroups leaves out the groups the principal may not Describe unless it
+may Describe the cluster, so an empty list proves nothing by itself: without Describe on the
+cluster (its authorized operations, KIP-430) every topic's evidence is unreadable.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import defaultdict
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from confluent_kafka import KafkaError, KafkaException, TopicPartition
+from confluent_kafka.admin import AdminClient, OffsetSpec
+
+from reconciler.cluster.adapter import permissions, records
+from reconciler.cluster.adapter.connect import Connection, reason
+from reconciler.cluster.evidence import Evidence, GroupUse, TopicEvidence
+
+if TYPE_CHECKING:
+    from kafka.admin import KafkaAdminClient
+
+# The ListOffsets lookups (confluent-kafka types none of them)
+_SPEC_LATEST: OffsetSpec = OffsetSpec.latest()  # type: ignore[no-untyped-call]
+_SPEC_EARLIEST: OffsetSpec = OffsetSpec.earliest()  # type: ignore[no-untyped-call]
+_SPEC_MAX_TIMESTAMP: OffsetSpec = OffsetSpec.max_timestamp()  # type: ignore[no-untyped-call]
+_GROUP_DENIED = re.compile(r"GroupAuthorizationFailed|GROUP_AUTHORIZATION_FAILED", re.I)
+_GROUP_NAMED = re.compile(r"group '([^']*)'")
+
+
+def read(
+    connection: Connection,
+    admin: AdminClient,
+    groups_admin: KafkaAdminClient,
+    partitions: Mapping[str, int],
+) -> Evidence:
+    """The evidence for each topic of `partitions` (topic -> its partition count)."""
+    read_at = int(time.time() * 1000)
+    problems: list[str] = []  # unreadable for every topic
+    by_topic: dict[str, list[str]] = defaultdict(list)  # unreadable for one topic
+    tps = [TopicPartition(t, p) for t, count in sorted(partitions.items()) for p in range(count)]
+    latest = _offsets(connection, admin, tps, _SPEC_LATEST, by_topic)
+    newest = _newest(connection, admin, tps, latest, by_topic)
+    uses: dict[str, list[GroupUse]] = defaultdict(list)
+    listed = _complete_group_list(connection, admin, groups_admin, problems)
+    if listed:
+        described = _describe(connection, groups_admin, listed, problems)
+        committed = _committed(connection, groups_admin, listed, problems)
+        for group in sorted(listed):
+            state, members, assigned = described.get(group, ("unknown", None, frozenset()))
+            offsets = committed.get(group, {})
+            for topic in partitions:
+                mine = {p: o for (t, p), o in offsets.items() if t == topic}
+                if not mine and topic not in assigned:
+                    continue
+                lag = (
+                    sum(max(0, latest.get((topic, p), o) - o) for p, o in mine.items())
+                    if mine
+                    else None
+                )
+                uses[topic].append(
+                    GroupUse(group, state, members, bool(mine), topic in assigned, lag)
+                )
+    return Evidence(
+        read_at,
+        {
+            topic: TopicEvidence(
+                topic,
+                read_at,
+                tuple(uses[topic]),
+                newest.get(topic),
+                tuple(dict.fromkeys([*problems, *by_topic[topic]])),
+            )
+            for topic in partitions
+        },
+    )
+
+
+def _complete_group_list(
+    connection: Connection,
+    admin: AdminClient,
+    groups_admin: KafkaAdminClient,
+    problems: list[str],
+) -> list[str]:
+    """Every group's name, or [] with the reason in `problems` when the list cannot be
+    proven whole."""
+    try:
+        described = admin.describe_cluster(
+            request_timeout=connection.seconds, include_authorized_operations=True
+        ).result()
+    except KafkaException as exc:
+        problems.append(f"the cluster's authorized operations could not be read ({reason(exc)})")
+        return []
+    granted = permissions.Authorized(permissions.names(described.authorized_operations), {})
+    if not granted.allows("Describe", None):
+        problems.append(
+            permissions.lacks(
+                connection,
+                "Describe",
+                "the cluster",
+                "list every consumer group: Kafka leaves out the groups it may not Describe, "
+                "so an empty list proves nothing",
+                unchanged=False,
+            ).removesuffix(".")
+        )
+        return []
+    try:
+        found = groups_admin.list_groups()
+    except Exception as exc:  # kafka-python raises its own error classes
+        problems.append(f"the consumer groups could not be listed ({_said(exc)})")
+        return []
+    return sorted({str(g.get("group_id")) for g in found if g.get("protocol_type") != "share"})
+
+
+def _describe(
+    connection: Connection, groups_admin: KafkaAdminClient, groups: list[str], problems: list[str]
+) -> dict[str, tuple[str, int | None, frozenset[str]]]:
+    """group -> (state, live members, topics its members are assigned)."""
+    try:
+        found: dict[str, dict[str, Any]] = groups_admin.describe_groups(groups)
+    except Exception as exc:
+        problems.append(f"the consumer groups could not be described ({_said(exc)})")
+        return {}
+    described: dict[str, tuple[str, int | None, frozenset[str]]] = {}
+    for group, answer in found.items():
+        error = answer.get("error")
+        if error:
+            problems.append(_group_problem(connection, group, str(error), "see its live members"))
+            continue
+        members = answer.get("members") or []
+        topics: set[str] = set()
+        for member in members:
+            topics |= _assigned(member.get("member_assignment"))
+        if answer.get("protocol_type") not in ("consumer", "", None) and not topics:
+            continue  # a Connect or other group: it reads no topic through its assignment
+        described[group] = (
+            str(answer.get("group_state") or "unknown"),
+            len(members),
+            frozenset(topics),
+        )
+    return described
+
+
+def _committed(
+    connection: Connection, groups_admin: KafkaAdminClient, groups: list[str], problems: list[str]
+) -> dict[str, dict[tuple[str, int], int]]:
+    """group -> {(topic, partition): committed offset}."""
+    try:
+        found = groups_admin.list_group_offsets(dict.fromkeys(groups))
+    except Exception as exc:
+        named = _GROUP_NAMED.search(str(exc))
+        group = named.group(1) if named else "some group"
+        problems.append(_group_problem(connection, group, _said(exc), "read its committed offsets"))
+        return {}
+    return {
+        group: {
+            (tp.topic, tp.partition): meta.offset
+            for tp, meta in offsets.items()
+            if meta.offset >= 0
+        }
+        for group, offsets in found.items()
+    }
+
+
+def _group_problem(connection: Connection, group: str, error: str, why: str) -> str:
+    if _GROUP_DENIED.search(error):
+        return permissions.lacks(
+            connection, "Describe", f"group {group}", why, unchanged=False
+        ).removesuffix(".")
+    return f"consumer group '{group}' could not be read to {why} ({error})"
+
+
+def _offsets(
+    connection: Connection,
+    admin: AdminClient,
+    tps: list[TopicPartition],
+    spec: OffsetSpec,
+    by_topic: dict[str, list[str]],
+) -> dict[tuple[str, int], int]:
+    """(topic, partition) -> offset for one ListOffsets spec; failures by topic."""
+    found, _ = _list_offsets(connection, admin, tps, spec, by_topic)
+    return found
+
+
+def _list_offsets(
+    connection: Connection,
+    admin: AdminClient,
+    tps: list[TopicPartition],
+    spec: OffsetSpec,
+    by_topic: dict[str, list[str]],
+    unsupported: list[TopicPartition] | None = None,
+) -> tuple[dict[tuple[str, int], int], dict[tuple[str, int], int]]:
+    """(offsets, timestamps) by (topic, partition); a partition the broker cannot answer for
+    with this spec goes to `unsupported` when given, else to `by_topic`."""
+    offsets: dict[tuple[str, int], int] = {}
+    stamps: dict[tuple[str, int], int] = {}
+    if not tps:
+        return offsets, stamps
+    try:
+        futures = admin.list_offsets(dict.fromkeys(tps, spec), request_timeout=connection.seconds)
+    except KafkaException as exc:
+        for tp in tps:
+            by_topic[tp.topic].append(f"its offsets could not be read ({reason(exc)})")
+        return offsets, stamps
+    for tp, future in futures.items():
+        try:
+            result = future.result()
+        except KafkaException as exc:
+            code = exc.args[0].code() if exc.args and isinstance(exc.args[0], KafkaError) else None
+            if unsupported is not None and code == KafkaError.UNSUPPORTED_VERSION:
+                unsupported.append(tp)
+                continue
+            if code == KafkaError.UNKNOWN_TOPIC_OR_PART:
+                continue  # deleted meanwhile: nothing left to protect
+            by_topic[tp.topic].append(
+                f"partition {tp.partition}'s offsets could not be read ({reason(exc)})"
+            )
+            continue
+        offsets[(tp.topic, tp.partition)] = result.offset
+        stamps[(tp.topic, tp.partition)] = result.timestamp
+    return offsets, stamps
+
+
+def _newest(
+    connection: Connection,
+    admin: AdminClient,
+    tps: list[TopicPartition],
+    latest: Mapping[tuple[str, int], int],
+    by_topic: dict[str, list[str]],
+) -> dict[str, int]:
+    """topic -> its newest record's timestamp (topics without records left out)."""
+    holding = [tp for tp in tps if latest.get((tp.topic, tp.partition), 0) > 0]
+    old_brokers: list[TopicPartition] = []
+    offsets, stamps = _list_offsets(
+        connection, admin, holding, _SPEC_MAX_TIMESTAMP, by_topic, old_brokers
+    )
+    newest: dict[str, int] = {}
+    for (topic, partition), offset in offsets.items():
+        if offset >= 0 and stamps[(topic, partition)] >= 0:
+            newest[topic] = max(newest.get(topic, -1), stamps[(topic, partition)])
+    if old_brokers:  # before Kafka 3.0: read the last records themselves
+        earliest = _offsets(connection, admin, old_brokers, _SPEC_EARLIEST, by_topic)
+        spans = {
+            key: (earliest[key], latest[key])
+            for tp in old_brokers
+            if (key := (tp.topic, tp.partition)) in earliest
+        }
+        try:
+            seen, unseen = records.last_timestamps(connection, spans, connection.seconds)
+        except KafkaException as exc:
+            seen, unseen = {}, {key: reason(exc) for key in spans}
+        for (topic, _), stamp in seen.items():
+            newest[topic] = max(newest.get(topic, -1), stamp)
+        for (topic, partition), why in unseen.items():
+            by_topic[topic].append(f"partition {partition}'s last record could not be read ({why})")
+    return newest
+
+
+def _assigned(assignment: object) -> set[str]:
+    """The topics of a member's decoded assignment (kafka-python hands an object or a dict)."""
+    if assignment is None or isinstance(assignment, bytes | bytearray):
+        return set()
+    if hasattr(assignment, "partitions"):
+        return {tp.topic for tp in assignment.partitions()}
+    pairs = assignment.get("assigned_partitions") if isinstance(assignment, dict) else None
+    topics = set()
+    for pair in pairs or ():
+        if isinstance(pair, dict):
+            topics.add(str(pair.get("topic")))
+        elif isinstance(pair, list | tuple) and pair:
+            topics.add(str(pair[0]))
+    return topics
+
+
+def _said(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}".strip().removesuffix(":")

@@ -1,0 +1,287 @@
+"""The in-use gate on real brokers: a delete of a topic that is still read or written needs its
+own approval, evidence read at plan time is read again at apply, and reading it costs the same
+number of requests whatever the number of topics.
+
+Consumer groups and records are made with confluent-kafka clients of the test's own; what is
+deleted or kept is checked with the admin client, never through reconciler.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from reconciler import workflow
+from reconciler.apply.results import Status
+from reconciler.local.state import LocalCluster
+from tests.kafka_helpers import wait_for_topics
+from tests.request_log import requests_by
+from tests.spec_repo import SpecRepo
+
+DAY_MS = 24 * 3600 * 1000
+# What reading the evidence sends (cluster/adapter/evidence.py); the state read sends none of these
+EVIDENCE_REQUESTS = (
+    "LIST_GROUPS",
+    "FIND_COORDINATOR",
+    "DESCRIBE_GROUPS",
+    "OFFSET_FETCH",
+    "LIST_OFFSETS",
+)
+
+
+def _create(bootstrap: str, *names: str, partitions: int = 1) -> None:
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    for future in admin.create_topics([NewTopic(n, partitions, 1) for n in names]).values():
+        future.result(30)
+    wait_for_topics(admin, dict.fromkeys(names, partitions))
+
+
+def _write(bootstrap: str, topic: str, count: int, timestamp: int | None = None) -> None:
+    """`count` records; with `timestamp` (ms), each carries that create time."""
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 0})
+    for i in range(count):
+        stamp = {"timestamp": timestamp} if timestamp is not None else {}
+        producer.produce(topic, f"r{i}".encode(), **stamp)
+    assert producer.flush(30) == 0
+
+
+def _commit(bootstrap: str, group: str, topic: str, offset: int) -> None:
+    """The group commits `offset` on partition 0 and leaves: an Empty group with offsets."""
+    consumer = Consumer(
+        {"bootstrap.servers": bootstrap, "group.id": group, "enable.auto.commit": False}
+    )
+    try:
+        consumer.commit(offsets=[TopicPartition(topic, 0, offset)], asynchronous=False)
+    finally:
+        consumer.close()
+
+
+@contextmanager
+def _live_consumer(bootstrap: str, group: str, topic: str) -> Iterator[Consumer]:
+    """A member of `group` subscribed to `topic`, assigned its partitions, never committing."""
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": group,
+            "enable.auto.commit": False,
+            "auto.offset.reset": "latest",
+        }
+    )
+    consumer.subscribe([topic])
+    deadline = time.monotonic() + 60
+    while not consumer.assignment():
+        assert time.monotonic() < deadline, "the consumer was never assigned the topic"
+        consumer.poll(0.2)
+    try:
+        yield consumer
+    finally:
+        consumer.close()
+
+
+def _topics(bootstrap: str, prefix: str) -> set[str]:
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    return {t for t in admin.list_topics(timeout=10).topics if t.startswith(prefix)}
+
+
+def _records(bootstrap: str, topic: str) -> int:
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "unused"})
+    try:
+        low, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
+        return int(high - low)
+    finally:
+        consumer.close()
+
+
+def _wait_gone(bootstrap: str, names: set[str]) -> None:
+    deadline = time.monotonic() + 30
+    prefix = min(names)
+    while names & _topics(bootstrap, prefix.rsplit(".", 1)[0]):
+        assert time.monotonic() < deadline, f"{names} were not all deleted"
+        time.sleep(0.2)
+
+
+def _by_topic(plan: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {c["topic"]: c for c in plan["changes"]}
+
+
+def _codes(change: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {h["code"]: h for h in change["hazards"]}
+
+
+def test_tombstones_of_topics_in_use_need_their_own_approval(
+    kafka1: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    boot = kafka1.bootstrap
+    left, live, fresh, old, never = (f"{ns}.{n}" for n in ("left", "live", "fresh", "old", "never"))
+    _create(boot, left, live, fresh, old, never)
+    month_ago = int(time.time() * 1000) - 30 * DAY_MS
+    _write(boot, left, 3, timestamp=month_ago)  # only its group says it is in use
+    _commit(boot, f"{ns}-left-group", left, 1)
+    _write(boot, fresh, 1)  # written now, no group
+    _write(boot, old, 5, timestamp=month_ago)
+    repo = SpecRepo(tmp_path, boot, ns, {"allow_delete": True})
+    names = (left, live, fresh, old, never)
+    repo.topics(*({"name": n, "state": "absent"} for n in names))
+
+    with _live_consumer(boot, f"{ns}-live-group", live):
+        planned = repo.run("plan", "--cluster", "test", "--format", "json")
+        shown = repo.run("plan", "--cluster", "test")
+    assert planned.code == 1, planned.stdout + planned.stderr
+    changes = _by_topic(planned.json())
+    for name in (left, live, fresh):
+        assert "in_use" in _codes(changes[name]), changes[name]
+    for name in (old, never):
+        assert set(_codes(changes[name])) == {"delete"}, changes[name]
+
+    [group] = changes[left]["evidence"]["groups"]
+    assert (group["group"], group["state"], group["members"]) == (f"{ns}-left-group", "Empty", 0)
+    assert group["committed"] and not group["assigned"] and group["lag"] == 2
+    [member] = changes[live]["evidence"]["groups"]
+    assert member["group"] == f"{ns}-live-group" and member["assigned"] and member["members"] == 1
+    assert member["state"] == "Stable" and not member["committed"]
+    newest = changes[fresh]["evidence"]["newest_record"]
+    assert changes[fresh]["evidence"]["read_at"] - newest < 10 * 60 * 1000
+    assert abs(changes[old]["evidence"]["newest_record"] - month_ago) < 1000
+    assert changes[never]["evidence"] == {
+        "read_at": changes[never]["evidence"]["read_at"],
+        "newest_record": None,
+        "groups": [],
+        "unreadable": [],
+    }
+    # The text plan shows the evidence, one line per group, and the item that approves it
+    assert f"group {ns}-left-group (Empty, 0 member(s), lag 2): committed offsets" in shown.stdout
+    assert f"group {ns}-live-group (Stable, 1 member(s)): assigned" in shown.stdout
+    topic_id = _codes(changes[left])["in_use"]["approve_with"]["in_use"]
+    assert f"- {{in_use: {topic_id}}}`" in shown.stdout.replace('"', ""), shown.stdout
+
+    # The idle two, approved for deletion only, are deleted; the three in use are not touched
+    approvals = {n: _codes(changes[n])["delete"]["approve_with"] for n in names}
+    repo.topics(*({"name": n, "state": "absent", "acknowledge": [approvals[n]]} for n in names))
+    with _live_consumer(boot, f"{ns}-live-group", live):
+        refused = repo.run("apply", "--cluster", "test", "--auto-approve")
+    assert refused.code == 1, refused.stdout + refused.stderr
+    assert "in_use" in refused.stdout + refused.stderr
+    assert _topics(boot, ns) == set(names)
+    idle = repo.run("apply", "--cluster", "test", "--auto-approve", "--topic", "(old|never)$")
+    assert idle.code == 0, idle.stdout + idle.stderr
+    _wait_gone(boot, {old, never})
+    assert _topics(boot, ns) == {left, live, fresh}
+
+    # Each of the three approved as in use too (the bound form): deleted
+    busy = (left, live, fresh)
+    repo.topics(
+        *(
+            {
+                "name": n,
+                "state": "absent",
+                "acknowledge": [approvals[n], _codes(changes[n])["in_use"]["approve_with"]],
+            }
+            for n in busy
+        )
+    )
+    with _live_consumer(boot, f"{ns}-live-group", live):
+        applied = repo.run("apply", "--cluster", "test", "--auto-approve")
+    assert applied.code == 0, applied.stdout + applied.stderr
+    _wait_gone(boot, set(busy))
+
+
+def test_a_saved_plan_meeting_a_new_consumer_group_is_diverged(
+    kafka1: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    boot = kafka1.bootstrap
+    idle = f"{ns}.idle"
+    _create(boot, idle)
+    _write(boot, idle, 4, timestamp=int(time.time() * 1000) - 30 * DAY_MS)
+    repo = SpecRepo(tmp_path, boot, ns, {"allow_delete": True})
+    repo.topics({"name": idle, "state": "absent"})
+    first = repo.run("plan", "--cluster", "test", "--format", "json")
+    approval = _codes(_by_topic(first.json())[idle])["delete"]["approve_with"]
+    repo.topics({"name": idle, "state": "absent", "acknowledge": [approval]})
+    saved = tmp_path / "plan.json"
+    planned = repo.run("plan", "--cluster", "test", "-o", str(saved))
+    assert planned.code == 0, planned.stdout + planned.stderr
+
+    _commit(boot, f"{ns}-newcomer", idle, 2)  # a reader starts after review
+
+    applied = repo.run("apply", "--cluster", "test", str(saved), "--auto-approve")
+    assert applied.code == 1, applied.stdout + applied.stderr
+    said = applied.stdout + applied.stderr
+    assert f"{ns}-newcomer" in said and idle in said and "the plan showed it idle" in said
+    assert "Nothing was changed" in said
+    assert _topics(boot, ns) == {idle} and _records(boot, idle) == 4
+
+
+def test_a_group_arriving_during_apply_stops_the_delete_before_it_is_sent(
+    kafka1: LocalCluster, ns: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The re-check right before the delete level: a group commits on the topic after apply
+    verified the plan (while it creates another topic); the delete is refused as diverged."""
+    boot = kafka1.bootstrap
+    doomed, created = f"{ns}.doomed", f"{ns}.created"
+    _create(boot, doomed)
+    repo = SpecRepo(tmp_path, boot, ns, {"allow_delete": True})
+    repo.topics({"name": doomed, "state": "absent"}, {"name": created, "partitions": 1})
+    first = repo.run("plan", "--cluster", "test", "--format", "json")
+    approval = _codes(_by_topic(first.json())[doomed])["delete"]["approve_with"]
+    repo.topics(
+        {"name": doomed, "state": "absent", "acknowledge": [approval]},
+        {"name": created, "partitions": 1},
+    )
+    monkeypatch.setenv("KAFKA_BOOTSTRAP", boot)
+    saved = workflow.plan(repo.root, "test")
+    assert saved.applyable, saved
+    committed: list[str] = []
+
+    def progress(line: str) -> None:
+        if line.startswith("level 1/") and not committed:  # verified; the creates come first
+            _commit(boot, f"{ns}-latecomer", doomed, 0)
+            committed.append(line)
+
+    result = workflow.apply(repo.root, "test", saved, progress=progress)
+    assert committed, "the apply never reached its first level"
+    by_topic = {r.operation.topic: r for r in result.results}
+    assert by_topic[created].status is Status.APPLIED
+    assert by_topic[doomed].status is Status.FAILED
+    assert "diverged" in by_topic[doomed].message and f"{ns}-latecomer" in by_topic[doomed].message
+    assert doomed in _topics(boot, ns)
+
+
+def test_the_evidence_costs_the_same_requests_for_1_and_200_topics(
+    kafka1: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    """Counted from the broker's request log: the evidence of a `plan` deleting 200 topics
+    costs exactly the requests of one deleting 1 (the state read's own count is
+    tests/cluster/test_round_trips.py's)."""
+    boot = kafka1.bootstrap
+    counts = []
+    for size in (1, 200):
+        prefix = f"{ns}.n{size}"
+        names = [f"{prefix}.t{i:03}" for i in range(size)]
+        _create(boot, *names)
+        _write(boot, names[0], 1, timestamp=int(time.time() * 1000) - 30 * DAY_MS)
+        _commit(boot, f"{prefix}-group", names[0], 1)
+        repo = SpecRepo(
+            tmp_path / str(size), boot, prefix, {"allow_delete": True, "max_deletes": 500}
+        )
+        repo.topics(*({"name": n, "state": "absent"} for n in names))
+        client_id = f"count-{size}-{ns}".replace(".", "-")
+        config = yaml.safe_load((repo.root / "reconciler.yaml").read_text())
+        config["clusters"]["test"]["client"] = {"client.id": client_id}
+        repo.write("reconciler.yaml", config)
+        planned = repo.run("plan", "--cluster", "test", "--format", "json")
+        assert planned.code == 1, planned.stdout + planned.stderr  # in use: the group
+        changes = _by_topic(planned.json())
+        assert len(changes) == size and "in_use" in _codes(changes[names[0]])
+        sent = requests_by(kafka1, client_id)
+        counts.append({kind: sent[kind] for kind in EVIDENCE_REQUESTS})
+    assert counts[0] == counts[1], counts
+    # One broker: one of each (ListOffsets twice: latest offsets and the max-timestamp lookup)
+    assert counts[0] == {**dict.fromkeys(EVIDENCE_REQUESTS, 1), "LIST_OFFSETS": 2}, counts
