@@ -48,8 +48,7 @@ def _write(bootstrap: str, topic: str, count: int, timestamp: int | None = None)
     """`count` records; with `timestamp` (ms), each carries that create time."""
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 0})
     for i in range(count):
-        stamp = {"timestamp": timestamp} if timestamp is not None else {}
-        producer.produce(topic, f"r{i}".encode(), **stamp)
+        producer.produce(topic, f"r{i}".encode(), timestamp=timestamp or 0)  # 0: now
     assert producer.flush(30) == 0
 
 
