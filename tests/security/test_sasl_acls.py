@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from reconciler.cluster.adapter import Cluster, Connection
@@ -294,3 +295,43 @@ def test_no_password_in_anything_printed_or_written(
     leaks = {secret[:4] + "...": transcript.leaks(secret) for secret in PASSWORDS}
     assert len(transcript.runs) >= 10
     assert all(not where for where in leaks.values()), leaks
+
+
+# ---------------------------------------------------------------------------- in-use evidence
+
+
+def test_a_delete_without_describe_on_groups_is_refused_naming_the_acl(
+    sasl: LocalCluster, admin: AdminClient, transcript: Transcript, prefix: str, tmp_path: Path
+) -> None:
+    """The six operations but no ACL on consumer groups: the group that committed offsets on the
+    topic cannot be read, so its evidence counts as in use; plan and apply name the missing
+    Describe on that group and the topic stays (checked as the admin)."""
+    transcript.dirs.append(tmp_path)
+    doomed = f"{prefix}doomed"
+    _create(admin, doomed)
+    group = f"{prefix}readers"
+    reader = Consumer({"bootstrap.servers": sasl.bootstrap, **sasl.client_config(),
+                       "group.id": group, "enable.auto.commit": False})  # fmt: skip
+    try:
+        reader.commit(offsets=[TopicPartition(doomed, 0, 0)], asynchronous=False)
+    finally:
+        reader.close()
+    try:
+        who = _user(admin, all_but(""), prefix)
+        repo = write_repo(tmp_path, sasl.bootstrap, prefix, CLIENT, [], allow_delete=True)
+        planned = transcript.run(repo, "plan", "--cluster", "sec", "--prune", "--format", "json",
+                                 env=who.env)  # fmt: skip
+        assert planned.code == 1, planned.stdout + planned.stderr
+        [change] = json.loads(planned.stdout)["changes"]
+        [why] = change["evidence"]["unreadable"]
+        assert f"principal User:{who.user} lacks Describe on group {group}" in why, why
+        assert f"--operation Describe --group '{group}'" in why
+        assert "in_use" in {h["code"] for h in change["hazards"]}
+        applied = transcript.run(repo, "apply", "--cluster", "sec", "--prune", "--auto-approve",
+                                 env=who.env)  # fmt: skip
+        assert applied.code == 1, applied.stdout + applied.stderr
+        assert f"lacks Describe on group {group}" in applied.stdout + applied.stderr
+        assert doomed in topics_view(admin, prefix)
+    finally:  # the module's other deletes would meet this group too
+        for future in admin.delete_consumer_groups([group]).values():
+            future.result(30)

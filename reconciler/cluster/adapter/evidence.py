@@ -43,7 +43,10 @@ _SPEC_LATEST: OffsetSpec = OffsetSpec.latest()  # type: ignore[no-untyped-call]
 _SPEC_EARLIEST: OffsetSpec = OffsetSpec.earliest()  # type: ignore[no-untyped-call]
 _SPEC_MAX_TIMESTAMP: OffsetSpec = OffsetSpec.max_timestamp()  # type: ignore[no-untyped-call]
 _GROUP_DENIED = re.compile(r"GroupAuthorizationFailed|GROUP_AUTHORIZATION_FAILED", re.I)
-_GROUP_NAMED = re.compile(r"group '([^']*)'")
+# kafka-python names the group as "group 'NAME'" (OffsetFetch) or "GROUP/NAME" (FindCoordinator)
+_GROUP_NAMED = re.compile(r"group '(?P<quoted>[^']*)'|GROUP/(?P<bare>[^\s:)]+)")
+# Why each group is read, one phrase for both requests: a group refused to both is said once
+_WHY = "read the consumer group's members and committed offsets"
 
 
 def read(
@@ -136,14 +139,14 @@ def _describe(
     """group -> (state, live members, topics its members are assigned)."""
     try:
         found: dict[str, dict[str, Any]] = groups_admin.describe_groups(groups)
-    except Exception as exc:
-        problems.append(f"the consumer groups could not be described ({_said(exc)})")
+    except Exception as exc:  # kafka-python stops at the first group refused
+        problems.append(_failed(connection, exc))
         return {}
     described: dict[str, tuple[str, int | None, frozenset[str]]] = {}
     for group, answer in found.items():
         error = answer.get("error")
         if error:
-            problems.append(_group_problem(connection, group, str(error), "see its live members"))
+            problems.append(_group_problem(connection, group, str(error)))
             continue
         members = answer.get("members") or []
         topics: set[str] = set()
@@ -165,10 +168,8 @@ def _committed(
     """group -> {(topic, partition): committed offset}."""
     try:
         found = groups_admin.list_group_offsets(dict.fromkeys(groups))
-    except Exception as exc:
-        named = _GROUP_NAMED.search(str(exc))
-        group = named.group(1) if named else "some group"
-        problems.append(_group_problem(connection, group, _said(exc), "read its committed offsets"))
+    except Exception as exc:  # kafka-python stops at the first group refused
+        problems.append(_failed(connection, exc))
         return {}
     return {
         group: {
@@ -180,12 +181,21 @@ def _committed(
     }
 
 
-def _group_problem(connection: Connection, group: str, error: str, why: str) -> str:
+def _failed(connection: Connection, exc: BaseException) -> str:
+    """The reason a group request failed, naming the group Kafka refused where it says."""
+    named = _GROUP_NAMED.search(str(exc))
+    group = (named.group("quoted") or named.group("bare")) if named else None
+    if group is None:
+        return f"the consumer groups could not be read ({_said(exc)})"
+    return _group_problem(connection, group, _said(exc))
+
+
+def _group_problem(connection: Connection, group: str, error: str) -> str:
     if _GROUP_DENIED.search(error):
         return permissions.lacks(
-            connection, "Describe", f"group {group}", why, unchanged=False
+            connection, "Describe", f"group {group}", _WHY, unchanged=False
         ).removesuffix(".")
-    return f"consumer group '{group}' could not be read to {why} ({error})"
+    return f"consumer group '{group}' could not be read ({error})"
 
 
 def _offsets(
