@@ -166,8 +166,7 @@ def usage(evidence: TopicEvidence, idle_before_ms: int) -> tuple[str, ...]:
         found.append(f"live member(s) of group(s) {_names(assigned)} are assigned it")
     newest = evidence.newest_record
     if newest is not None and evidence.read_at - newest < idle_before_ms:
-        minutes = max(0, evidence.read_at - newest) // 60000
-        age = f"{format_duration_ms(minutes * 60000)} old" if minutes else "under a minute old"
+        age = _age(max(0, evidence.read_at - newest))
         found.append(
             f"its newest record is {age}, newer than policy.idle_before_delete "
             f"({format_duration_ms(idle_before_ms)})"
@@ -182,6 +181,14 @@ def usage(evidence: TopicEvidence, idle_before_ms: int) -> tuple[str, ...]:
             )
         )
     return tuple(found)
+
+
+def _age(millis: int) -> str:
+    """An age in its largest whole unit, rounded down: `6d old`, `3h old`, `12m old`."""
+    for unit, size in (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000)):
+        if millis >= size:
+            return f"{millis // size}{unit} old"
+    return "under a minute old"
 
 
 def _names(groups: Sequence[str], shown: int = 3) -> str:
