@@ -11,7 +11,7 @@ import pytest
 
 from reconciler.apply.in_use import diverged
 from reconciler.cluster.evidence import Evidence, GroupUse, TopicEvidence
-from reconciler.planning.changes import DeleteTopic, TopicChange
+from reconciler.planning.changes import DeleteTopic, Hazard, TopicChange
 from reconciler.planning.hazards import usage
 from reconciler.planning.json_plan import from_json
 from reconciler.planning.plan import Plan, make_plan
@@ -90,7 +90,7 @@ def _plan(
     return make_plan(specs, state, config, "sha256:x", prune=prune, evidence=evidence)
 
 
-def _in_use(plan: Plan) -> list[object]:
+def _in_use(plan: Plan) -> list[Hazard]:
     return [h for c in plan.changes for h in c.hazards if h.code == "in_use"]
 
 
