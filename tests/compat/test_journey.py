@@ -10,11 +10,13 @@ cluster itself.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
+from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import (
     AdminClient,
     AlterConfigOpType,
@@ -118,3 +120,39 @@ def test_import_round_trip(repo: SpecRepo, versioned: LocalCluster, ns: str) -> 
     assert sorted(written) == sorted(made)
     again = repo.run("plan", "-c", "test", "--detailed-exitcode")
     assert again.code == 0, again.stdout + again.stderr
+
+
+def test_the_in_use_gate(repo: SpecRepo, versioned: LocalCluster, ns: str) -> None:
+    """Evidence on both ends: before Kafka 3.0 there is no max-timestamp lookup (the last
+    records are read) and OffsetFetch takes one group per request."""
+    boot = versioned.bootstrap
+    old, fresh, grouped, never = (f"{ns}.{n}" for n in ("old", "fresh", "grouped", "never"))
+    admin = AdminClient({"bootstrap.servers": boot})
+    made = [NewTopic(n, 2, 1) for n in (old, fresh, grouped, never)]
+    for future in admin.create_topics(made, operation_timeout=60).values():
+        future.result()
+    wait_for_topics(admin, dict.fromkeys((old, fresh, grouped, never), 2))
+    month_ago = int(time.time() * 1000) - 30 * 24 * 3600 * 1000
+    producer = Producer({"bootstrap.servers": boot})
+    for partition in (0, 1):
+        for _ in range(3):
+            producer.produce(old, b"x", partition=partition, timestamp=month_ago)
+        producer.produce(grouped, b"x", partition=partition, timestamp=month_ago)
+    producer.produce(fresh, b"now", partition=1)
+    assert producer.flush(30) == 0
+    reader = Consumer(
+        {"bootstrap.servers": boot, "group.id": f"{ns}-g", "enable.auto.commit": False}
+    )
+    try:
+        reader.commit(offsets=[TopicPartition(grouped, 1, 1)], asynchronous=False)
+    finally:
+        reader.close()
+    repo.topics(*({"name": n, "state": "absent"} for n in (old, fresh, grouped, never)))
+    planned = repo.run("plan", "-c", "test", "--format", "json")
+    changes = {c["topic"]: c for c in planned.json()["changes"]}
+    in_use = {t for t, c in changes.items() if "in_use" in {h["code"] for h in c["hazards"]}}
+    assert in_use == {fresh, grouped}, changes
+    assert abs(changes[old]["evidence"]["newest_record"] - month_ago) < 1000
+    assert changes[never]["evidence"]["newest_record"] is None
+    [group] = changes[grouped]["evidence"]["groups"]
+    assert group["group"] == f"{ns}-g" and group["committed"] and group["lag"] == 0
