@@ -12,13 +12,15 @@ compare the saved delete with the derived one here:
   `in_use` approved the readers the reviewer saw, not a new one.
 
 Volatile values (lag, timestamps, member counts) are never compared, else every saved plan with
-a delete would look stale.
+a delete would look stale. An `in_use` that policy.severity makes a warning (or off) never
+blocks, here either.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from reconciler.diagnostics import Severity
 from reconciler.planning.changes import DeleteTopic, TopicChange
 from reconciler.planning.hazards import IN_USE
 from reconciler.planning.plan import Plan
@@ -29,8 +31,8 @@ def diverged(saved: TopicChange, derived: TopicChange | None) -> str | None:
     if derived is None:
         return None  # not deleted by the plan derived again: verify's comparison says why
     now = next((h for h in derived.hazards if h.code == IN_USE), None)
-    if now is None:
-        return None
+    if now is None or now.severity is not Severity.ERROR:
+        return None  # policy.severity made in_use a warning (or off): it never blocks
     before = next((h for h in saved.hazards if h.code == IN_USE), None)
     if before is None:
         reason = now.message.split("; deleting it", 1)[0]

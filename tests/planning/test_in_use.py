@@ -11,6 +11,7 @@ import pytest
 
 from reconciler.apply.in_use import diverged
 from reconciler.cluster.evidence import Evidence, GroupUse, TopicEvidence
+from reconciler.diagnostics import Severity
 from reconciler.planning.changes import DeleteTopic, Hazard, TopicChange
 from reconciler.planning.hazards import usage
 from reconciler.planning.json_plan import from_json
@@ -199,3 +200,20 @@ def test_an_idle_before_delete_that_is_not_a_duration_is_one_error(
     [error] = [d for d in found if d.is_error]
     assert error.location is not None and error.location.line == 5, error
     assert f"policy.idle_before_delete {written!r} is not a duration" in error.message
+
+
+def test_an_in_use_made_a_warning_never_blocks_at_apply_either() -> None:
+    evidence = Evidence(NOW, {"orders.old": TopicEvidence("orders.old", NOW, (_live("s"),))})
+    state = _plan(None)
+    warned = _plan(evidence)
+    [saved] = state.changes
+    [derived] = warned.changes
+    softened = dataclasses.replace(
+        derived,
+        hazards=tuple(
+            dataclasses.replace(h, severity=Severity.WARNING) if h.code == "in_use" else h
+            for h in derived.hazards
+        ),
+    )
+    assert diverged(saved, derived) is not None
+    assert diverged(saved, softened) is None
