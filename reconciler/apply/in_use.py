@@ -36,7 +36,9 @@ def diverged(saved: TopicChange, derived: TopicChange | None) -> str | None:
     before = next((h for h in saved.hazards if h.code == IN_USE), None)
     if before is None:
         reason = now.message.split("; deleting it", 1)[0]
-        return f"{reason}, but the plan showed it idle"
+        read = any(isinstance(s, DeleteTopic) and s.evidence is not None for s in saved.changes)
+        shown = "showed it idle" if read else "read no evidence of use (made from a snapshot)"
+        return f"{reason}, but the plan {shown}"
     added = sorted(_groups(derived) - _groups(saved))
     if added:
         return (

@@ -284,3 +284,28 @@ def test_the_evidence_costs_the_same_requests_for_1_and_200_topics(
     assert counts[0] == counts[1], counts
     # One broker: one of each (ListOffsets twice: latest offsets and the max-timestamp lookup)
     assert counts[0] == {**dict.fromkeys(EVIDENCE_REQUESTS, 1), "LIST_OFFSETS": 2}, counts
+
+
+def test_a_plan_from_a_snapshot_says_it_read_no_evidence_and_apply_reads_it(
+    kafka1: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    boot = kafka1.bootstrap
+    busy = f"{ns}.busy"
+    _create(boot, busy)
+    _write(boot, busy, 2)  # written now: in use
+    repo = SpecRepo(tmp_path, boot, ns, {"allow_delete": True})
+    repo.topics({"name": busy, "state": "absent"})
+    first = repo.run("plan", "--cluster", "test", "--format", "json")
+    approval = _codes(_by_topic(first.json())[busy])["delete"]["approve_with"]
+    repo.topics({"name": busy, "state": "absent", "acknowledge": [approval]})
+    snapshot, saved = tmp_path / "snapshot.json", tmp_path / "plan.json"
+    taken = repo.run("snapshot", "--cluster", "test", "-o", str(snapshot))
+    assert taken.code == 0, taken.stdout + taken.stderr
+    offline = repo.run("plan", "--cluster", "test", "--state", str(snapshot), "-o", str(saved))
+    assert offline.code == 0, offline.stdout + offline.stderr
+    assert "warning[P134]" in offline.stdout and "apply reads that evidence live" in offline.stdout
+    assert "hazard in_use" not in offline.stdout and "evidence (read" not in offline.stdout
+    applied = repo.run("apply", "--cluster", "test", str(saved), "--auto-approve")
+    assert applied.code == 1, applied.stdout + applied.stderr
+    assert "read no evidence of use (made from a snapshot)" in applied.stdout + applied.stderr
+    assert _topics(boot, ns) == {busy} and _records(boot, busy) == 2

@@ -69,18 +69,17 @@ def read(
         committed = _committed(connection, groups_admin, listed, problems)
         for group in sorted(listed):
             state, members, assigned = described.get(group, ("unknown", None, frozenset()))
-            offsets = committed.get(group, {})
-            for topic in partitions:
-                mine = {p: o for (t, p), o in offsets.items() if t == topic}
-                if not mine and topic not in assigned:
-                    continue
-                lag = (
-                    sum(max(0, latest.get((topic, p), o) - o) for p, o in mine.items())
-                    if mine
-                    else None
-                )
+            by_topic_offsets: dict[str, dict[int, int]] = defaultdict(dict)
+            for (topic, partition), offset in committed.get(group, {}).items():
+                if topic in partitions:
+                    by_topic_offsets[topic][partition] = offset
+            for topic in sorted({*by_topic_offsets, *(t for t in assigned if t in partitions)}):
+                mine = by_topic_offsets.get(topic, {})
+                lag = sum(max(0, latest.get((topic, p), o) - o) for p, o in mine.items())
                 uses[topic].append(
-                    GroupUse(group, state, members, bool(mine), topic in assigned, lag)
+                    GroupUse(
+                        group, state, members, bool(mine), topic in assigned, lag if mine else None
+                    )
                 )
     return Evidence(
         read_at,
