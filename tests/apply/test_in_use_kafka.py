@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import yaml
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from reconciler import workflow
@@ -64,12 +64,16 @@ def _commit(bootstrap: str, group: str, topic: str, offset: int) -> None:
 
 
 @contextmanager
-def _live_consumer(bootstrap: str, group: str, topic: str) -> Iterator[Consumer]:
-    """A member of `group` subscribed to `topic`, assigned its partitions, never committing."""
+def _live_consumer(
+    bootstrap: str, group: str, topic: str, protocol: str = "classic"
+) -> Iterator[Consumer]:
+    """A member of `group` subscribed to `topic`, assigned its partitions, never committing;
+    `protocol` consumer: the new consumer group protocol (KIP-848)."""
     consumer = Consumer(
         {
             "bootstrap.servers": bootstrap,
             "group.id": group,
+            "group.protocol": protocol,
             "enable.auto.commit": False,
             "auto.offset.reset": "latest",
         }
@@ -309,3 +313,42 @@ def test_a_plan_from_a_snapshot_says_it_read_no_evidence_and_apply_reads_it(
     assert applied.code == 1, applied.stdout + applied.stderr
     assert "read no evidence of use (made from a snapshot)" in applied.stdout + applied.stderr
     assert _topics(boot, ns) == {busy} and _records(boot, busy) == 2
+
+
+def test_a_live_consumer_of_the_new_group_protocol_is_evidence(
+    kafka1: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    """KIP-848 groups, which DescribeGroups refuses ("not a classic group"), are described with
+    ConsumerGroupDescribe: a live member makes its topic in use, and other topics stay idle."""
+    boot = kafka1.bootstrap
+    read, other = f"{ns}.read", f"{ns}.other"
+    _create(boot, read, other)
+    repo = SpecRepo(tmp_path, boot, ns, {"allow_delete": True})
+    repo.topics({"name": read, "state": "absent"}, {"name": other, "state": "absent"})
+    group = f"{ns}-kip848"
+    try:
+        with _live_consumer(boot, group, read, protocol="consumer"):
+            planned = repo.run("plan", "--cluster", "test", "--format", "json")
+        changes = _by_topic(planned.json())
+        [member] = changes[read]["evidence"]["groups"]
+        assert (member["group"], member["state"], member["members"]) == (group, "Stable", 1)
+        assert member["assigned"] and "in_use" in _codes(changes[read])
+        assert changes[other]["evidence"]["unreadable"] == [], changes[other]
+        assert set(_codes(changes[other])) == {"delete"}
+    finally:  # other tests' deletes on this session cluster must not meet it
+        _delete_group(boot, group)
+
+
+def _delete_group(bootstrap: str, group: str) -> None:
+    """Delete `group` once its last member's leaving is through (GROUP_NOT_EMPTY until then)."""
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    deadline = time.monotonic() + 60
+    while True:
+        [future] = admin.delete_consumer_groups([group]).values()
+        try:
+            future.result(30)
+            return
+        except KafkaException as exc:
+            if exc.args[0].code() != KafkaError.NON_EMPTY_GROUP or time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)

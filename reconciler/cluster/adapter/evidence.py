@@ -5,6 +5,7 @@
     ListGroups                    once per broker              kafka-python
     FindCoordinator (batched)     once per call below          kafka-python
     DescribeGroups                once per group coordinator   kafka-python
+    ConsumerGroupDescribe         for KIP-848 groups only      librdkafka
     OffsetFetch v8 (KIP-709)      once per group coordinator   kafka-python (one per group
                                                                on Kafka before 3.0)
     ListOffsets latest            once per partition leader    librdkafka
@@ -47,6 +48,8 @@ _GROUP_DENIED = re.compile(r"GroupAuthorizationFailed|GROUP_AUTHORIZATION_FAILED
 _GROUP_NAMED = re.compile(r"group '(?P<quoted>[^']*)'|GROUP/(?P<bare>[^\s:)]+)")
 # Why each group is read, one phrase for both requests: a group refused to both is said once
 _WHY = "read the consumer group's members and committed offsets"
+# What DescribeGroups answers for a group of the new consumer protocol (KIP-848, Kafka 4.x)
+_NOT_CLASSIC = "is not a classic group"
 
 
 def read(
@@ -65,7 +68,7 @@ def read(
     uses: dict[str, list[GroupUse]] = defaultdict(list)
     listed = _complete_group_list(connection, admin, groups_admin, problems)
     if listed:
-        described = _describe(connection, groups_admin, listed, problems)
+        described = _describe(connection, admin, groups_admin, listed, problems)
         committed = _committed(connection, groups_admin, listed, problems)
         for group in sorted(listed):
             state, members, assigned = described.get(group, ("unknown", None, frozenset()))
@@ -133,17 +136,27 @@ def _complete_group_list(
 
 
 def _describe(
-    connection: Connection, groups_admin: KafkaAdminClient, groups: list[str], problems: list[str]
+    connection: Connection,
+    admin: AdminClient,
+    groups_admin: KafkaAdminClient,
+    groups: list[str],
+    problems: list[str],
 ) -> dict[str, tuple[str, int | None, frozenset[str]]]:
-    """group -> (state, live members, topics its members are assigned)."""
+    """group -> (state, live members, topics its members are assigned). Groups of the new
+    consumer protocol (KIP-848), which DescribeGroups refuses, are described with
+    ConsumerGroupDescribe through librdkafka."""
     try:
         found: dict[str, dict[str, Any]] = groups_admin.describe_groups(groups)
     except Exception as exc:  # kafka-python stops at the first group refused
         problems.append(_failed(connection, exc))
         return {}
     described: dict[str, tuple[str, int | None, frozenset[str]]] = {}
+    new_protocol: list[str] = []
     for group, answer in found.items():
         error = answer.get("error")
+        if error and _NOT_CLASSIC in str(error):
+            new_protocol.append(group)
+            continue
         if error:
             problems.append(_group_problem(connection, group, str(error)))
             continue
@@ -158,6 +171,34 @@ def _describe(
             len(members),
             frozenset(topics),
         )
+    if new_protocol:
+        described.update(_describe_new_protocol(connection, admin, new_protocol, problems))
+    return described
+
+
+def _describe_new_protocol(
+    connection: Connection, admin: AdminClient, groups: list[str], problems: list[str]
+) -> dict[str, tuple[str, int | None, frozenset[str]]]:
+    described: dict[str, tuple[str, int | None, frozenset[str]]] = {}
+    try:
+        futures = admin.describe_consumer_groups(groups, request_timeout=connection.seconds)
+    except KafkaException as exc:
+        problems.append(f"the consumer groups could not be described ({reason(exc)})")
+        return described
+    for group, future in futures.items():
+        try:
+            found = future.result()
+        except KafkaException as exc:
+            problems.append(_group_problem(connection, group, reason(exc)))
+            continue
+        topics = {
+            tp.topic
+            for member in found.members
+            if member.assignment is not None
+            for tp in member.assignment.topic_partitions
+        }
+        state = found.state.name.title() if found.state is not None else "unknown"
+        described[group] = (state, len(found.members), frozenset(topics))
     return described
 
 
