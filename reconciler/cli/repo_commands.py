@@ -17,6 +17,8 @@ from reconciler.cli.shared import (
     pass_ctx,
     show_progress,
 )
+from reconciler.cli.width import echo as width_echo
+from reconciler.cli.width import text_width
 from reconciler.errors import ConfigError
 from reconciler.writable import check_dir
 
@@ -142,17 +144,19 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
         }
         click.echo(json.dumps(document, indent=2))
     else:
+        width = text_width()  # each diagnostic's message continues under its file:line
         for diagnostic in result.diagnostics:
-            click.echo(str(diagnostic))
+            width_echo(str(diagnostic), width)
         for skipped in result.not_read:  # the R013 warnings above name those that matter
             if not skipped.could_hold_specs:
-                click.echo(f"not read: {skipped.path} ({skipped.reason})")
+                width_echo(f"not read: {skipped.path} ({skipped.reason})", width)
         files = counted(result.files, "file")
         if result.valid:
             warned = f" ({counted(result.warnings, 'warning')})" if result.warnings else ""
-            click.echo(
+            width_echo(
                 f"ok: {counted(len(result.topic_names), 'topic')} in {files} for "
-                f"{counted(len(topics), 'cluster')} ({', '.join(topics)}){warned}"
+                f"{counted(len(topics), 'cluster')} ({', '.join(topics)}){warned}",
+                width,
             )
         else:
             problems = f"{counted(result.errors, 'error')}, {counted(result.warnings, 'warning')}"
