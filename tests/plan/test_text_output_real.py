@@ -94,3 +94,28 @@ def test_a_refusal_is_one_sentence_in_plan_and_in_apply(
         assert both.count("apply refuses this plan") == 1
     assert partitions(kafka1.bootstrap, f"{ns}.k") == 2
     assert partitions(kafka1.bootstrap, f"{ns}.d") == 3
+
+
+def test_drift_and_apply_results_wrap(
+    refused: SpecRepo, ns: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "60")
+    drifted = refused.run("drift")
+    assert drifted.code == 2, drifted.stdout + drifted.stderr
+    assert all(fits(line, 60) for line in drifted.stdout.splitlines()), drifted.stdout
+    assert any(line.startswith(" " * 6) for line in drifted.stdout.splitlines())
+
+    # Approved and fixed: apply's result lines continue right of the status column
+    refused.topics(
+        {"name": f"{ns}.k", "partitions": 4, "replication_factor": 1, "keyed": True,
+         "acknowledge": [{"key_reorder": 4}]},
+        {"name": f"{ns}.d", "partitions": 3, "replication_factor": 1},
+        {"name": f"{ns}.{LONG}", "partitions": 1, "replication_factor": 1},
+    )  # fmt: skip
+    applied = refused.run("apply", "--auto-approve")
+    assert applied.code == 0, applied.stdout + applied.stderr
+    lines = applied.stdout.splitlines()
+    assert all(fits(line, 60) for line in lines), applied.stdout
+    created = next(i for i, line in enumerate(lines) if line.endswith("applied  create"))
+    assert lines[created + 1].strip() == f"{ns}.{LONG}"
+    assert lines[created + 1].startswith(" " * 18)  # 12 (status) + 2 + 4 (continuation)

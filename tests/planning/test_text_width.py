@@ -9,6 +9,7 @@ tests/planning` (never under CI: test_render.check_golden refuses).
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import pty
 import re
@@ -16,6 +17,7 @@ import struct
 import sys
 import termios
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TextIO
 
 import pytest
@@ -33,6 +35,7 @@ from reconciler.spec.model import ClusterConfig
 from tests.planning import samples
 from tests.planning.factories import cluster, desired, spec, spread, topic
 from tests.planning.test_render import ANSI, check_golden
+from tests.spec.helpers import run_cli
 
 WIDTHS = (80, 120)
 PLANS: dict[str, Callable[[], Plan]] = {
@@ -228,3 +231,25 @@ def test_a_bad_columns_is_named_and_80_used(
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert err.startswith(f"warning: COLUMNS={columns!r} is not a positive whole number")
+
+
+def test_validate_wraps_its_diagnostics_and_json_never(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "topics").mkdir()
+    (tmp_path / "reconciler.yaml").write_text("clusters:\n  local:\n    bootstrap: k:9092\n")
+    topics = f"topics:\n  - name: {samples.LONG_NAME}\n    config:\n      retention.msx: 1d\n"
+    (tmp_path / "topics" / "t.yaml").write_text(topics)
+    monkeypatch.setenv("COLUMNS", "60")
+    code, narrow = run_cli(["--repo", str(tmp_path), "validate"], env={"NO_COLOR": "1"})
+    monkeypatch.setenv("COLUMNS", "100000")
+    _, wide = run_cli(["--repo", str(tmp_path), "validate"], env={"NO_COLOR": "1"})
+    assert code == 1 and "error[R105]" in narrow
+    assert len(wide.splitlines()) < len(narrow.splitlines())
+    assert all(fits(line, 60) for line in narrow.splitlines()), narrow
+    assert words(narrow) == words(wide)
+    diagnostic = next(i for i, line in enumerate(narrow.splitlines()) if "error[R105]" in line)
+    assert narrow.splitlines()[diagnostic + 1].startswith(" " * HANG)
+    monkeypatch.setenv("COLUMNS", "20")
+    _, data = run_cli(["--repo", str(tmp_path), "validate", "--format", "json"])
+    assert json.loads(data)["valid"] is False
