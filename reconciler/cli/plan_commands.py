@@ -28,7 +28,7 @@ from reconciler.cli.shared import (
 from reconciler.cli.width import echo as width_echo
 from reconciler.cli.width import text_width
 from reconciler.errors import ConfigError, ReconcilerError
-from reconciler.render.wrap import HANG
+from reconciler.wrap import HANG
 from reconciler.writable import check_file
 
 if TYPE_CHECKING:

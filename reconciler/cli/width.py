@@ -1,8 +1,8 @@
-"""The width text reports wrap at (render/wrap.py): stdout's own when it is a terminal, else
-$COLUMNS when it holds a positive whole number, else 80. JSON and Markdown are never wrapped,
-and neither are the messages on stderr (error:, warning:, note:): one line each, so a log keeps
-a message whole for grep. Apply's progress is the exception: its narrative of levels and
-requests, on stderr, wraps like the report it belongs to."""
+"""The width text reports wrap at (reconciler/wrap.py): stdout's own when it is a terminal,
+else $COLUMNS when it holds a positive whole number, else 80. JSON and Markdown are never
+wrapped, and neither are the messages on stderr (error:, warning:, note:): one line each, so a
+log keeps a message whole for grep. Apply's progress is the exception: its narrative of levels
+and requests, on stderr, wraps like the report it belongs to."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from reconciler.render.wrap import wrap
+from reconciler.wrap import wrap
 
 DEFAULT = 80  # a pipe, a file, a CI log: what terraform and most terminals assume
 
@@ -38,6 +38,6 @@ def text_width() -> int:
 
 
 def echo(text: str, width: int, *, err: bool = False, hang: int | None = None) -> None:
-    """`text` echoed as lines wrapped at `width` (render/wrap.py)."""
+    """`text` echoed as lines wrapped at `width` (reconciler/wrap.py)."""
     for line in wrap(text, width, hang):
         click.echo(line, err=err)

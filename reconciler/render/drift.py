@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from reconciler.planning.drift import DriftItem, DriftReport
 from reconciler.render import common
-from reconciler.render.wrap import wrap_all
+from reconciler.wrap import wrap_all
 
 DEFAULT_MAX_CHARS = 60_000  # a GitHub issue or comment body holds 65,536 characters
 
@@ -66,7 +66,7 @@ def _next_step(report: DriftReport) -> str:
 
 
 def render_drift_text(report: DriftReport, width: int | None = None, verbose: bool = False) -> str:
-    """One line per difference, wrapped at `width` under its own indent (render/wrap.py);
+    """One line per difference, wrapped at `width` under its own indent (reconciler/wrap.py);
     `verbose` adds the state hash the report was read from."""
     lines = [headline(report)]
     if verbose:

@@ -24,7 +24,7 @@ from reconciler.planning.changes import (
 )
 from reconciler.planning.plan import Plan
 from reconciler.render import common
-from reconciler.render.wrap import wrap_all
+from reconciler.wrap import wrap_all
 
 _ACTION_COLOUR = {Action.CREATE: "green", Action.UPDATE: "yellow", Action.DELETE: "red"}
 _INDENT = "      "  # attribute lines sit under the topic's name
@@ -38,7 +38,7 @@ def render_text(
     verbose: bool = False,
     verdict: bool = True,
 ) -> str:
-    """The plan as text, each line wrapped at `width` under its own indent (render/wrap.py;
+    """The plan as text, each line wrapped at `width` under its own indent (reconciler/wrap.py;
     None: not wrapped). `verbose` adds the state hash the plan is based on (the JSON plan's
     based_on); `verdict` False leaves out the refusal sentence, for apply, whose own refusal
     says it (planning/refusal.py)."""

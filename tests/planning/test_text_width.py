@@ -30,8 +30,8 @@ from reconciler.planning.hazards import entry
 from reconciler.planning.plan import Plan, make_plan
 from reconciler.render import render_markdown, render_text
 from reconciler.render.drift import render_drift_text
-from reconciler.render.wrap import HANG, wrap
 from reconciler.spec.model import ClusterConfig
+from reconciler.wrap import HANG, wrap
 from tests.planning import samples
 from tests.planning.factories import cluster, desired, spec, spread, topic
 from tests.planning.test_render import ANSI, check_golden
