@@ -12,6 +12,7 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from reconciler.local.state import LocalCluster
+from reconciler.planning.hazards import entry
 from tests.kafka_helpers import wait_for_topic
 from tests.spec_repo import SpecRepo
 
@@ -83,6 +84,7 @@ def test_a_delete_approval_does_not_cover_a_topic_recreated_under_the_name(
     assert applied.code == 1, applied.stdout + applied.stderr
     # One sentence, naming the item that would approve this delete (the new topic's id)
     assert "error: apply refuses this plan: approve the hazard " in applied.stderr
-    assert f"({name}: `- {{delete: {hazard['approve_with']['delete']}}}`)" in applied.stderr
+    item = entry("delete", hazard["approve_with"]["delete"])  # quoted when YAML needs it
+    assert f"({name}: `- {item}`)" in applied.stderr
     wait_for_topic(admin, name)
     assert _records(kafka1.bootstrap, name) == 1
