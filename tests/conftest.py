@@ -19,3 +19,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.kafka)
         if "spark" in names:
             item.add_marker(pytest.mark.spark)
+
+
+@pytest.fixture(autouse=True)
+def _unwrapped_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI's text as one message a line (COLUMNS far beyond any message), so tests that
+    read it for its content do not depend on where it wraps; the tests of wrapping set
+    COLUMNS themselves (tests/planning/test_text_width.py, tests/plan/test_text_output_real.py)."""
+    monkeypatch.setenv("COLUMNS", "100000")

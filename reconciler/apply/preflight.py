@@ -42,12 +42,11 @@ from reconciler.errors import ApplyRefused, StalePlan
 from reconciler.planning.changes import (
     AlterTopicConfig,
     CreateTopic,
-    Hazard,
     IncreasePartitions,
     TopicChange,
 )
-from reconciler.planning.hazards import entry
 from reconciler.planning.plan import Plan
+from reconciler.planning.refusal import refusal
 
 
 def check_plan(plan: Plan, cluster: str) -> None:
@@ -56,28 +55,11 @@ def check_plan(plan: Plan, cluster: str) -> None:
             f"the plan is for cluster '{plan.cluster}', not '{cluster}'; pass --cluster "
             f"{plan.cluster} or plan again for {cluster}. Nothing was changed."
         )
-    errors = plan.errors  # plan.applyable also counts the hazards, refused below on their own
-    if errors:
-        listed = "; ".join(d.message for d in errors[:5]) + (" ..." if len(errors) > 5 else "")
-        raise ApplyRefused(
-            f"the plan has {len(errors)} error(s) (limits or policies do not hold): {listed}. "
-            "Fix them and plan again. Nothing was changed."
-        )
-    missing = plan.unacknowledged_hazards
-    if missing:
-        listed = "; ".join(
-            f"{topic}: {h.code}" + (f" (approve with {_item(h)})" if h.approve_with else "")
-            for topic, h in missing
-        )
-        raise ApplyRefused(
-            f"{len(missing)} hazard(s) not acknowledged: {listed}. Add each item to the "
-            "topic's `acknowledge:` in the reviewed change (prune deletes: pass --prune), plan "
-            "again and apply. Nothing was changed."
-        )
-
-
-def _item(hazard: Hazard) -> str:
-    return f"`- {entry(hazard.code, hazard.approval)}`"
+    # The plan's own verdict, word for word (planning/refusal.py): errors to fix, approval
+    # items to add; a refusal is said once, here, however apply was started
+    clause = refusal(plan)
+    if clause is not None:
+        raise ApplyRefused(f"apply refuses this plan: {clause}. Nothing was changed.")
 
 
 def check_cluster_id(plan: Plan, cluster: Cluster) -> None:

@@ -22,13 +22,19 @@ from reconciler.cli.shared import (
     pass_ctx,
     show_progress,
     use_color,
+    verbose_option,
     write_json,
 )
+from reconciler.cli.width import echo as width_echo
+from reconciler.cli.width import text_width
 from reconciler.errors import ConfigError, ReconcilerError
+from reconciler.wrap import HANG
 from reconciler.writable import check_file
 
 if TYPE_CHECKING:
     from reconciler.planning.plan import Plan
+
+_STATUS = 12  # the width of apply's status column ("     applied  create a.b ...")
 
 
 def topic_option(what: str) -> Callable[[F], F]:
@@ -96,6 +102,7 @@ def partial_warning(plan: Plan) -> None:
     help="Longest Markdown output (a GitHub comment holds 65,536 characters); what does not "
     "fit is counted.",
 )
+@verbose_option()
 @pass_ctx
 def plan(
     ctx: Ctx,
@@ -108,6 +115,7 @@ def plan(
     prune: bool,
     max_chars: int,
     topics: tuple[str, ...],
+    verbose: bool,
 ) -> None:
     """Show what apply would change on a cluster, like `terraform plan`.
 
@@ -146,7 +154,8 @@ def plan(
     elif fmt == "markdown":
         click.echo(render_markdown(result, max_chars).rstrip("\n"))
     else:
-        click.echo(render_text(result, color=use_color()).rstrip("\n"))
+        shown = render_text(result, color=use_color(), width=text_width(), verbose=verbose)
+        click.echo(shown.rstrip("\n"))
     if (advice := workflow.pin_advice(ctx.repo, cluster, result.cluster_id)) is not None:
         click.echo(f"warning: {advice}", err=True)
     if out is not None:
@@ -187,6 +196,7 @@ def plan(
     type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
     help="Also write the audit record as JSON to FILE ('-': standard output).",
 )
+@verbose_option()
 @pass_ctx
 def apply(
     ctx: Ctx,
@@ -199,6 +209,7 @@ def apply(
     throttle: str | None,
     audit_json: Path | None,
     topics: tuple[str, ...],
+    verbose: bool,
 ) -> None:
     """Apply a saved plan (or plan and confirm), in a dependency-safe order.
 
@@ -229,7 +240,7 @@ def apply(
 
     def progress(message: str) -> None:
         beat.touch()  # the heartbeat speaks only when apply's own progress is silent
-        click.echo(message, err=True)
+        width_echo(message, width, err=True)
 
     from reconciler.apply.audit import git_info
 
@@ -244,9 +255,12 @@ def apply(
             "applied; commit first so the record can be traced.",
             err=True,
         )
+    width = text_width()
     if plan_file is not None:
         reviewed = workflow.load_plan(plan_file)
         cluster = plan_cluster(cluster, reviewed.cluster, plan_file)
+        if verbose:
+            width_echo(f"Applying {plan_file}, based on {reviewed.based_on}", width)
         if topics and tuple(topics) != reviewed.targets:
             raise ConfigError(
                 f"{plan_file} was planned for --topic {list(reviewed.targets) or 'every topic'}"
@@ -256,7 +270,11 @@ def apply(
         cluster = chosen_cluster(ctx.repo, cluster)
         with Heartbeat(f"planning cluster '{cluster}'"):
             reviewed = workflow.plan(ctx.repo, cluster, prune=prune, targets=targets(topics, prune))
-        click.echo(render_text(reviewed, color=use_color()).rstrip("\n"))
+        # Without its verdict: were the plan refused, apply's refusal below says why, once
+        shown = render_text(
+            reviewed, color=use_color(), width=width, verbose=verbose, verdict=False
+        )
+        click.echo(shown.rstrip("\n"))
         # An empty or unapplyable plan (errors, unacknowledged hazards) needs no confirmation:
         # apply says so, or pre-flight refuses it with the reason.
         if reviewed.changes and reviewed.applyable and not auto_approve:
@@ -298,21 +316,25 @@ def apply(
         click.echo(f"No changes: cluster '{cluster}' already matches the plan.")
     for done in result.results:
         note = f": {done.message}" if done.message else ""
-        click.echo(f"{done.status.value:>12}  {done.operation.summary}{note}")
+        # A long message continues under the operation, right of the status column
+        row = f"{done.status.value:>{_STATUS}}  {done.operation.summary}{note}"
+        width_echo(row, width, hang=_STATUS + 2 + HANG)
     if result.already_applied:
-        click.echo(
+        width_echo(
             f"Already applied: cluster '{cluster}' shows every change of this plan "
-            f"({len(result.results)} operation(s)); nothing was changed."
+            f"({len(result.results)} operation(s)); nothing was changed.",
+            width,
         )
     elif result.results:
         how = (
             f"stopped by {stopped_by}" if stopped_by else "complete" if result.ok else "incomplete"
         )
         end = "; re-run apply to finish." if stopped_by and not result.ok else "."
-        click.echo(
+        width_echo(
             f"Apply {how}: {len(result.applied)} applied, "
             f"{len(result.unchanged)} already done, {len(result.failed)} failed, "
-            f"{len(result.skipped)} skipped{end}"
+            f"{len(result.skipped)} skipped{end}",
+            width,
         )
     if result.audit_error:
         click.echo(f"warning: the audit record was not written: {result.audit_error}", err=True)

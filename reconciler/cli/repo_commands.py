@@ -17,6 +17,8 @@ from reconciler.cli.shared import (
     pass_ctx,
     show_progress,
 )
+from reconciler.cli.width import echo as width_echo
+from reconciler.cli.width import text_width
 from reconciler.errors import ConfigError
 from reconciler.writable import check_dir
 
@@ -142,17 +144,19 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
         }
         click.echo(json.dumps(document, indent=2))
     else:
+        width = text_width()  # each diagnostic's message continues under its file:line
         for diagnostic in result.diagnostics:
-            click.echo(str(diagnostic))
+            width_echo(str(diagnostic), width)
         for skipped in result.not_read:  # the R013 warnings above name those that matter
             if not skipped.could_hold_specs:
-                click.echo(f"not read: {skipped.path} ({skipped.reason})")
+                width_echo(f"not read: {skipped.path} ({skipped.reason})", width)
         files = counted(result.files, "file")
         if result.valid:
             warned = f" ({counted(result.warnings, 'warning')})" if result.warnings else ""
-            click.echo(
+            width_echo(
                 f"ok: {counted(len(result.topic_names), 'topic')} in {files} for "
-                f"{counted(len(topics), 'cluster')} ({', '.join(topics)}){warned}"
+                f"{counted(len(topics), 'cluster')} ({', '.join(topics)}){warned}",
+                width,
             )
         else:
             problems = f"{counted(result.errors, 'error')}, {counted(result.warnings, 'warning')}"
@@ -193,8 +197,11 @@ def import_(
     show_progress(f"reading cluster '{cluster}'")
     with Heartbeat(f"reading cluster '{cluster}'"):
         run = workflow.import_topics(ctx.repo, cluster, out, include, exclude)
+    width = text_width()  # the report wraps like every text report; stderr lines do not
     if run.pinned is not None:
-        click.echo(f"pinned cluster '{cluster}' in reconciler.yaml: cluster_id: {run.pinned}")
+        width_echo(
+            f"pinned cluster '{cluster}' in reconciler.yaml: cluster_id: {run.pinned}", width
+        )
     if run.unpinned is not None:
         click.echo(
             f"warning: cluster '{cluster}' is not pinned and reconciler.yaml's layout left no "
@@ -202,20 +209,23 @@ def import_(
             err=True,
         )
     for done in run.files:
-        click.echo(f"created {done.path} ({len(done.topics)} topic(s))")
+        width_echo(f"created {done.path} ({len(done.topics)} topic(s))", width)
     if run.skipped:
-        click.echo(
-            f"skipped {len(run.skipped)} topic(s) a spec already names: {listing(run.skipped)}"
+        width_echo(
+            f"skipped {len(run.skipped)} topic(s) a spec already names: {listing(run.skipped)}",
+            width,
         )
     for topic in run.topics:
         for note in topic.notes:
             click.echo(f"note: {topic.name}: {note}", err=True)
     count = len(run.topics)
     if not count:
-        click.echo(f"Nothing to import: every topic of cluster '{cluster}' that reconciler "
-                   "manages is already in a spec.")  # fmt: skip
+        width_echo(f"Nothing to import: every topic of cluster '{cluster}' that reconciler "
+                   "manages is already in a spec.", width)  # fmt: skip
         return
-    click.echo(f"Imported {count} topic(s) of cluster '{cluster}' into {len(run.files)} file(s).")
+    width_echo(
+        f"Imported {count} topic(s) of cluster '{cluster}' into {len(run.files)} file(s).", width
+    )
     for diagnostic in run.problems:
         click.echo(str(diagnostic), err=True)
     if run.inexact:
@@ -229,7 +239,7 @@ def import_(
             "the imported specs do not describe the cluster exactly (see above); edit them, "
             "or fix the topics on the cluster, then run `reconciler validate` and `plan`"
         )
-    click.echo(f"Next: `reconciler plan --cluster {cluster}` shows no changes for them.")
+    width_echo(f"Next: `reconciler plan --cluster {cluster}` shows no changes for them.", width)
     if include is not None and not workflow.cluster_config(ctx.repo, cluster).policy.manage:
         # Adopting team by team: without a scope, every other team's topic stays unmanaged drift
         click.echo(

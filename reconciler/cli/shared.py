@@ -69,6 +69,16 @@ def format_option(choices: tuple[str, ...] = ("text", "json", "markdown")) -> Ca
     )
 
 
+def verbose_option() -> Callable[[F], F]:
+    return click.option(
+        "-v",
+        "--verbose",
+        is_flag=True,
+        help="Also show the cluster state hash the text output is based on (JSON always has "
+        "it as based_on).",
+    )
+
+
 def failure_comment(command: str, cluster: str, fmt: str, exc: Exception, max_chars: int) -> None:
     """With --format markdown, stdout gets a comment that says what failed (the diagnostics of
     invalid specs with file:line), so a pull request or an issue never shows an empty body; the

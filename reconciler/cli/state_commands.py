@@ -17,7 +17,9 @@ from reconciler.cli.shared import (
     format_option,
     pass_ctx,
     show_progress,
+    verbose_option,
 )
+from reconciler.cli.width import text_width
 from reconciler.errors import ReconcilerError
 from reconciler.writable import check_file
 
@@ -37,9 +39,15 @@ from reconciler.writable import check_file
     show_default=True,
     help="Longest Markdown output (a GitHub issue body holds 65,536 characters).",
 )
+@verbose_option()
 @pass_ctx
 def drift(
-    ctx: Ctx, cluster: str | None, fmt: str, snapshot_out: Path | None, max_chars: int
+    ctx: Ctx,
+    cluster: str | None,
+    fmt: str,
+    snapshot_out: Path | None,
+    max_chars: int,
+    verbose: bool,
 ) -> None:
     """Report what differs between the specs and the live cluster: the scheduled job's command.
 
@@ -72,7 +80,7 @@ def drift(
     elif fmt == "markdown":
         click.echo(render_drift_markdown(report, max_chars))
     else:
-        click.echo(render_drift_text(report))
+        click.echo(render_drift_text(report, text_width(), verbose))
     if snapshot_out is not None:  # after the report, so a late failure (a full disk) loses none
         write_snapshot(snapshot_out, cluster, found.state)
     if not report.in_sync:

@@ -9,6 +9,7 @@ from reconciler.cluster.evidence import GroupUse, TopicEvidence
 from reconciler.planning.changes import Assignments, Hazard, ReassignReplicas, TopicChange
 from reconciler.planning.limits import BrokerLoad
 from reconciler.planning.plan import Plan
+from reconciler.planning.refusal import refusal
 from reconciler.spec import catalog
 from reconciler.spec.units import format_duration_ms, format_size_bytes
 
@@ -112,26 +113,10 @@ def cause_note(plan: Plan, topic_change: TopicChange) -> str | None:
 
 
 def not_applyable(plan: Plan) -> str | None:
-    """Why apply would refuse the plan and what to do, None when it is applyable: the errors
-    to fix and the hazards to acknowledge, counted (the lists are in the plan itself)."""
-    if plan.applyable:
-        return None
-    todo: list[str] = []
-    errors = len(plan.errors)
-    if errors:
-        todo.append(f"fix {_the(errors, 'error')} (see the diagnostics)")
-    pending = len(plan.unacknowledged_hazards)
-    if pending:
-        todo.append(
-            f"approve {_the(pending, 'hazard')} by adding the item each hazard names (its "
-            "approve_with) under its topic's `acknowledge:` in the spec (or drop the change)"
-        )
-    return " and ".join(todo) + ", then plan again; apply refuses this plan as it is."
-
-
-def _the(count: int, word: str) -> str:
-    """ "the error", "the 3 errors"."""
-    return f"the {word}" if count == 1 else f"the {count} {word}s"
+    """The plan's verdict when apply would refuse it, None when it is applyable: the one
+    refusal sentence (planning/refusal.py), which apply's own refusal repeats word for word."""
+    clause = refusal(plan)
+    return None if clause is None else f"Not applyable: {clause}."
 
 
 def hazard_status(hazard: Hazard) -> str:
@@ -139,24 +124,6 @@ def hazard_status(hazard: Hazard) -> str:
     if hazard.acknowledged:
         return "acknowledged"
     return "needs acknowledgment" if hazard.blocks_apply else "warning"
-
-
-def unacknowledged_line(plan: Plan, max_topics: int | None = None) -> str | None:
-    """The sentence under the summary when apply would refuse the plan's hazards, naming the
-    topics (the first `max_topics` of them, the rest counted, when a size budget says so)."""
-    pending = plan.unacknowledged_hazards
-    if not pending:
-        return None
-    topics = sorted({topic for topic, _ in pending})
-    named = ", ".join(topics[:max_topics])
-    if max_topics is not None and len(topics) > max_topics:
-        named += f" and {len(topics) - max_topics:,} more"
-    verb = "needs" if len(pending) == 1 else "need"
-    return (
-        f"{_plural(len(pending), 'hazard')} {verb} acknowledgment ({named}): "
-        "apply refuses the plan until each topic's spec approves it with the item its hazard "
-        "names under `acknowledge:`."
-    )
 
 
 LOAD_HEADER = ("broker", "rack", "current", "desired", "limit", "%")

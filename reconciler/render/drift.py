@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from reconciler.planning.drift import DriftItem, DriftReport
 from reconciler.render import common
+from reconciler.wrap import wrap_all
 
 DEFAULT_MAX_CHARS = 60_000  # a GitHub issue or comment body holds 65,536 characters
 
@@ -64,16 +65,19 @@ def _next_step(report: DriftReport) -> str:
     )
 
 
-def render_drift_text(report: DriftReport) -> str:
+def render_drift_text(report: DriftReport, width: int | None = None, verbose: bool = False) -> str:
+    """One line per difference, wrapped at `width` under its own indent (reconciler/wrap.py);
+    `verbose` adds the state hash the report was read from."""
     lines = [headline(report)]
-    if report.in_sync:
-        return lines[0]
-    lines.append("")
-    for item in report.items:
-        where = str(item.location) if item.location else "(no spec)"
-        lines.append(f"  {where}  {item.topic or '(cluster)'}  {_detail(item)}")
-    lines += ["", _next_step(report).replace("`", "")]
-    return "\n".join(lines)
+    if verbose:
+        lines.append(f"Read from cluster state {report.based_on}.")
+    if not report.in_sync:
+        lines.append("")
+        for item in report.items:
+            where = str(item.location) if item.location else "(no spec)"
+            lines.append(f"  {where}  {item.topic or '(cluster)'}  {_detail(item)}")
+        lines += ["", _next_step(report).replace("`", "")]
+    return "\n".join(wrap_all(lines, width))
 
 
 def render_drift_markdown(report: DriftReport, max_chars: int = DEFAULT_MAX_CHARS) -> str:

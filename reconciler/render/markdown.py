@@ -31,6 +31,7 @@ from reconciler.planning.changes import (
     TopicChange,
 )
 from reconciler.planning.plan import Plan
+from reconciler.planning.refusal import refusal
 from reconciler.render import common
 from reconciler.render import markdown_blocks as parts
 
@@ -98,13 +99,13 @@ def _whole(plan: Plan) -> list[str]:
             lines += parts.topic_section(topic_change, collapse)
     if plan.unmanaged:
         lines += _unmanaged(plan.unmanaged, len(plan.unmanaged))
-    return lines + _tail(plan, compact=False)
+    return lines + _tail(plan)
 
 
 def _head(plan: Plan) -> list[str]:
     s = plan.summary
-    refused = common.not_applyable(plan)
-    verdict = "Applyable." if refused is None else f"**Not applyable**: {parts.cell(refused)}"
+    refused = refusal(plan)
+    verdict = "Applyable." if refused is None else f"**Not applyable**: {parts.cell(refused)}."
     lines = [
         f"## reconciler plan for `{plan.cluster}`",
         "",
@@ -125,19 +126,12 @@ def _head(plan: Plan) -> list[str]:
     return lines
 
 
-def _tail(plan: Plan, compact: bool) -> list[str]:
+def _tail(plan: Plan) -> list[str]:
+    # The refusal is the head's verdict, said once (planning/refusal.py)
     if not plan.changes and plan.applyable:
-        lines = [common.NO_CHANGES]
-    else:
-        lines = [f"**{common.summary_line(plan)}**"]
-    # A fitted comment lists every hazard in its table: the sentence then names a few topics
-    pending = common.unacknowledged_line(plan, max_topics=_FEW if compact else None)
-    if pending is not None:
-        lines += ["", f"**{parts.cell(pending)}**"]
-    return lines
+        return [common.NO_CHANGES]
+    return [f"**{common.summary_line(plan)}**"]
 
-
-_FEW = 10  # topics named in a fitted comment's closing sentence about hazards
 
 _DIAGNOSTICS_HEAD = [
     "### Diagnostics",
@@ -206,7 +200,7 @@ def _fitted(plan: Plan, max_chars: int) -> list[str]:
     """The comment for a plan too long to show whole; see the module's docstring for what is
     kept first. Every list reserves its heading and its longest count line before any row is
     placed, so the count line always fits, and gives that back when nothing was left out."""
-    head, tail = _head(plan), _tail(plan, compact=True)
+    head, tail = _head(plan), _tail(plan)
     room = _Room(max_chars - _cost([*head, *tail]))
 
     errors = [parts.diagnostic_row(d) for d in plan.errors]

@@ -24,14 +24,27 @@ from reconciler.planning.changes import (
 )
 from reconciler.planning.plan import Plan
 from reconciler.render import common
+from reconciler.wrap import wrap_all
 
 _ACTION_COLOUR = {Action.CREATE: "green", Action.UPDATE: "yellow", Action.DELETE: "red"}
 _INDENT = "      "  # attribute lines sit under the topic's name
 
 
-def render_text(plan: Plan, *, color: bool = False) -> str:
+def render_text(
+    plan: Plan,
+    *,
+    color: bool = False,
+    width: int | None = None,
+    verbose: bool = False,
+    verdict: bool = True,
+) -> str:
+    """The plan as text, each line wrapped at `width` under its own indent (reconciler/wrap.py;
+    None: not wrapped). `verbose` adds the state hash the plan is based on (the JSON plan's
+    based_on); `verdict` False leaves out the refusal sentence, for apply, whose own refusal
+    says it (planning/refusal.py)."""
     paint = _Painter(color)
-    lines = [f"Plan for cluster {paint.bold(plan.cluster)}, based on {plan.based_on}", ""]
+    head = f"Plan for cluster {paint.bold(plan.cluster)}"
+    lines = [f"{head}, based on {plan.based_on}" if verbose else head, ""]
     if plan.diagnostics:
         lines.append(paint.bold("Diagnostics:"))
         lines.extend("  " + _diagnostic(d, paint) for d in plan.diagnostics)
@@ -53,13 +66,10 @@ def render_text(plan: Plan, *, color: bool = False) -> str:
         lines.append(paint.style(common.NO_CHANGES, fg="green"))
     else:
         lines.append(paint.bold(common.summary_line(plan)))
-    refused = common.not_applyable(plan)
+    refused = common.not_applyable(plan) if verdict else None
     if refused is not None:
-        lines.append(paint.style(f"Not applyable: {refused}", fg="red", bold=True))
-    pending = common.unacknowledged_line(plan)
-    if pending is not None:
-        lines.append(paint.style(pending, fg="magenta", bold=True))
-    return "\n".join(lines)
+        lines.append(paint.style(refused, fg="red", bold=True))
+    return "\n".join(wrap_all(lines, width))
 
 
 class _Painter:

@@ -12,6 +12,7 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from reconciler.local.state import LocalCluster
+from reconciler.planning.hazards import entry
 from tests.kafka_helpers import wait_for_topic
 from tests.spec_repo import SpecRepo
 
@@ -82,6 +83,9 @@ def test_a_delete_approval_does_not_cover_a_topic_recreated_under_the_name(
     assert "warning[P133]" in shown.stdout  # the old approval is stale
     applied = repo.run("apply", "--cluster", "test", "--auto-approve")
     assert applied.code == 1, applied.stdout + applied.stderr
-    assert "not acknowledged" in applied.stderr
+    # One sentence, naming the item that would approve this delete (the new topic's id)
+    assert "error: apply refuses this plan: approve the hazard " in applied.stderr
+    item = entry("delete", hazard["approve_with"]["delete"])  # quoted when YAML needs it
+    assert f"({name}: `- {item}`)" in applied.stderr
     wait_for_topic(admin, name)
     assert _records(kafka1.bootstrap, name) == 1

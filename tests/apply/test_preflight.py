@@ -1,10 +1,11 @@
-"""Pre-flight's freshness check on constructed states: stale, resumed or current. No broker."""
+"""Pre-flight on constructed states: freshness (stale, resumed or current) and the refusal of a
+plan that is not applyable. No broker."""
 
 from __future__ import annotations
 
 import pytest
 
-from reconciler.apply.preflight import Freshness, freshness
+from reconciler.apply.preflight import Freshness, check_plan, freshness
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ApplyRefused, ReconcilerError, StalePlan
@@ -16,6 +17,8 @@ from reconciler.planning.changes import (
     TopicChange,
 )
 from reconciler.planning.plan import Plan
+from reconciler.render import render_text
+from tests.planning import samples
 from tests.planning.factories import cluster, topic
 
 CREATE = TopicChange("new", Action.CREATE, (CreateTopic("new", 1, 1, (("retention.ms", "1000"),)),))
@@ -68,3 +71,18 @@ def test_anything_else_makes_it_stale(state: ClusterState, says: str) -> None:
     assert isinstance(refused.value, ApplyRefused)
     assert isinstance(refused.value, ReconcilerError)
     assert refused.value.exit_code == 1
+
+
+@pytest.mark.parametrize("name", ["kitchen_sink", "refused", "representative"])
+def test_apply_refuses_in_the_plans_own_words(name: str) -> None:
+    """A refusal is one sentence: the plan's verdict clause (what to fix, the approval items to
+    add), word for word, once; never a second list of its own."""
+    refused_plan: Plan = getattr(samples, name)()
+    with pytest.raises(ApplyRefused) as refused:
+        check_plan(refused_plan, refused_plan.cluster)
+    message = str(refused.value)
+    verdict = render_text(refused_plan).splitlines()[-1]
+    clause = verdict.removeprefix("Not applyable: ").removesuffix(".")
+    assert message == f"apply refuses this plan: {clause}. Nothing was changed."
+    assert "\n" not in message
+    check_plan(samples.no_changes(), "local")  # an applyable plan passes

@@ -98,6 +98,66 @@ def kitchen_sink() -> Plan:
     return make_plan(specs, state, config, FINGERPRINT, prune=True)
 
 
+# A name as long as teams really write them: longer than a line of 80 columns with its verb
+LONG_NAME = (
+    "payments.settlement.reconciliation.cross-border.eu-west-1.ledger-entries"
+    ".compacted-snapshots.v12"
+)
+
+
+def representative() -> Plan:
+    """The text goldens at 80 and 120 columns: one of each thing a reader scans (creates, a
+    partition increase with its hazard, a config set and removal, a replication-factor
+    change, a delete, long diagnostics, a long topic name, an unmanaged topic)."""
+    state = cluster(
+        topic(
+            "payments.ledger.v1",
+            spread(3, 2),
+            overrides={"retention.ms": "604800000", "segment.bytes": "536870912"},
+            inherited={"min.insync.replicas": "1"},
+        ),
+        topic("payments.audit.v1", [[1], [2], [3], [1]]),
+        topic(LONG_NAME, spread(3, 2), overrides={"cleanup.policy": "compact"}),
+        topic("payments.legacy", spread(6, 2)),
+        topic("payments.shrinking", spread(3, 2)),
+        topic("legacy.stray", spread(2, 2)),
+        defaults={
+            "num.partitions": "3",
+            "default.replication.factor": "2",
+            "log.segment.bytes": "1073741824",
+        },
+    )
+    specs = desired(
+        spec(
+            "payments.orders.v1",
+            line=3,
+            partitions=12,
+            replication_factor=3,
+            config={"retention.ms": "604800000", "min.insync.replicas": "2"},
+            depends_on=["payments.orders.dlq.v1"],
+        ),
+        spec("payments.orders.dlq.v1", line=10),
+        spec(LONG_NAME, line=12, partitions=6, config={"cleanup.policy": "compact"}),
+        spec(
+            "payments.ledger.v1",
+            line=20,
+            partitions=6,
+            keyed=True,
+            config={"retention.ms": "86400000", "min.insync.replicas": "2"},
+        ),
+        spec("payments.audit.v1", line=30, replication_factor=2),
+        spec("payments.shrinking", line=34, partitions=1),
+        spec(
+            "payments.legacy",
+            line=38,
+            state=SpecState.ABSENT,
+            acknowledge=[{"delete": "payments.legacy"}],
+        ),
+    )
+    config = ClusterConfig("prod", "kafka-1:9092", policy=Policy(allow_delete=True))
+    return make_plan(specs, state, config, FINGERPRINT)
+
+
 def refused() -> Plan:
     state = cluster(topic("payments.legacy", spread(3, 2)), topic("legacy.stray", spread(1, 1)))
     specs = desired(spec("payments.legacy", line=4, state=SpecState.ABSENT))

@@ -72,6 +72,7 @@ def as_nobody(repo: Path, *args: str, bootstrap: str = "127.0.0.1:1") -> tuple[i
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": "/tmp",
         "NO_COLOR": "1",
+        "COLUMNS": os.environ["COLUMNS"],  # one message a line (tests/conftest.py)
         "KAFKA_BOOTSTRAP": bootstrap,
         "PYTHONDONTWRITEBYTECODE": "1",
     }
