@@ -8,6 +8,7 @@ the spec repository's own since a git ref or as pre-existing drift.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -20,15 +21,16 @@ from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.snapshot import load_snapshot
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Location, Severity
-from reconciler.errors import ConfigError, InvalidSpecs
+from reconciler.errors import ConfigError, InvalidSpecs, PlanMismatch
 from reconciler.init_repo import NewFile, write_new
 from reconciler.patterns import UserPattern, problem
 from reconciler.planning.changes import Action
 from reconciler.planning.drift import DriftReport
 from reconciler.planning.drift import drift as find_drift
 from reconciler.planning.json_plan import from_json
-from reconciler.planning.plan import Plan, make_plan, mark_causes
+from reconciler.planning.plan import Plan, PlanSource, make_plan, mark_causes
 from reconciler.spec.discovery import folder_not_read
+from reconciler.spec.identity import head_commit, specs_digest
 from reconciler.spec.loader import load_repo
 from reconciler.spec.model import ClusterConfig, DesiredState
 from reconciler.spec.repo_config import REPO_CONFIG, load_repo_config, select_cluster
@@ -131,6 +133,7 @@ def plan(
     if snapshot is None:  # a topic the principal may not Describe looks absent: say so
         creates = [c.topic for c in whole.changes if c.action is Action.CREATE]
         check_visible(connection(specs.cluster), creates)
+    whole = dataclasses.replace(whole, source=PlanSource(head_commit(repo), specs_digest(repo)))
     if changed_since is None or changed is None:
         return whole
     from reconciler.changed_since import caused_by_change
@@ -241,6 +244,7 @@ def apply(
     from reconciler.cluster import adapter
 
     specs = load_specs(repo, cluster)
+    _same_specs(repo, saved)
 
     def derive(state: ClusterState, prune: bool) -> Plan:
         return make_plan(specs.desired, state, specs.cluster, prune=prune, targets=saved.targets)
@@ -260,6 +264,26 @@ def apply(
             progress=progress,
             verify=lambda state: verify_plan(saved, state, derive),
         )
+
+
+def _same_specs(repo: Path, saved: Plan) -> None:
+    """Refuse a saved plan made from other spec files than `repo`'s (spec/identity.py), before
+    any connection: reviewers approved the plan of those files."""
+    if saved.source is None:  # saved before plans recorded it: verify alone judges
+        return
+    here = specs_digest(repo)
+    if here == saved.source.specs:
+        return
+    made = f"specs {saved.source.specs[:19]}"
+    if saved.source.commit is not None:
+        made = f"commit {saved.source.commit[:12]}, {made}"
+    now = head_commit(repo)
+    found = f"specs {here[:19]}" + (f" at commit {now[:12]}" if now is not None else "")
+    raise PlanMismatch(
+        f"the saved plan was made from other spec files ({made}) than these ({found}): the "
+        "specs changed after the plan was made (a push after the review, or another merge); "
+        "plan again, review the new plan and apply it. Nothing was changed."
+    )
 
 
 # ---------------------------------------------------------------------------- drift
