@@ -32,7 +32,9 @@ from reconciler import __version__
 from reconciler.init_repo import CALLERS, DISTRIBUTION, REUSABLE, scaffold, write_new
 from reconciler.local.distribution import cache_dir
 from reconciler.local.state import LocalCluster
+from reconciler.apply.audit import plan_hash
 from reconciler.resources import scaffold_text
+from reconciler.workflow import load_plan
 from tests.adopt.conftest import Installed
 from tests.adopt.workflow_runner import (
     PINNED,
@@ -299,6 +301,7 @@ def runner(
         input_overrides={"package": str(installed.wheel)},
         repository=REPOSITORY,
         token=TOKEN,
+        github=github,
     )
 
 
@@ -308,6 +311,17 @@ def gh_calls(github: FakeGitHub, *prefix: str) -> list[dict[str, Any]]:
 
 def green(job: JobResult) -> None:
     assert job.result == "success", job.log()
+
+
+def reviewed_plan(github: FakeGitHub, head: str) -> Path:
+    """The plan file apply downloaded: the artifact plan-test of the newest plan run of `head`,
+    fetched with `gh run download` (the recorder shows the call)."""
+    (run,) = [r for r in github.state()["runs"] if r["head_sha"] == head][:1]
+    (download,) = gh_calls(github, "run", "download", str(run["id"]))
+    assert download["exit"] == 0 and download["argv"][3:] == [
+        "--repo", REPOSITORY, "--name", "plan-test", "--dir", download["argv"][-1]
+    ]  # fmt: skip
+    return Path(download["argv"][-1]) / "plan-test.json"
 
 
 def test_plan_comments_on_pull_requests_and_apply_applies_the_merge(
@@ -372,22 +386,29 @@ def test_plan_comments_on_pull_requests_and_apply_applies_the_merge(
     assert actions.triggered("plan.yml", Event.pull_request(9, base, head, ("README.md",)))
     assert not actions.triggered("plan.yml", Event.push(base, head, ("topics/orders.yaml",)))
 
-    # The merge to main applies, in the write environment, and keeps the audit record.
+    # The merge to main applies the plan the pull request's last check made (downloaded from
+    # that run), in the write environment, and keeps the audit record.
     git(repo, "checkout", "-q", "main")
     git(repo, "merge", "-q", "--no-ff", "-m", "Merge pull request #7", "add-orders")
     merged = git(repo, "rev-parse", "HEAD")
+    github.merge_pull_request(7, head, merged)
     assert not actions.triggered("apply.yml", Event.push(base, merged, ("docs/x.md",)))
     assert not actions.triggered("apply.yml", Event.push(base, merged, ("topics/a.yaml",), "dev"))
     applied = actions.run("apply.yml", Event.push(base, merged, ("topics/orders.yaml",)))
     job = applied.job()
     green(job)
     assert job.environment == "test"
+    reviewed = reviewed_plan(github, head)
+    assert json.loads(reviewed.read_text())["source"]["commit"] == head
     wait_for_topic(AdminClient({"bootstrap.servers": kafka3.bootstrap}), orders, partitions=6)
     (audit,) = job.uploads
     assert (audit.name, audit.exists) == ("audit-test", True)
     record = json.loads(audit.path.read_text())
     assert orders in json.dumps(record) and merged in json.dumps(record)
+    # What ran is that artifact: a plan made again at the merge would record the merge commit
+    assert record["plan_hash"] == plan_hash(load_plan(reviewed))
     assert "## reconciler apply for `test`" in job.summary
+    assert github.comments(7) == again  # nothing to say on the pull request
 
 
 def alter(admin: AdminClient, topic: str, **configs: str | None) -> None:
