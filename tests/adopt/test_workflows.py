@@ -8,7 +8,11 @@ this checkout as the package they install and a recording stand-in for `gh`:
 
 - plan on a pull request: one sticky comment per cluster, created, then updated; the check red
   exactly when the plan cannot be applied, and the comment posted then too;
-- apply on the merge: the topic exists, the audit record is kept;
+- apply on the merge: the plan artifact of the pull request's last plan run is downloaded and
+  applied as it is (the audit's plan hash is the file's), the audit record is kept; a stale plan
+  (the cluster changed, a push after the plan, main changed the specs) or a direct push fails
+  with apply's reason and changes nothing, and the merged pull request gets a fresh plan;
+  workflow_dispatch applies and checks drift on demand;
 - drift on schedule: no issue while in sync; one issue opened on drift, updated while it lasts,
   closed when the cluster matches again; the job red only when drift cannot be checked.
 """

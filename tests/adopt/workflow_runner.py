@@ -19,7 +19,8 @@ workflow cannot come to depend on something these tests do not exercise:
   GITHUB_REPOSITORY, GITHUB_SHA, GITHUB_REF, GITHUB_BASE_REF, GITHUB_WORKSPACE, RUNNER_TEMP, ...;
   a `run:` script containing `${{` is refused (untrusted input must reach scripts through
   `env:`). `uses:` steps are the three actions the workflows use, pinned by commit SHA:
-  checkout (the test prepared the workspace: HEAD must be github.sha), setup-python (the test
+  checkout (the test prepared the workspace: HEAD must be github.sha, or the commit SHA given
+  as `ref:`), setup-python (the test
   put a Python first on PATH), upload-artifact (records the file, which must exist unless
   `if-no-files-found` says otherwise);
 - `${{ }}` expressions: literals, contexts (github, inputs, secrets, matrix, env, steps,
@@ -31,7 +32,11 @@ workflow cannot come to depend on something these tests do not exercise:
 `FakeGitHub` is what the workflows' `gh` commands talk to: a `gh` script first on PATH that logs
 each call (argv, stdin and the files it reads) as JSON lines and keeps the pull-request comments,
 issues and labels it was given or made in a state file, answering as GitHub's CLI does,
-including `--jq` filters (run by jq's own library).
+including `--jq` filters (run by jq's own library). Given to a `Runner`, it also keeps each
+finished run (workflow file, event, head commit, conclusion) and copies of the artifacts its jobs
+uploaded, which `gh api .../actions/workflows/FILE/runs` and `gh run download` return; the test
+says which pull request was merged as which commit (`merge_pull_request`), for `gh api
+.../commits/SHA/pulls`.
 """
 
 from __future__ import annotations
