@@ -555,9 +555,10 @@ def test_apply_on_merge_refuses_a_stale_plan_and_comments_a_fresh_one(
 ) -> None:
     """A plan that is no longer the plan is never applied on merge: the cluster changed since
     (apply's fingerprint), the branch got a commit after its plan, main changed the specs under
-    the pull request (the plan's spec digest), no pull request at all. The job fails with the
-    reason, the cluster is left as it was, and the merged pull request gets a fresh plan with
-    how to apply it by hand; workflow_dispatch then plans again and applies."""
+    the pull request (the plan's spec digest), a plan made at another commit than the head, no
+    pull request at all. The job fails with the reason, the cluster is left as it was, and the
+    merged pull request gets a fresh plan with how to apply it by hand; workflow_dispatch then
+    plans again and applies."""
     repo = spec_repository(installed, tmp_path, ns)
     events = f"{ns}.events"
     spec = (
@@ -643,7 +644,24 @@ def test_apply_on_merge_refuses_a_stale_plan_and_comments_a_fresh_one(
     wait_for_config(admin, events, "retention.ms", "172800000")
     assert len(apply_comments(github, 13)) == 1
 
-    # 4. A direct push merged no pull request: nothing to apply, nobody to tell but the log.
+    # 4. An artifact of the head's plan run that says it was made at another commit (an older
+    # plan.yml planned GitHub's trial merge): not the reviewed head's plan.
+    git(repo, "checkout", "-q", "-b", "eight-days", merged)
+    events_file.write_text(spec.format(retention="8d"))
+    head = commit(repo, "Retention 8d")
+    green(actions.run("plan.yml", Event.pull_request(14, merged, head, changed)).job())
+    (stored,) = Path(github.state()["runs"][0]["artifacts"]["plan-test"]).iterdir()
+    document = json.loads(stored.read_text())
+    document["source"]["commit"] = merged
+    stored.write_text(json.dumps(document))
+    before = merged
+    merged = merge(14, "eight-days", head)
+    job = actions.run("apply.yml", Event.push(before, merged, changed)).job()
+    refused(job, f"was made at commit {before}, not at pull request #14's head {head[:12]}")
+    wait_for_config(admin, events, "retention.ms", "172800000")
+    assert len(apply_comments(github, 14)) == 1
+
+    # 5. A direct push merged no pull request: nothing to apply, nobody to tell but the log.
     events_file.write_text(spec.format(retention="6d"))
     pushed = commit(repo, "Retention 6d, pushed")
     posts = len(gh_calls(github, "api", "--method", "POST"))
