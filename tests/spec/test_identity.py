@@ -27,6 +27,12 @@ def repository(root: Path) -> Path:
 
 Edit = Callable[[Path], object]
 
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
 CHANGES: dict[str, Edit] = {
     "a comment in a topic file": lambda r: (r / "topics/team/a.yaml").write_text("# x\n" + TOPIC),
     "a value": lambda r: (r / "topics/team/a.yaml").write_text(TOPIC.replace("3", "4")),
@@ -34,10 +40,7 @@ CHANGES: dict[str, Edit] = {
     "a template": lambda r: (r / "topics/b.yaml.j2").write_text("topics: []\n"),
     "a new file": lambda r: (r / "topics/c.yaml").write_text("topics: []\n"),
     "a file discovery warns it does not read": lambda r: (r / "topics/c.yml").write_text("x"),
-    "a spec in a hidden folder": lambda r: (
-        (r / "topics/.staging").mkdir(),
-        (r / "topics/.staging/d.yaml").write_text(TOPIC),
-    ),
+    "a spec in a hidden folder": lambda r: _write(r / "topics/.staging/d.yaml", TOPIC),
     "a file renamed": lambda r: (r / "topics/team/a.yaml").rename(r / "topics/team/z.yaml"),
     "a file removed": lambda r: (r / "topics/b.yaml.j2").unlink(),
 }
