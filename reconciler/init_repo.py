@@ -142,6 +142,9 @@ def next_steps(cluster: str, bootstrap: str, branch: str, how: str) -> list[str]
     writes = "--operation Create --operation Alter --operation AlterConfigs"
     return [
         f"Push to branch '{branch}': apply.yml applies what is merged there ({how}).",
+        "  On each merged pull request it applies the plan that pull request's check made, and "
+        "fails with a fresh plan as a comment when that plan is stale; a direct push applies "
+        "nothing (Actions > apply > Run workflow plans again and applies).",
         "Create the GitHub environments the workflows name (Settings > Environments):",
         f"  {cluster}-plan  the READ-ONLY principal, for plan on pull requests and drift; "
         f"{secrets}",

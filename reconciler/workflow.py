@@ -21,7 +21,7 @@ from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.snapshot import load_snapshot
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Location, Severity
-from reconciler.errors import ConfigError, InvalidSpecs
+from reconciler.errors import ConfigError, InvalidSpecs, PlanMismatch
 from reconciler.init_repo import NewFile, write_new
 from reconciler.patterns import UserPattern, problem
 from reconciler.planning.changes import Action
@@ -30,6 +30,7 @@ from reconciler.planning.drift import drift as find_drift
 from reconciler.planning.json_plan import from_json
 from reconciler.planning.plan import (
     Plan,
+    PlanSource,
     deleted_partitions,
     diagnostic_order,
     make_plan,
@@ -37,6 +38,7 @@ from reconciler.planning.plan import (
 )
 from reconciler.planning.rules import IN_USE_NOT_READ
 from reconciler.spec.discovery import folder_not_read
+from reconciler.spec.identity import head_commit, specs_digest
 from reconciler.spec.loader import load_repo
 from reconciler.spec.model import ClusterConfig, DesiredState
 from reconciler.spec.repo_config import REPO_CONFIG, load_repo_config, select_cluster
@@ -156,6 +158,7 @@ def plan(
     if snapshot is None:  # a topic the principal may not Describe looks absent: say so
         creates = [c.topic for c in whole.changes if c.action is Action.CREATE]
         check_visible(connection(specs.cluster), creates)
+    whole = dataclasses.replace(whole, source=PlanSource(head_commit(repo), specs_digest(repo)))
     if changed_since is None or changed is None:
         return whole
     from reconciler.changed_since import caused_by_change
@@ -282,6 +285,7 @@ def apply(
     from reconciler.cluster import adapter
 
     specs = load_specs(repo, cluster)
+    _same_specs(repo, saved)
 
     with adapter.Cluster(connection(specs.cluster)) as kafka:
 
@@ -332,6 +336,26 @@ def apply(
             verify=verified,
             in_use=in_use_now,
         )
+
+
+def _same_specs(repo: Path, saved: Plan) -> None:
+    """Refuse a saved plan made from other spec files than `repo`'s (spec/identity.py), before
+    any connection: reviewers approved the plan of those files."""
+    if saved.source is None:  # saved before plans recorded it: verify alone judges
+        return
+    here = specs_digest(repo)
+    if here == saved.source.specs:
+        return
+    made = f"specs {saved.source.specs[:19]}"
+    if saved.source.commit is not None:
+        made = f"commit {saved.source.commit[:12]}, {made}"
+    now = head_commit(repo)
+    found = f"specs {here[:19]}" + (f" at commit {now[:12]}" if now is not None else "")
+    raise PlanMismatch(
+        f"the saved plan was made from other spec files ({made}) than these ({found}): the "
+        "specs changed after the plan was made (a push after the review, or another merge); "
+        "plan again, review the new plan and apply it. Nothing was changed."
+    )
 
 
 # ---------------------------------------------------------------------------- drift

@@ -9,7 +9,8 @@ topic's changes set them, so an update shows only what moves. Derived fields (`a
 (null without it), and then every change carries its `cause` (`change` or `drift`); a plan saved
 before these fields existed reads back as a plan without marks. A delete carries `evidence`
 (whether the topic is still in use, as read when planning) unless the plan was made from a
-snapshot.
+snapshot. `source` (the commit and the spec files' digest the plan was made from) appears in
+plans `reconciler plan` made, and apply refuses a saved plan whose `source.specs` is not the digest of the specs it finds.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from reconciler.planning.changes import (
     TopicChange,
 )
 from reconciler.planning.limits import BrokerLoad
-from reconciler.planning.plan import Plan
+from reconciler.planning.plan import Plan, PlanSource
 
 FORMAT_VERSION = 1
 
@@ -64,6 +65,8 @@ def to_json(plan: Plan) -> Json:
     }
     if plan.targets:  # a partial plan says so, and apply derives it again with the same
         data["targets"] = list(plan.targets)
+    if plan.source is not None:
+        data["source"] = {"commit": plan.source.commit, "specs": plan.source.specs}
     if plan.broker_load:
         data["broker_load"] = [_broker_load(row) for row in plan.broker_load]
     return data
@@ -92,6 +95,7 @@ def from_json(data: Json) -> Plan:
             changed_since=data.get("changed_since"),
             cluster_id=data.get("cluster_id"),
             targets=tuple(data.get("targets", ())),
+            source=_read_source(data.get("source")),
         )
     except (KeyError, TypeError) as error:
         raise ValueError(f"not a valid plan: missing or malformed field {error}") from error
@@ -314,6 +318,12 @@ def _read_approval(entry: Json) -> int | str | None:
         return None
     value = next(iter(approve_with.values()))
     return value if isinstance(value, int | str) and not isinstance(value, bool) else None
+
+
+def _read_source(entry: Json | None) -> PlanSource | None:
+    if entry is None:
+        return None
+    return PlanSource(commit=entry["commit"], specs=entry["specs"])
 
 
 def _read_broker_load(entry: Json) -> BrokerLoad:

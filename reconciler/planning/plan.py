@@ -54,6 +54,15 @@ class Summary:
 
 
 @dataclass(frozen=True, slots=True)
+class PlanSource:
+    """What a plan was made from, so a saved plan is applied only to the specs reviewed with it
+    (spec/identity.py computes both; apply compares `specs`)."""
+
+    commit: str | None  # the spec repository's git HEAD at plan time; None outside git
+    specs: str  # "sha256:...": reconciler.yaml and every topic file, by path and content
+
+
+@dataclass(frozen=True, slots=True)
 class Plan:
     cluster: str
     based_on: str  # fingerprint of the cluster state the plan was computed from
@@ -69,6 +78,9 @@ class Plan:
     cluster_id: str | None = None
     # `--topic` patterns of a partial plan (planning/targeting.py); () for a whole plan
     targets: tuple[str, ...] = ()
+    # The commit and spec files the plan was made from; None in a plan made before 0.2 or
+    # from a Plan built in memory (tests, apply's own fresh plan)
+    source: PlanSource | None = None
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:

@@ -8,7 +8,11 @@ this checkout as the package they install and a recording stand-in for `gh`:
 
 - plan on a pull request: one sticky comment per cluster, created, then updated; the check red
   exactly when the plan cannot be applied, and the comment posted then too;
-- apply on the merge: the topic exists, the audit record is kept;
+- apply on the merge: the plan artifact of the pull request's last plan run is downloaded and
+  applied as it is (the audit's plan hash is the file's), the audit record is kept; a stale plan
+  (the cluster changed, a push after the plan, main changed the specs) or a direct push fails
+  with apply's reason and changes nothing, and the merged pull request gets a fresh plan;
+  workflow_dispatch applies and checks drift on demand;
 - drift on schedule: no issue while in sync; one issue opened on drift, updated while it lasts,
   closed when the cluster matches again; the job red only when drift cannot be checked.
 """
@@ -29,10 +33,12 @@ import yaml
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource
 
 from reconciler import __version__
+from reconciler.apply.audit import plan_hash
 from reconciler.init_repo import CALLERS, DISTRIBUTION, REUSABLE, scaffold, write_new
 from reconciler.local.distribution import cache_dir
 from reconciler.local.state import LocalCluster
 from reconciler.resources import scaffold_text
+from reconciler.workflow import load_plan
 from tests.adopt.conftest import Installed
 from tests.adopt.workflow_runner import (
     PINNED,
@@ -299,6 +305,7 @@ def runner(
         input_overrides={"package": str(installed.wheel)},
         repository=REPOSITORY,
         token=TOKEN,
+        github=github,
     )
 
 
@@ -308,6 +315,17 @@ def gh_calls(github: FakeGitHub, *prefix: str) -> list[dict[str, Any]]:
 
 def green(job: JobResult) -> None:
     assert job.result == "success", job.log()
+
+
+def reviewed_plan(github: FakeGitHub, head: str) -> Path:
+    """The plan file apply downloaded: the artifact plan-test of the newest plan run of `head`,
+    fetched with `gh run download` (the recorder shows the call)."""
+    (run,) = [r for r in github.state()["runs"] if r["head_sha"] == head][:1]
+    (download,) = gh_calls(github, "run", "download", str(run["id"]))
+    assert download["exit"] == 0 and download["argv"][3:] == [
+        "--repo", REPOSITORY, "--name", "plan-test", "--dir", download["argv"][-1]
+    ]  # fmt: skip
+    return Path(download["argv"][-1]) / "plan-test.json"
 
 
 def test_plan_comments_on_pull_requests_and_apply_applies_the_merge(
@@ -372,22 +390,29 @@ def test_plan_comments_on_pull_requests_and_apply_applies_the_merge(
     assert actions.triggered("plan.yml", Event.pull_request(9, base, head, ("README.md",)))
     assert not actions.triggered("plan.yml", Event.push(base, head, ("topics/orders.yaml",)))
 
-    # The merge to main applies, in the write environment, and keeps the audit record.
+    # The merge to main applies the plan the pull request's last check made (downloaded from
+    # that run), in the write environment, and keeps the audit record.
     git(repo, "checkout", "-q", "main")
     git(repo, "merge", "-q", "--no-ff", "-m", "Merge pull request #7", "add-orders")
     merged = git(repo, "rev-parse", "HEAD")
+    github.merge_pull_request(7, head, merged)
     assert not actions.triggered("apply.yml", Event.push(base, merged, ("docs/x.md",)))
     assert not actions.triggered("apply.yml", Event.push(base, merged, ("topics/a.yaml",), "dev"))
     applied = actions.run("apply.yml", Event.push(base, merged, ("topics/orders.yaml",)))
     job = applied.job()
     green(job)
     assert job.environment == "test"
+    reviewed = reviewed_plan(github, head)
+    assert json.loads(reviewed.read_text())["source"]["commit"] == head
     wait_for_topic(AdminClient({"bootstrap.servers": kafka3.bootstrap}), orders, partitions=6)
     (audit,) = job.uploads
     assert (audit.name, audit.exists) == ("audit-test", True)
     record = json.loads(audit.path.read_text())
     assert orders in json.dumps(record) and merged in json.dumps(record)
+    # What ran is that artifact: a plan made again at the merge would record the merge commit
+    assert record["plan_hash"] == plan_hash(load_plan(reviewed))
     assert "## reconciler apply for `test`" in job.summary
+    assert github.comments(7) == again  # nothing to say on the pull request
 
 
 def alter(admin: AdminClient, topic: str, **configs: str | None) -> None:
@@ -503,3 +528,145 @@ def test_drift_keeps_one_issue_open_while_the_cluster_differs(
     assert len(github.calls()) == calls
     assert failed.summary.startswith("## reconciler drift for `test`")
     assert "127.0.0.1:1" in failed.summary
+
+
+def apply_comments(github: FakeGitHub, number: int) -> list[str]:
+    return [
+        c["body"]
+        for c in github.comments(number)
+        if c["body"].startswith("<!-- reconciler-apply:test -->\n")
+    ]
+
+
+def refused(job: JobResult, reason: str) -> str:
+    """The job failed at apply, with apply's own reason as the annotation; that reason."""
+    assert job.result == "failure", job.log()
+    assert job.step("apply").outcome == "failure"
+    said = [line for line in job.step("apply").log.splitlines() if line.startswith("error: ")]
+    assert said and reason in said[0], job.step("apply").log
+    assert f"::error::reconciler apply exited 1: {said[0].removeprefix('error: ')}" in (
+        job.annotations()
+    ), job.annotations()
+    return said[0].removeprefix("error: ")
+
+
+def test_apply_on_merge_refuses_a_stale_plan_and_comments_a_fresh_one(
+    installed: Installed, kafka3: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    """A plan that is no longer the plan is never applied on merge: the cluster changed since
+    (apply's fingerprint), the branch got a commit after its plan, main changed the specs under
+    the pull request (the plan's spec digest), a plan made at another commit than the head, no
+    pull request at all. The job fails with the reason, the cluster is left as it was, and the
+    merged pull request gets a fresh plan with how to apply it by hand; workflow_dispatch then
+    plans again and applies."""
+    repo = spec_repository(installed, tmp_path, ns)
+    events = f"{ns}.events"
+    spec = (
+        f"topics:\n  - name: {events}\n    partitions: 2\n    replication_factor: 2\n"
+        "    config:\n      retention.ms: {retention}\n"
+    )
+    events_file = repo / "topics" / "events.yaml"
+    events_file.write_text(spec.format(retention="1d"))
+    base = commit(repo, "Add events")
+    first = installed.run(
+        repo, "apply", "--cluster", "test", "--auto-approve",
+        env={"KAFKA_BOOTSTRAP": kafka3.bootstrap},
+    )  # fmt: skip
+    assert first.returncode == 0, first.stdout + first.stderr
+    github = FakeGitHub(tmp_path / "github", REPOSITORY, TOKEN)
+    actions = runner(repo, tmp_path, installed, github, kafka3.bootstrap)
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    changed = ("topics/events.yaml",)
+
+    def pull_request(number: int, branch: str, retention: str, start: str = base) -> str:
+        git(repo, "checkout", "-q", "-b", branch, start)
+        events_file.write_text(spec.format(retention=retention))
+        head = commit(repo, f"Retention {retention}")
+        green(actions.run("plan.yml", Event.pull_request(number, start, head, changed)).job())
+        return head
+
+    def merge(number: int, branch: str, head: str) -> str:
+        git(repo, "checkout", "-q", "main")
+        git(repo, "merge", "-q", "--no-ff", "-m", f"Merge pull request #{number}", branch)
+        merged = git(repo, "rev-parse", "HEAD")
+        github.merge_pull_request(number, head, merged)
+        return merged
+
+    # 1. The cluster changed after the plan: apply's fingerprint refuses it.
+    head = pull_request(11, "two-days", "2d")
+    alter(admin, events, retention_ms="10800000")
+    merged = merge(11, "two-days", head)
+    job = actions.run("apply.yml", Event.push(base, merged, changed)).job()
+    reason = refused(job, "the plan is stale: the cluster changed since it was made")
+    wait_for_config(admin, events, "retention.ms", "10800000")  # left as it was
+    (comment,) = apply_comments(github, 11)
+    assert reason in comment and merged[:12] in comment
+    assert events in comment and "retention.ms" in comment  # the fresh plan
+    assert "Run workflow" in comment and "`main`" in comment
+    assert len(github.comments(11)) == 2  # the sticky plan comment, and this one
+
+    # workflow_dispatch (apply by hand, as the comment says): plans again and applies, without
+    # looking for a pull request or its artifact.
+    calls = len(github.calls())
+    by_hand = actions.run("apply.yml", Event.workflow_dispatch(merged)).job()
+    green(by_hand)
+    wait_for_config(admin, events, "retention.ms", "172800000")
+    assert len(github.calls()) == calls
+    assert actions.triggered("drift.yml", Event.workflow_dispatch(merged))
+    green(actions.run("drift.yml", Event.workflow_dispatch(merged)).job())
+
+    # 2. A push to the branch after its plan: no plan was made at the merged head.
+    head = pull_request(12, "three-days", "3d", merged)
+    events_file.write_text(spec.format(retention="4d"))
+    late = commit(repo, "Retention 4d, not planned")
+    merged = merge(12, "three-days", late)
+    job = actions.run("apply.yml", Event.push(head, merged, changed)).job()
+    missing = f"pull request #12 has no plan of cluster test made at its head commit {late[:12]}"
+    refused(job, missing)
+    assert job.step("find the reviewed plan").outcome == "success"
+    wait_for_config(admin, events, "retention.ms", "172800000")
+    (comment,) = apply_comments(github, 12)
+    assert "345600000" in comment or "4d" in comment  # the fresh plan: what the merge asks
+
+    # 3. Main changed the specs under the pull request after its plan: the merged files are
+    # not the reviewed ones, and `reconciler apply PLAN.json` says so.
+    git(repo, "checkout", "-q", "-b", "five-days", merged)
+    events_file.write_text(spec.format(retention="5d"))
+    head = commit(repo, "Retention 5d")
+    green(actions.run("plan.yml", Event.pull_request(13, merged, head, changed)).job())
+    git(repo, "checkout", "-q", "main")
+    config = repo / "reconciler.yaml"
+    config.write_text(config.read_text() + "# team B's clusters come here\n")
+    main_moved = commit(repo, "A note")
+    merged = merge(13, "five-days", head)
+    job = actions.run("apply.yml", Event.push(main_moved, merged, changed)).job()
+    refused(job, "the saved plan was made from other spec files")
+    wait_for_config(admin, events, "retention.ms", "172800000")
+    assert len(apply_comments(github, 13)) == 1
+
+    # 4. An artifact of the head's plan run that says it was made at another commit (an older
+    # plan.yml planned GitHub's trial merge): not the reviewed head's plan.
+    git(repo, "checkout", "-q", "-b", "eight-days", merged)
+    events_file.write_text(spec.format(retention="8d"))
+    head = commit(repo, "Retention 8d")
+    green(actions.run("plan.yml", Event.pull_request(14, merged, head, changed)).job())
+    (stored,) = Path(github.state()["runs"][0]["artifacts"]["plan-test"]).iterdir()
+    document = json.loads(stored.read_text())
+    document["source"]["commit"] = merged
+    stored.write_text(json.dumps(document))
+    before = merged
+    merged = merge(14, "eight-days", head)
+    job = actions.run("apply.yml", Event.push(before, merged, changed)).job()
+    refused(job, f"was made at commit {before}, not at pull request #14's head {head[:12]}")
+    wait_for_config(admin, events, "retention.ms", "172800000")
+    assert len(apply_comments(github, 14)) == 1
+
+    # 5. A direct push merged no pull request: nothing to apply, nobody to tell but the log.
+    events_file.write_text(spec.format(retention="6d"))
+    pushed = commit(repo, "Retention 6d, pushed")
+    posts = len(gh_calls(github, "api", "--method", "POST"))
+    job = actions.run("apply.yml", Event.push(merged, pushed, changed)).job()
+    refused(job, f"commit {pushed[:12]} merged no pull request")
+    assert job.step("comment a fresh plan on the merged pull request").outcome == "skipped"
+    assert len(gh_calls(github, "api", "--method", "POST")) == posts
+    wait_for_config(admin, events, "retention.ms", "172800000")

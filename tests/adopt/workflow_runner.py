@@ -19,7 +19,8 @@ workflow cannot come to depend on something these tests do not exercise:
   GITHUB_REPOSITORY, GITHUB_SHA, GITHUB_REF, GITHUB_BASE_REF, GITHUB_WORKSPACE, RUNNER_TEMP, ...;
   a `run:` script containing `${{` is refused (untrusted input must reach scripts through
   `env:`). `uses:` steps are the three actions the workflows use, pinned by commit SHA:
-  checkout (the test prepared the workspace: HEAD must be github.sha), setup-python (the test
+  checkout (the test prepared the workspace: HEAD must be github.sha, or the commit SHA given
+  as `ref:`), setup-python (the test
   put a Python first on PATH), upload-artifact (records the file, which must exist unless
   `if-no-files-found` says otherwise);
 - `${{ }}` expressions: literals, contexts (github, inputs, secrets, matrix, env, steps,
@@ -31,7 +32,11 @@ workflow cannot come to depend on something these tests do not exercise:
 `FakeGitHub` is what the workflows' `gh` commands talk to: a `gh` script first on PATH that logs
 each call (argv, stdin and the files it reads) as JSON lines and keeps the pull-request comments,
 issues and labels it was given or made in a state file, answering as GitHub's CLI does,
-including `--jq` filters (run by jq's own library).
+including `--jq` filters (run by jq's own library). Given to a `Runner`, it also keeps each
+finished run (workflow file, event, head commit, conclusion) and copies of the artifacts its jobs
+uploaded, which `gh api .../actions/workflows/FILE/runs` and `gh run download` return; the test
+says which pull request was merged as which commit (`merge_pull_request`), for `gh api
+.../commits/SHA/pulls`.
 """
 
 from __future__ import annotations
@@ -43,8 +48,10 @@ import math
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
+import urllib.parse
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -492,6 +499,20 @@ class Event:
     def schedule(cls, sha: str, cron: str) -> Event:
         return cls("schedule", {"schedule": cron}, sha, "refs/heads/main")
 
+    @classmethod
+    def workflow_dispatch(cls, sha: str, branch: str = "main") -> Event:
+        """Run by hand (Actions > workflow > Run workflow) on `branch`, at `sha`."""
+        payload = {"ref": f"refs/heads/{branch}", "inputs": {}}
+        return cls("workflow_dispatch", payload, sha, f"refs/heads/{branch}")
+
+    @property
+    def head_sha(self) -> str:
+        """The commit GitHub files the run under (`head_sha` of the runs API)."""
+        if self.name == "pull_request":
+            head: str = self.payload["pull_request"]["head"]["sha"]
+            return head
+        return self.sha
+
 
 @dataclass
 class StepResult:
@@ -609,6 +630,8 @@ class Runner:
     token: str = "ghs_fake-token-of-this-run"
     timeout: float = 600.0
     runs: int = 0
+    # Where each run and its artifacts are recorded, for the workflows' `gh` to find
+    github: FakeGitHub | None = None
 
     def triggered(self, caller: str, event: Event) -> bool:
         """Whether `event` starts `.github/workflows/<caller>`."""
@@ -632,6 +655,8 @@ class Runner:
             _check_keys(job, _CALLER_KEYS, f"{caller}: job {job_id}")
             for matrix in _matrix(job.get("strategy"), f"{caller}: job {job_id}"):
                 result.jobs.extend(self._call(caller, workflow, job_id, job, matrix, event))
+        if self.github is not None:
+            self.github.record_run(4200 + self.runs, caller, event, result)
         return result
 
     # -------------------------------------------------------------------------- triggers
@@ -681,6 +706,7 @@ class Runner:
             "repository_owner": owner,
             "sha": event.sha,
             "ref": event.ref,
+            "ref_name": event.ref.removeprefix("refs/heads/"),
             "base_ref": event.base_ref,
             "head_ref": event.head_ref,
             "workspace": str(self.workspace),
@@ -1021,7 +1047,7 @@ class Runner:
         action = uses.split("@")[0]
         given = interpolate(step.get("with") or {}, scope)
         allowed = {
-            "actions/checkout": {"fetch-depth", "persist-credentials"},
+            "actions/checkout": {"fetch-depth", "persist-credentials", "ref"},
             "actions/setup-python": {"python-version"},
             "actions/upload-artifact": {"name", "path", "if-no-files-found", "overwrite"},
         }
@@ -1033,8 +1059,11 @@ class Runner:
                 ["git", "rev-parse", "HEAD"], cwd=self.workspace, capture_output=True, text=True,
                 check=True,
             ).stdout.strip()  # fmt: skip
-            if head != event.sha:
-                raise Unsupported(f"{scope.where}: the workspace is at {head}, not {event.sha}")
+            wanted = to_text(given.get("ref")) or event.sha
+            if not re.fullmatch(r"[0-9a-f]{40}", wanted):
+                raise Unsupported(f"{scope.where}: checkout ref {wanted!r} is not a commit SHA")
+            if head != wanted:
+                raise Unsupported(f"{scope.where}: the workspace is at {head}, not {wanted}")
             record.log = f"(checked out {head} in {self.workspace})"
             return True
         if action == "actions/setup-python":
@@ -1151,6 +1180,8 @@ class FakeGitHub:
                 "comments": [],
                 "issues": [],
                 "labels": {},
+                "pulls": [],
+                "runs": [],
             }
             self.save(state)
         gh = self.directory / "bin" / "gh"
@@ -1196,6 +1227,37 @@ class FakeGitHub:
     def issues(self) -> list[dict[str, Any]]:
         issues: list[dict[str, Any]] = self.state()["issues"]
         return issues
+
+    def merge_pull_request(
+        self, number: int, head: str, merge_commit: str, base: str = "main"
+    ) -> None:
+        """Pull request `number` from `head` was merged into `base` as `merge_commit`."""
+        state = self.state()
+        state["pulls"].append({
+            "number": number, "state": "closed", "head": {"sha": head},
+            "base": {"ref": base}, "merge_commit_sha": merge_commit,
+            "merged_at": "2026-11-26T22:00:00Z",
+        })  # fmt: skip
+        self.save(state)
+
+    def record_run(self, run_id: int, caller: str, event: Event, result: WorkflowResult) -> None:
+        """A finished run of `.github/workflows/<caller>` and the artifacts its jobs uploaded
+        (copied, as GitHub keeps them, so a later run's files cannot change them)."""
+        state = self.state()
+        artifacts: dict[str, str] = {}
+        for job in result.jobs:
+            for upload in job.uploads:
+                if upload.exists:
+                    stored = self.directory / "artifacts" / str(run_id) / upload.name
+                    stored.mkdir(parents=True, exist_ok=True)
+                    shutil.copy(upload.path, stored / upload.path.name)
+                    artifacts[upload.name] = str(stored)
+        state["runs"].insert(0, {  # newest first, as the API lists them
+            "id": run_id, "path": f".github/workflows/{caller}", "event": event.name,
+            "head_sha": event.head_sha, "status": "completed",
+            "conclusion": "success" if result.ok else "failure", "artifacts": artifacts,
+        })  # fmt: skip
+        self.save(state)
 
     def add_comment(self, number: int, body: str, login: str) -> dict[str, Any]:
         """A comment someone else wrote (the workflows must leave it alone)."""
@@ -1324,6 +1386,8 @@ def _gh(state: dict[str, Any], args: list[str], stdin: Callable[[], str],
     command, rest = args[0], args[1:]
     if command == "api":
         return _gh_api(state, rest, stdin, files)
+    if command == "run" and rest[:1] == ["download"]:
+        return _gh_run_download(state, rest[1:])
     if command == "issue" and rest:
         return _gh_issue(state, rest[0], rest[1:], stdin, files)
     if command == "label" and rest[:1] == ["create"]:
@@ -1372,8 +1436,11 @@ def _gh_api(state: dict[str, Any], args: list[str], stdin: Callable[[], str],
         else:
             fields[key] = value
     method = opts.get("method", "POST" if fields else "GET").upper()
+    path, _, query = endpoint.lstrip("/").partition("?")
+    repo = f"repos/{state['repository']}/"
+    if method == "GET" and path.startswith(repo) and not path.startswith(repo + "issues/"):
+        return _jq(opts.get("jq"), _gh_api_read(state, path[len(repo) :], query))
     prefix = f"repos/{state['repository']}/issues/"
-    path = endpoint.lstrip("/")
     if not path.startswith(prefix):
         raise _GhError(f"fake gh: no endpoint {method} {endpoint}", 1)
     route = path[len(prefix) :].split("/")
@@ -1394,6 +1461,49 @@ def _gh_api(state: dict[str, Any], args: list[str], stdin: Callable[[], str],
                 return _jq(opts.get("jq"), _public(comment))
         raise _GhError("gh: Not Found (HTTP 404)")
     raise _GhError(f"fake gh: no endpoint {method} {endpoint}")
+
+
+def _gh_api_read(state: dict[str, Any], route: str, query: str) -> Any:
+    """GET commits/SHA/pulls and actions/workflows/FILE/runs?head_sha=&event=&status=."""
+    params = dict(urllib.parse.parse_qsl(query, strict_parsing=bool(query)))
+    parts = route.split("/")
+    if len(parts) == 3 and parts[0] == "commits" and parts[2] == "pulls" and not params:
+        # GitHub lists the pull requests whose merge commit or branch holds the commit
+        return [p for p in state["pulls"] if parts[1] in (p["merge_commit_sha"], p["head"]["sha"])]
+    if len(parts) == 4 and parts[:2] == ["actions", "workflows"] and parts[3] == "runs":
+        unknown = set(params) - {"head_sha", "event", "status", "per_page"}
+        if unknown:
+            raise _GhError(f"fake gh: runs filter {sorted(unknown)} not supported")
+        runs = [
+            {k: v for k, v in run.items() if k != "artifacts"} for run in state["runs"]
+            if run["path"] == f".github/workflows/{parts[2]}"
+            and all(run.get(key) == params[key] for key in ("head_sha", "event") if key in params)
+            and params.get("status") in (None, run["status"], run["conclusion"])
+        ][: int(params.get("per_page", 30))]  # fmt: skip
+        return {"total_count": len(runs), "workflow_runs": runs}
+    raise _GhError(f"fake gh: no endpoint GET {route}")
+
+
+def _gh_run_download(state: dict[str, Any], args: list[str]) -> str:
+    opts, positional = _options(
+        args, {"--repo": "repo", "-R": "repo", "--name": "name", "-n": "name", "--dir": "dir",
+               "-D": "dir"},
+    )  # fmt: skip
+    _repo(state, opts)
+    (run_id,) = positional
+    if "name" not in opts:
+        raise _GhError("fake gh: run download needs --name (one artifact)")
+    for run in state["runs"]:
+        if str(run["id"]) == run_id:
+            stored = run["artifacts"].get(opts["name"])
+            if stored is None:
+                raise _GhError("no artifact matches any of the names or patterns provided")
+            target = Path(opts.get("dir", "."))
+            target.mkdir(parents=True, exist_ok=True)
+            for item in Path(stored).iterdir():
+                shutil.copy(item, target / item.name)
+            return ""
+    raise _GhError(f"HTTP 404: Not Found (run {run_id})")
 
 
 def _only(fields: dict[str, Any], allowed: set[str]) -> None:

@@ -5,6 +5,7 @@ refusal names what differs and leaves the cluster as it was."""
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -330,3 +331,45 @@ def test_an_empty_plan_still_applies_as_no_changes(
     applied = repo.run("apply", "--cluster", "test", str(saved))
     assert applied.code == 0, applied.stderr
     assert "No changes" in applied.stdout
+
+
+def test_a_plan_made_from_other_spec_files_is_refused_though_it_plans_the_same(
+    kafka1: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    """What was reviewed is the plan of particular files: a spec file edited after the plan (a
+    comment, which leaves the plan as it was) or added (another topic) refuses the saved plan
+    before any request, naming the commit and the digest it was made from; the same files
+    again apply it."""
+    repo = SpecRepo(tmp_path, kafka1.bootstrap, ns)
+    repo.topics({"name": f"{ns}.a", "partitions": 1, "replication_factor": 1})
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(
+        ["git", "-C", str(tmp_path), "-c", "user.name=Ada", "-c", "user.email=ada@example.com",
+         "commit", "-q", "--allow-empty", "-m", "specs"], check=True,
+    )  # fmt: skip
+    head = subprocess.run(
+        ["git", "-C", str(tmp_path), "rev-parse", "HEAD"], capture_output=True, text=True,
+        check=True,
+    ).stdout.strip()  # fmt: skip
+    saved, plan = _saved(repo, tmp_path)
+    assert plan["source"]["commit"] == head
+    assert plan["source"]["specs"].startswith("sha256:")
+    main = tmp_path / "topics" / "main.yaml"
+    original = main.read_text()
+    for edit in (
+        lambda: main.write_text("# reviewed later\n" + original),
+        lambda: repo.topics({"name": f"{ns}.b", "partitions": 1}, file="topics/other.yaml"),
+    ):
+        edit()
+        refused = repo.run("apply", "--cluster", "test", str(saved), "--auto-approve")
+        assert refused.code == 1, refused.stdout
+        assert "the saved plan was made from other spec files" in refused.stderr, refused.stderr
+        assert f"commit {head[:12]}" in refused.stderr and plan["source"]["specs"][:19] in (
+            refused.stderr
+        )
+        assert independent_read(kafka1.bootstrap, ns) == {}
+        main.write_text(original)
+        (tmp_path / "topics" / "other.yaml").unlink(missing_ok=True)
+    applied = repo.run("apply", "--cluster", "test", str(saved), "--auto-approve")
+    assert applied.code == 0, applied.stderr
+    assert f"{ns}.a" in independent_read(kafka1.bootstrap, ns)

@@ -21,7 +21,7 @@ from reconciler.planning.changes import (
     TopicChange,
 )
 from reconciler.planning.json_plan import from_json, to_json
-from reconciler.planning.plan import Plan
+from reconciler.planning.plan import Plan, PlanSource
 from tests.planning import samples
 from tests.planning.factories import checked_json, plan_validator
 
@@ -34,6 +34,17 @@ def test_kitchen_sink_round_trips_and_validates() -> None:
     assert data["unmanaged"] == ["legacy.stray", "orders_archive"]
     rules = {d["rule"] for d in data["diagnostics"]}
     assert {"partition_decrease", "reassignment_in_progress", "delete_protected"} <= rules
+
+
+def test_the_source_a_plan_was_made_from_round_trips() -> None:
+    source = PlanSource("0123456789abcdef0123456789abcdef01234567", "sha256:" + "ab" * 32)
+    plan = dataclasses.replace(samples.kitchen_sink(), source=source)
+    data = checked_json(plan)
+    assert data["source"] == {"commit": source.commit, "specs": source.specs}
+    assert from_json(data) == plan
+    outside_git = dataclasses.replace(plan, source=PlanSource(None, source.specs))
+    assert checked_json(outside_git)["source"]["commit"] is None
+    assert "source" not in to_json(samples.kitchen_sink())  # a Plan built in memory
 
 
 def test_entry_shapes() -> None:
@@ -155,6 +166,8 @@ BAD: dict[str, tuple[str, Any]] = {
     "bad topic name": ("changes.0", {"topic": "no spaces allowed"}),
     "unknown hazard": ("changes.0", {"hazards": [{"code": "oops", "message": "m"}]}),
     "format version 2": ("", {"format_version": 2}),
+    "source without its digest": ("", {"source": {"commit": None}}),
+    "source digest not sha256": ("", {"source": {"commit": None, "specs": "md5:00"}}),
 }
 
 
