@@ -10,7 +10,8 @@ topic's changes set them, so an update shows only what moves. Derived fields (`a
 before these fields existed reads back as a plan without marks. A delete carries `evidence`
 (whether the topic is still in use, as read when planning) unless the plan was made from a
 snapshot. `source` (the commit and the spec files' digest the plan was made from) appears in
-plans `reconciler plan` made, and apply refuses a saved plan whose `source.specs` is not the digest of the specs it finds.
+plans `reconciler plan` made, and apply refuses a saved plan whose `source.specs` is not the
+digest of the specs it finds.
 """
 
 from __future__ import annotations
