@@ -89,9 +89,10 @@ def fleet_drift(
     tables OUT/drift (with first_seen: since when each difference holds), OUT/unmanaged,
     OUT/broker_load (replicas per broker against KIP-578 limits, with the trend) and
     OUT/consistency (topics that differ between clusters where the specs do not make them
-    differ), plus OUT/summary.md. Drift is the planner's, row for row. Bad input lines are
-    counted in the summary, not fatal. Needs the `fleet` extra (PySpark) and Java 17+.
-    Exit 0 when the tables were written, 1 on error. `reconciler help fleet` has the details.
+    differ), plus OUT/summary.md and OUT/report.html (the tables as charts). Drift is the
+    planner's, row for row. Bad input lines are counted in the summary, not fatal. Needs the
+    `fleet` extra (PySpark) and Java 17+. Exit 0 when the tables were written, 1 on error.
+    `reconciler help fleet` has the details.
     """
     import tempfile
 
@@ -120,3 +121,4 @@ def fleet_drift(
     for table in result.tables:
         click.echo(f"wrote {table}")
     click.echo(f"wrote {result.out.rstrip('/')}/summary.md")
+    click.echo(f"wrote {result.out.rstrip('/')}/report.html")
