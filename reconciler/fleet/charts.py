@@ -78,6 +78,10 @@ def drift_by_cluster(
     import numpy as np
 
     fig, ax = _figure(9.0, 1.2 + 0.22 * max(len(clusters), 1))
+    if not clusters or not dates:
+        ax.set_axis_off()
+        ax.text(0.5, 0.5, "no cluster differs from its specs", ha="center", va="center")
+        return _svg(fig, "drift-by-cluster")
     values = np.array(
         [[np.nan if v is None else v for v in row] for row in grid] or [[np.nan] * len(dates)],
         dtype=float,

@@ -230,3 +230,16 @@ def _save_for_docs(image: Image.Image) -> None:
     small = cropped.quantize(colors=64, method=Image.Quantize.MEDIANCUT)
     small.save(DOCS_SCREENSHOT, optimize=True)
     assert DOCS_SCREENSHOT.stat().st_size < 200_000, DOCS_SCREENSHOT.stat().st_size
+
+
+@pytest.mark.parametrize("dates", [(), ("2026-11-01",)])
+def test_a_fleet_without_drift_or_limits_still_gets_every_section(
+    dates: tuple[str, ...], recwarn: pytest.WarningsRecorder
+) -> None:
+    page = report.page(report.ReportData(dates, ("a",) if dates else (), (), (), ()))
+    for chart in ("drift-by-kind", "drift-by-cluster", "broker-load", "top-topics"):
+        assert f'data-chart="{chart}"><svg' in page
+    assert "no cluster differs from its specs" in page
+    assert "no cluster sets a limit" in page
+    assert embedded(page)["drift"] == []
+    assert not [w for w in recwarn if "matplotlib" in str(w.filename) or "charts" in w.filename]
