@@ -56,7 +56,12 @@ def _conf(
     metavar="DIR",
     help="Snapshot lines stored as DIR/cluster=NAME/date=YYYY-MM-DD/*.jsonl.",
 )
-@click.option("--out", required=True, metavar="DIR", help="Where the tables and summary.md go.")
+@click.option(
+    "--out",
+    required=True,
+    metavar="DIR",
+    help="Where the tables, summary.md and report.html go (a folder, or an s3a:// URI).",
+)
 @click.option(
     "--master",
     metavar="URL",
