@@ -56,7 +56,12 @@ def _conf(
     metavar="DIR",
     help="Snapshot lines stored as DIR/cluster=NAME/date=YYYY-MM-DD/*.jsonl.",
 )
-@click.option("--out", required=True, metavar="DIR", help="Where the tables and summary.md go.")
+@click.option(
+    "--out",
+    required=True,
+    metavar="DIR",
+    help="Where the tables, summary.md and report.html go (a folder, or an s3a:// URI).",
+)
 @click.option(
     "--master",
     metavar="URL",
@@ -89,9 +94,10 @@ def fleet_drift(
     tables OUT/drift (with first_seen: since when each difference holds), OUT/unmanaged,
     OUT/broker_load (replicas per broker against KIP-578 limits, with the trend) and
     OUT/consistency (topics that differ between clusters where the specs do not make them
-    differ), plus OUT/summary.md. Drift is the planner's, row for row. Bad input lines are
-    counted in the summary, not fatal. Needs the `fleet` extra (PySpark) and Java 17+.
-    Exit 0 when the tables were written, 1 on error. `reconciler help fleet` has the details.
+    differ), plus OUT/summary.md and OUT/report.html (the tables as charts). Drift is the
+    planner's, row for row. Bad input lines are counted in the summary, not fatal. Needs the
+    `fleet` extra (PySpark) and Java 17+. Exit 0 when the tables were written, 1 on error.
+    `reconciler help fleet` has the details.
     """
     import tempfile
 
@@ -120,3 +126,4 @@ def fleet_drift(
     for table in result.tables:
         click.echo(f"wrote {table}")
     click.echo(f"wrote {result.out.rstrip('/')}/summary.md")
+    click.echo(f"wrote {result.out.rstrip('/')}/report.html")

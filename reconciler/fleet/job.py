@@ -5,6 +5,7 @@
     OUT/broker_load   replicas per broker and partitions per cluster against KIP-578 limits
     OUT/consistency   topics that differ between clusters where the specs do not make them
     OUT/summary.md    the run in a page
+    OUT/report.html   the tables as charts, one self-contained page (report.py)
 
 Everything is DataFrame operations: the only rows that reach the driver are the summary's
 few aggregates. The same code runs on `local[*]` from `reconciler fleet drift` and on a
@@ -25,14 +26,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
-from urllib.parse import urlparse
 
 from pyspark import StorageLevel
 from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from reconciler.errors import ConfigError, EnvironmentProblem, ReconcilerError
+from reconciler.errors import EnvironmentProblem, ReconcilerError
+from reconciler.fleet import s3a, storage
 from reconciler.fleet import summary as report
 from reconciler.fleet.consistency import CONSISTENCY_COLUMNS, consistency
 from reconciler.fleet.drift import (
@@ -52,6 +53,9 @@ from reconciler.fleet.inputs import (
     read_snapshots,
 )
 from reconciler.fleet.load import LOAD_COLUMNS, broker_load
+from reconciler.fleet.report import REPORT
+from reconciler.fleet.report import collect as report_data
+from reconciler.fleet.report import page as report_page
 
 A = TypeVar("A")
 B = TypeVar("B")
@@ -180,7 +184,12 @@ def execute(
     Spark (a Java exception, an unreadable remote path) becomes a one-line ReconcilerError
     naming Spark's log; anything else is a bug and propagates."""
     _check_inputs(desired, snapshots)  # before Spark starts: a wrong path fails in a moment
-    spark = session(master, dict(conf), log)
+    settings = dict(conf)
+    if "PYSPARK_GATEWAY_PORT" not in os.environ:  # spark-submit's classpath is the submitter's
+        from reconciler.local.distribution import cache_dir
+
+        settings |= s3a.settings((desired, snapshots, out), settings, cache_dir())
+    spark = session(master, settings, log)
     try:
         return run(spark, desired, snapshots, out, since)
     except ReconcilerError:
@@ -199,8 +208,10 @@ def execute(
 def run(
     spark: SparkSession, desired: str, snapshots: str, out: str, since: str | None = None
 ) -> report.FleetResult:
-    """Read both inputs, write the four tables and summary.md under `out`."""
+    """Read both inputs, write the four tables, summary.md and report.html under `out`."""
     _check_inputs(desired, snapshots)
+    storage.check_input(spark, desired, "--desired", _DESIRED_HINT)  # remote ones: by Hadoop
+    storage.check_input(spark, snapshots, "--snapshots", _SNAPSHOTS_HINT)
     for key, value in _SQL.items():
         spark.conf.set(key, value)
     # Both reads run a first pass of their own (the cluster lines): at once (see _at_once)
@@ -223,10 +234,12 @@ def run(
             name: spark.read.parquet(path) for name, path in zip(TABLES, written, strict=True)
         }
         result = _summary(desired, snapshots, since, prepared, observed, wanted, tables)
+        page = report_page(report_data(tables))
     finally:
         for frame in (found, *prepared.cached, *wanted.cached, *observed.cached):
             frame.unpersist()
-    _write_text(_join(out, SUMMARY), report.render(result.summary))
+    storage.write_text(spark, _join(out, SUMMARY), report.render(result.summary))
+    storage.write_text(spark, _join(out, REPORT), page)
     return report.FleetResult(
         out, written, result.summary, result.drift_rows, result.consistency_rows
     )
@@ -302,9 +315,13 @@ def write_sorted(frame: DataFrame, order: tuple[str, ...], stage: bool, path: st
             staged.unpersist()
 
 
+_DESIRED_HINT = "write it with `reconciler compile --all-clusters --out DIR`"
+_SNAPSHOTS_HINT = f"snapshots are read from {LAYOUT}"
+
+
 def _check_inputs(desired: str, snapshots: str) -> None:
-    local_dir(desired, "--desired", "write it with `reconciler compile --all-clusters --out DIR`")
-    local_dir(snapshots, "--snapshots", f"snapshots are read from {LAYOUT}")
+    local_dir(desired, "--desired", _DESIRED_HINT)
+    local_dir(snapshots, "--snapshots", _SNAPSHOTS_HINT)
 
 
 def _dated(column: str) -> Column:
@@ -316,18 +333,6 @@ def _dated(column: str) -> Column:
 
 def _join(root: str, name: str) -> str:
     return f"{root.rstrip('/')}/{name}"
-
-
-def _write_text(path: str, text: str) -> None:
-    parsed = urlparse(path)
-    if parsed.scheme not in ("", "file"):
-        raise ConfigError(f"summary.md can only be written to a local directory, not {path}")
-    target = Path(parsed.path if parsed.scheme == "file" else path)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot write {target}: {exc.strerror}") from exc
 
 
 @dataclass(frozen=True, slots=True)

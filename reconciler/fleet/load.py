@@ -8,7 +8,8 @@ with a null rack and `registered` false.
 
 The trend of a broker is over its cluster's snapshots up to the row's date: the change since
 the previous snapshot, and the least-squares slope in replicas per day, from which
-`days_to_limit` extrapolates when the load grows.
+`days_to_limit` extrapolates when the load grows; `cluster_days_to_limit` is the same for the
+cluster's partitions against `max_partitions` (report.html draws both).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ LOAD_COLUMNS = (
     "cluster_percent",
     "cluster_partitions_change",
     "cluster_partitions_per_day",
+    "cluster_days_to_limit",
 )
 
 
@@ -80,6 +82,12 @@ def broker_load(rows: DataFrame, observed: Observed, clusters: DataFrame) -> Dat
             ),
             _slope(c("cluster_partitions"), by_cluster).alias("cluster_partitions_per_day"),
         )
+        .withColumn(
+            "cluster_days_to_limit",
+            _days_to_limit(
+                c("cluster_partitions"), c("max_partitions"), c("cluster_partitions_per_day")
+            ),
+        )
     )
     by_broker = Window.partitionBy("cluster", "broker").orderBy("seq")
     brokers = (
@@ -89,17 +97,20 @@ def broker_load(rows: DataFrame, observed: Observed, clusters: DataFrame) -> Dat
         .withColumn("registered", F.coalesce(c("registered"), F.lit(False)))
     )
     slope = _slope(c("replicas"), by_broker)
-    room = c("max_broker_partitions") - c("replicas")
     return brokers.select(
         "*",
         _percent(c("replicas"), c("max_broker_partitions")).alias("broker_percent"),
         (c("replicas") - F.lag("replicas").over(by_broker)).alias("replicas_change"),
         slope.alias("replicas_per_day"),
-        F.when(room <= 0, F.lit(0))
-        .when(slope > 0, F.ceil(room / slope))
-        .cast("long")
-        .alias("days_to_limit"),
+        _days_to_limit(c("replicas"), c("max_broker_partitions"), slope).alias("days_to_limit"),
     ).select(*LOAD_COLUMNS)
+
+
+def _days_to_limit(value: Column, limit: Column, slope: Column) -> Column:
+    """Days until `value` reaches `limit` at `slope` per day: 0 at or over it, null when not
+    growing or no limit is set."""
+    room = limit - value
+    return F.when(room <= 0, F.lit(0)).when(slope > 0, F.ceil(room / slope)).cast("long")
 
 
 def _percent(value: Column, limit: Column) -> Column:

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
 
+from bench import fleet_gen
 from reconciler.fleet import job
 
 TEST_CONF = {
@@ -26,3 +29,24 @@ def spark() -> Iterator[SparkSession]:
         yield session
     finally:
         session.stop()
+
+
+@dataclass(frozen=True)
+class SmallRun:
+    """A small generated fleet and the job's output for it, on the session's SparkSession."""
+
+    desired: Path
+    snapshots: Path
+    out: Path
+
+
+# Six clusters over five nights: every chart of report.html has something to draw
+SMALL = fleet_gen.Shape(clusters=6, topics=20, dates=5, seed=5)
+
+
+@pytest.fixture(scope="session")
+def small_run(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> SmallRun:
+    root = tmp_path_factory.mktemp("small-fleet")
+    fleet_gen.write(SMALL, root / "desired", root / "snapshots")
+    job.run(spark, str(root / "desired"), str(root / "snapshots"), str(root / "out"))
+    return SmallRun(root / "desired", root / "snapshots", root / "out")
