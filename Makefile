@@ -15,8 +15,12 @@ STAMP := $(VENV)/.installed
 demo: kafka
 	BIN=$(CURDIR)/$(BIN) scripts/demo.sh
 
+# The suite waits on brokers, JVMs and child processes more than it computes: it runs on
+# $(TEST_WORKERS) pytest-xdist workers, each file whole on one (tests/worker_groups.py).
+TEST_WORKERS ?= 3
+
 test: kafka lint actionlint
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The fast loop: lint, types and every test that starts no Kafka broker or Spark JVM (tests using
 # those fixtures are marked in tests/conftest.py). `make test` is the whole suite, as CI runs it.
