@@ -15,9 +15,10 @@ STAMP := $(VENV)/.installed
 demo: kafka
 	BIN=$(CURDIR)/$(BIN) scripts/demo.sh
 
-# The suite waits on brokers, JVMs and child processes more than it computes: it runs on
-# $(TEST_WORKERS) pytest-xdist workers, each file whole on one (tests/worker_groups.py).
-TEST_WORKERS ?= 3
+# The suite waits on brokers, JVMs and child processes more than it computes (a serial run used
+# half a core): it runs on $(TEST_WORKERS) pytest-xdist workers, each file whole on one
+# (tests/worker_groups.py); each worker starts its own kafka1/kafka3. TEST_WORKERS=0: one process.
+TEST_WORKERS ?= 2
 
 test: kafka lint actionlint
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
