@@ -15,8 +15,13 @@ STAMP := $(VENV)/.installed
 demo: kafka
 	BIN=$(CURDIR)/$(BIN) scripts/demo.sh
 
+# The suite waits on brokers, JVMs and child processes more than it computes (a serial run used
+# half a core): it runs on $(TEST_WORKERS) pytest-xdist workers, each file whole on one
+# (tests/worker_groups.py); each worker starts its own kafka1/kafka3. TEST_WORKERS=0: one process.
+TEST_WORKERS ?= 2
+
 test: kafka lint actionlint
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The fast loop: lint, types and every test that starts no Kafka broker or Spark JVM (tests using
 # those fixtures are marked in tests/conftest.py). `make test` is the whole suite, as CI runs it.

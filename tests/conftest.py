@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.kafka_fixtures import kafka1, kafka3, kafka_dist, ns
+from tests.kafka_fixtures import ANNOUNCED, kafka1, kafka3, kafka_dist, ns
 
 __all__ = ["kafka1", "kafka3", "kafka_dist", "ns"]
 
@@ -19,6 +19,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.kafka)
         if "spark" in names:
             item.add_marker(pytest.mark.spark)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.pluginmanager.hasplugin("xdist"):  # `make test` runs on workers
+        from tests.worker_groups import WorkerGroups
+
+        config.pluginmanager.register(WorkerGroups(ANNOUNCED), "worker_groups")
 
 
 @pytest.fixture(autouse=True)

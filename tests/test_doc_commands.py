@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.local import cluster as local_cluster
 from reconciler.local.commands import default_overrides
 from reconciler.local.distribution import Distribution
 from reconciler.local.state import LocalCluster
+from tests.kafka_fixtures import own_cluster
 from tests.spec_repo import RECONCILER
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,29 +71,27 @@ def test_some_pages_show_transcripts() -> None:
 
 
 @pytest.fixture(scope="module")
-def own_cluster(
-    kafka_dist: Distribution, tmp_path_factory: pytest.TempPathFactory
+def docs_cluster(
+    request: pytest.FixtureRequest,
+    kafka_dist: Distribution,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[LocalCluster]:
     """Three brokers of its own: the example's topics, and nothing another test made."""
-    cl = local_cluster.start(
-        tmp_path_factory.mktemp("docs"), kafka_dist, brokers=3,
-        overrides=default_overrides(3), tie_to_parent=True,
-    )  # fmt: skip
-    try:
+    with own_cluster(
+        request, tmp_path_factory, kafka_dist, "docs", 3, overrides=default_overrides(3)
+    ) as cl:
         yield cl
-    finally:
-        local_cluster.stop(cl)
 
 
 @pytest.mark.parametrize("page", TRANSCRIPTS, ids=lambda p: p.name)
 def test_each_shown_command_exits_as_its_page_says(
-    page: Path, own_cluster: LocalCluster, tmp_path: Path
+    page: Path, docs_cluster: LocalCluster, tmp_path: Path
 ) -> None:
     repo = tmp_path / "example"
     repo.mkdir()
     shutil.copy(ROOT / "reconciler.yaml", repo / "reconciler.yaml")
     shutil.copytree(ROOT / "topics", repo / "topics")
-    env = {**os.environ, "KAFKA_BOOTSTRAP": own_cluster.bootstrap, "NO_COLOR": "1"}
+    env = {**os.environ, "KAFKA_BOOTSTRAP": docs_cluster.bootstrap, "NO_COLOR": "1"}
     env.pop("RECONCILER_LOCAL_DIR", None)
     try:
         for shown in shown_commands(page):
@@ -108,7 +106,7 @@ def test_each_shown_command_exits_as_its_page_says(
                 printed = (done.stdout or done.stderr).splitlines()
                 assert printed[:1] == [shown.first_line], where
     finally:  # the next page starts from an empty cluster again
-        local_cluster_topics_removed(own_cluster)
+        local_cluster_topics_removed(docs_cluster)
 
 
 def local_cluster_topics_removed(cl: LocalCluster) -> None:

@@ -19,28 +19,25 @@ from reconciler.apply import journal
 from reconciler.cluster import adapter
 from reconciler.local import cluster as local_cluster
 from reconciler.local.commands import default_overrides
-from reconciler.local.distribution import ensure_distribution
+from reconciler.local.distribution import Distribution
 from reconciler.local.state import LocalCluster
 from tests.apply.helpers import independent_read
+from tests.kafka_fixtures import own_cluster
 from tests.spec_repo import RECONCILER, SpecRepo
 
 CHAINS, DEPTH = 5, 60  # 300 creates in 60 levels: each topic depends on the one before it
 
 
 @pytest.fixture(scope="module")
-def own3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    state = tmp_path_factory.mktemp("drill3")
-    cluster = local_cluster.start(
-        state,
-        ensure_distribution(),
-        brokers=3,
-        overrides=default_overrides(3),
-        tie_to_parent=True,
-    )
-    try:
+def own3(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    kafka_dist: Distribution,
+) -> Iterator[LocalCluster]:
+    with own_cluster(
+        request, tmp_path_factory, kafka_dist, "drill3", 3, overrides=default_overrides(3)
+    ) as cluster:
         yield cluster
-    finally:
-        local_cluster.stop(local_cluster.current(cluster))
 
 
 def _topics(ns: str) -> list[dict[str, object]]:

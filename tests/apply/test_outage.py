@@ -22,6 +22,7 @@ from reconciler.local import cluster as local_cluster
 from reconciler.local import state as local_state
 from reconciler.local.distribution import Distribution
 from tests.apply.helpers import independent_read
+from tests.kafka_fixtures import own_cluster
 from tests.kafka_helpers import wait_for_topic
 from tests.spec_repo import RECONCILER, SpecRepo
 
@@ -30,14 +31,12 @@ REQUEST_TIMEOUT_MS = 3000
 
 @pytest.fixture(scope="module")
 def pair(
-    tmp_path_factory: pytest.TempPathFactory, kafka_dist: Distribution
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    kafka_dist: Distribution,
 ) -> Iterator[local_state.LocalCluster]:
-    cl = local_cluster.start(tmp_path_factory.mktemp("outage"), kafka_dist, brokers=2,
-                             tie_to_parent=True)  # fmt: skip
-    try:
+    with own_cluster(request, tmp_path_factory, kafka_dist, "outage", 2) as cl:
         yield cl
-    finally:
-        local_cluster.stop(cl)  # reads the state file: also stops the node started again
 
 
 def test_a_controller_outage_during_a_reassignment_is_ridden_out(

@@ -2,14 +2,14 @@
 that reads a live cluster refuses one reporting another id, before reading or changing
 anything; saved plans and snapshots of another id are refused; init and import write the pin.
 
-Two clusters: the session's single node (`kafka1`, the one the specs pin) and one started here
-that no other test touches (`other`), so "unchanged" is checked on the whole cluster.
+Two clusters with ids of their own: the session's single node (`kafka1`, the one the specs pin)
+and its three brokers (`kafka3`, the other cluster). "Unchanged" is checked on the whole of
+kafka3: tests take turns on a session cluster, and `ns` waits until a test's topics are gone.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +17,6 @@ import pytest
 import yaml
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, ResourceType
 
-from reconciler.local import cluster as local_cluster
-from reconciler.local.commands import default_overrides
-from reconciler.local.distribution import Distribution
 from reconciler.local.state import LocalCluster
 from reconciler.spec.model import ClusterConfig
 from reconciler.spec.pin_cluster import pin_cluster_id
@@ -28,22 +25,10 @@ from tests.request_log import requests_by
 from tests.spec_repo import SpecRepo, run_cli
 
 
-@pytest.fixture(scope="module")
-def other(
-    tmp_path_factory: pytest.TempPathFactory, kafka_dist: Distribution
-) -> Iterator[LocalCluster]:
-    cluster = local_cluster.start(
-        tmp_path_factory.mktemp("other"),
-        kafka_dist,
-        brokers=1,
-        overrides=default_overrides(1),
-        tie_to_parent=True,
-        request_log=True,
-    )
-    try:
-        yield cluster
-    finally:
-        local_cluster.stop(local_cluster.current(cluster))
+@pytest.fixture
+def other(kafka3: LocalCluster) -> LocalCluster:
+    """Another cluster than the one pinned (its request log on, like every session cluster's)."""
+    return kafka3
 
 
 def cluster_id(bootstrap: str) -> str:
@@ -58,7 +43,8 @@ def everything(bootstrap: str) -> dict[str, Any]:
     admin = AdminClient({"bootstrap.servers": bootstrap})
     topics = admin.list_topics(timeout=10).topics
     resources = [ConfigResource(ResourceType.TOPIC, name) for name in sorted(topics)]
-    configs = {r.name: f.result() for r, f in admin.describe_configs(resources).items()}
+    found = admin.describe_configs(resources).items() if resources else ()  # none: no request
+    configs = {r.name: f.result() for r, f in found}
     return {
         name: (
             len(meta.partitions),

@@ -188,7 +188,8 @@ def _until_brokers_throttle(admin: AdminClient, brokers: tuple[str, ...]) -> Non
         resource = ConfigResource(ResourceType.BROKER, broker)
         while True:
             entries = admin.describe_configs([resource])[resource].result(timeout=10)
-            if all(entries[k].value == "1024" for k in RATES):
+            # a rate the broker has not applied yet is not listed at all
+            if all(k in entries and entries[k].value == "1024" for k in RATES):
                 break
             assert time.monotonic() < deadline, f"broker {broker} does not show its throttle"
             time.sleep(0.1)
@@ -205,10 +206,13 @@ def test_drift_during_a_reassignment_in_progress_is_what_the_plan_refuses(
         future.result()
     wait_for_topic(admin, name, 1)
     producer = Producer({"bootstrap.servers": kafka3.bootstrap})
-    for _ in range(1024):
+    for _ in range(16 * 1024):
         producer.produce(name, os.urandom(1024))
-    assert producer.flush(30) == 0
-    # 1 MiB to copy at 1 KiB/s: the move stays in progress for the whole test
+    assert producer.flush(60) == 0
+    # A throttled follower still takes a whole fetch (replica.fetch.max.bytes, 1 MiB) each time
+    # the quota's samples expire (replication.quota.window.num x .size.seconds, 11 s): the move
+    # lasts about 11 s per MiB whatever the rate. 1 MiB was copied before drift ran on a busy
+    # machine; 16 MiB keeps it going past the test's commands.
     for broker in ("1", "2"):
         _alter(admin, ResourceType.BROKER, broker, dict.fromkeys(RATES, "1024"))
     _alter(admin, ResourceType.TOPIC, name, {

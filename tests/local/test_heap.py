@@ -21,6 +21,7 @@ from reconciler.local import cluster as local_cluster
 from reconciler.local.distribution import Distribution
 from reconciler.local.heap import default_mib, parse_heap
 from reconciler.local.state import LocalCluster
+from tests.kafka_fixtures import own_cluster
 from tests.spec_repo import RECONCILER
 
 OOM = "java.lang.OutOfMemoryError: Java heap space"
@@ -78,15 +79,13 @@ def test_local_up_gives_each_node_the_heap_asked_for(
 
 @pytest.fixture(scope="module")
 def starved(
-    kafka_dist: Distribution, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    kafka_dist: Distribution,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[LocalCluster]:
     """A one-node cluster with a small heap, killed by produce requests larger than its heap
     (the broker reads each request whole into its heap before judging it)."""
-    cl = local_cluster.start(
-        tmp_path_factory.mktemp("starved"), kafka_dist, brokers=1, tie_to_parent=True,
-        heap_mib=160,
-    )  # fmt: skip
-    try:
+    with own_cluster(request, tmp_path_factory, kafka_dist, "starved", 1, heap_mib=160) as cl:
         admin = AdminClient({"bootstrap.servers": cl.bootstrap})
         admin.create_topics([NewTopic("big", 1, 1)])["big"].result()
         payload = b"x" * (95 * 1024 * 1024)
@@ -110,8 +109,6 @@ def starved(
         for producer in producers:
             producer.purge()
         yield cl
-    finally:
-        local_cluster.stop(cl)
 
 
 def test_status_names_the_error_a_node_died_of(starved: LocalCluster) -> None:

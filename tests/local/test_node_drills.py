@@ -19,6 +19,7 @@ import pytest
 from reconciler.local import cluster as local_cluster
 from reconciler.local import state as local_state
 from reconciler.local.distribution import Distribution
+from tests.kafka_fixtures import own_cluster
 from tests.local.test_local_cli import run
 
 pytestmark = pytest.mark.kafka
@@ -26,14 +27,12 @@ pytestmark = pytest.mark.kafka
 
 @pytest.fixture(scope="module")
 def drill(
-    tmp_path_factory: pytest.TempPathFactory, kafka_dist: Distribution
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    kafka_dist: Distribution,
 ) -> Iterator[local_state.LocalCluster]:
-    cl = local_cluster.start(tmp_path_factory.mktemp("drill"), kafka_dist, brokers=2,
-                             tie_to_parent=True)  # fmt: skip
-    try:
+    with own_cluster(request, tmp_path_factory, kafka_dist, "drill", 2) as cl:
         yield cl
-    finally:
-        local_cluster.stop(cl)  # reads the state file: also stops nodes restarted by the CLI
 
 
 def _cli(cl: local_state.LocalCluster, *args: str) -> tuple[int, str, str]:

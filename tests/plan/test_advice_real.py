@@ -18,6 +18,7 @@ import pytest
 from reconciler.local import cluster as local_cluster
 from reconciler.local.distribution import Distribution
 from reconciler.local.state import LocalCluster
+from tests.kafka_fixtures import own_cluster
 from tests.spec_repo import SpecRepo, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,14 +55,12 @@ def test_min_insync_above_the_broker_default_rf_is_the_same_error_as_written(
 
 @pytest.fixture(scope="module")
 def three(
-    tmp_path_factory: pytest.TempPathFactory, kafka_dist: Distribution
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    kafka_dist: Distribution,
 ) -> Iterator[LocalCluster]:
-    cl = local_cluster.start(tmp_path_factory.mktemp("advice"), kafka_dist, brokers=3,
-                             tie_to_parent=True)  # fmt: skip
-    try:
+    with own_cluster(request, tmp_path_factory, kafka_dist, "advice", 3) as cl:
         yield cl
-    finally:
-        local_cluster.stop(cl)
 
 
 def test_a_stopped_broker_is_named_down_and_no_spec_change_is_advised(

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from reconciler.local import cluster as local_cluster
 from reconciler.local.commands import default_overrides
 from reconciler.local.distribution import Distribution
 from reconciler.local.state import LocalCluster
+from tests.kafka_fixtures import own_cluster
 from tests.spec_repo import SpecRepo
 
 DAY_MS = "86400000"  # log.retention.hours=24, in retention.ms's unit
@@ -24,24 +24,19 @@ WEEK_MS = "604800000"
 
 @pytest.fixture(scope="module")
 def static24(
-    tmp_path_factory: pytest.TempPathFactory, kafka_dist: Distribution
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    kafka_dist: Distribution,
 ) -> Iterator[LocalCluster]:
     overrides = {
         **default_overrides(1),
         "log.retention.hours": "24",
         "log.cleanup.policy": "compact,delete",
     }
-    cluster = local_cluster.start(
-        tmp_path_factory.mktemp("static24"),
-        kafka_dist,
-        brokers=1,
-        overrides=overrides,
-        tie_to_parent=True,
-    )
-    try:
+    with own_cluster(
+        request, tmp_path_factory, kafka_dist, "static24", 1, overrides=overrides
+    ) as cluster:
         yield cluster
-    finally:
-        local_cluster.stop(local_cluster.current(cluster))
 
 
 def _create(cl: LocalCluster, name: str, partitions: int, config: dict[str, str]) -> None:

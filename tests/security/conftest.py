@@ -37,9 +37,9 @@ from confluent_kafka.admin import (
 )
 
 from reconciler.cluster.adapter import AUDIT_TOPIC, LOCK_TOPIC
-from reconciler.local import cluster as local_cluster
 from reconciler.local import state as local_state
 from reconciler.local.distribution import Distribution
+from tests.kafka_fixtures import own_cluster
 
 RECONCILER = [sys.executable, "-m", "reconciler"]
 
@@ -101,10 +101,16 @@ class Transcript:
 
 
 def start_secured(
-    tmp_path_factory: pytest.TempPathFactory, dist: Distribution, mode: str, brokers: int = 1
-) -> local_state.LocalCluster:
-    state = tmp_path_factory.mktemp(f"secured-{mode}")
-    return local_cluster.start(state, dist, brokers=brokers, tie_to_parent=True, security_mode=mode)
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    dist: Distribution,
+    mode: str,
+    brokers: int = 1,
+) -> Iterator[local_state.LocalCluster]:
+    with own_cluster(
+        request, tmp_path_factory, dist, f"secured-{mode}", brokers, security_mode=mode
+    ) as cl:
+        yield cl
 
 
 @pytest.fixture(scope="module")
@@ -114,38 +120,32 @@ def transcript() -> Transcript:
 
 @pytest.fixture(scope="module")
 def sasl(
-    tmp_path_factory: pytest.TempPathFactory, kafka_dist: Distribution
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    kafka_dist: Distribution,
 ) -> Iterator[local_state.LocalCluster]:
-    cl = start_secured(tmp_path_factory, kafka_dist, "sasl_scram")
-    try:
-        yield cl
-    finally:
-        local_cluster.stop(cl)
+    yield from start_secured(request, tmp_path_factory, kafka_dist, "sasl_scram")
 
 
 @pytest.fixture(scope="module")
 def tls(
-    tmp_path_factory: pytest.TempPathFactory, kafka_dist: Distribution
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    kafka_dist: Distribution,
 ) -> Iterator[local_state.LocalCluster]:
-    cl = start_secured(tmp_path_factory, kafka_dist, "tls")
-    try:
-        yield cl
-    finally:
-        local_cluster.stop(cl)
+    yield from start_secured(request, tmp_path_factory, kafka_dist, "tls")
 
 
 @pytest.fixture(scope="module")
 def oauth(
-    tmp_path_factory: pytest.TempPathFactory, kafka_dist: Distribution
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    kafka_dist: Distribution,
 ) -> Iterator[local_state.LocalCluster]:
     """`local up --security oauth`, two brokers (inter-broker traffic on their PLAINTEXT
     listener; a replication-factor change needs two): its token issuer is started and stopped
     with them."""
-    cl = start_secured(tmp_path_factory, kafka_dist, "oauth", brokers=2)
-    try:
-        yield cl
-    finally:
-        local_cluster.stop(cl)
+    yield from start_secured(request, tmp_path_factory, kafka_dist, "oauth", brokers=2)
 
 
 _QUIET = logging.getLogger("tests.security.librdkafka")

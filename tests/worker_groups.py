@@ -1,0 +1,55 @@
+"""How `make test` splits the suite over pytest-xdist workers (`-n N --dist loadfile`).
+
+Each test file runs whole on one worker, so its module-scoped clusters start once and its tests
+keep their order. The files of a directory whose conftest.py starts a costly session fixture
+run on one worker too, so that fixture starts once per run. kafka1/kafka3 are per worker: each
+worker starts its own pair (seconds), and the Kafka tests, most of the suite's time, spread
+over the workers. (xdist's own `--dist loadgroup` marks do not reach its scheduler under
+pytest 9.2, whose node ids xdist can no longer rewrite.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from xdist.scheduler import LoadFileScheduling
+
+# directory -> the session fixture its conftest.py starts
+SHARED_DIRECTORIES = {
+    "tests/fleet/": "spark: a SparkSession",
+    "tests/adopt/": "installed: the wheel, built and installed in a fresh virtualenv",
+}
+
+
+class FileScheduling(LoadFileScheduling):
+    """xdist's loadfile, with each directory of SHARED_DIRECTORIES one unit of work."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        path = nodeid.split("::", 1)[0]
+        for directory in SHARED_DIRECTORIES:
+            if path.startswith(directory):
+                return directory
+        return path
+
+
+class WorkerGroups:
+    """Registered by tests/conftest.py when pytest-xdist is loaded."""
+
+    def __init__(self, announced: str) -> None:
+        self.announced = announced
+
+    @pytest.hookimpl
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        if config.getvalue("dist") != "loadfile":
+            return None
+        return FileScheduling(config, log)
+
+    @pytest.hookimpl
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """A worker finished: print the clusters it started and stopped, with their times."""
+        reporter = node.config.pluginmanager.getplugin("terminalreporter")
+        lines = getattr(node, "workeroutput", {}).get(self.announced, [])
+        if reporter is not None:
+            for line in lines:
+                reporter.write_line(line.replace("[kafka]", f"[kafka {node.gateway.id}]"))

@@ -1,0 +1,1 @@
+# pytest-xdist ships no types: the part tests/worker_groups.py uses.
