@@ -85,7 +85,7 @@ def starved(
 ) -> Iterator[LocalCluster]:
     """A one-node cluster with a small heap, killed by produce requests larger than its heap
     (the broker reads each request whole into its heap before judging it)."""
-    with own_cluster(request, tmp_path_factory, kafka_dist, "starved", 1, heap_mib=160) as cl:
+    with own_cluster(request, tmp_path_factory, kafka_dist, "starved", 1, heap_mib=256) as cl:
         admin = AdminClient({"bootstrap.servers": cl.bootstrap})
         admin.create_topics([NewTopic("big", 1, 1)])["big"].result()
         payload = b"x" * (95 * 1024 * 1024)
@@ -117,8 +117,8 @@ def test_status_names_the_error_a_node_died_of(starved: LocalCluster) -> None:
     log = starved.state_dir / "n1" / "kafka.log"
     assert done.stderr.strip() == (
         f"error: no local cluster is running from {starved.state_dir}: local node 1 died of "
-        f"{OOM} ({log}): it had 160 MiB of heap; start the cluster with more: `reconciler local "
-        "down`, then `reconciler local up --heap 320m`."
+        f"{OOM} ({log}): it had 256 MiB of heap; start the cluster with more: `reconciler local "
+        "down`, then `reconciler local up --heap 512m`."
     )
 
 
