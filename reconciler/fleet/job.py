@@ -52,6 +52,7 @@ from reconciler.fleet.inputs import (
     read_snapshots,
 )
 from reconciler.fleet.load import LOAD_COLUMNS, broker_load
+from reconciler.fleet.shipping import Inquiry, Shipment, ship
 
 A = TypeVar("A")
 B = TypeVar("B")
@@ -125,7 +126,8 @@ def session(
     settings |= dict(conf or {})
     for key, value in settings.items():
         builder = builder.config(key, value)
-    with _jvm_output(log):
+    local = master is not None and master.startswith("local")
+    with _jvm_output(log), _worker_python(local):
         try:
             spark = builder.getOrCreate()
         except Exception as exc:  # pyspark raises its own error types for a JVM that died
@@ -142,6 +144,22 @@ def _local_cores(master: str) -> int:
     """N of local[N] (local[*] and local: this machine's cores)."""
     inside = master.partition("[")[2].partition("]")[0].split(",")[0]
     return int(inside) if inside.isdigit() else os.cpu_count() or 1
+
+
+@contextmanager
+def _worker_python(local: bool) -> Iterator[None]:
+    """On a local master, the workers run this very interpreter unless PYSPARK_PYTHON says
+    otherwise: Spark would start the `python3` on PATH, which need not be the one that has
+    reconciler and its dependencies (pipx, cron, a CI step). PySpark reads the variable when
+    the context starts; it is restored after."""
+    if not local or "PYSPARK_PYTHON" in os.environ:
+        yield
+        return
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    try:
+        yield
+    finally:
+        os.environ.pop("PYSPARK_PYTHON", None)
 
 
 @contextmanager
@@ -180,8 +198,12 @@ def execute(
     Spark (a Java exception, an unreadable remote path) becomes a one-line ReconcilerError
     naming Spark's log; anything else is a bug and propagates."""
     _check_inputs(desired, snapshots)  # before Spark starts: a wrong path fails in a moment
+    inquiry = Inquiry()  # what the executors' Python imports, asked while the JVM starts
     spark = session(master, dict(conf), log)
+    shipped: Shipment | None = None
     try:
+        # the executors need no reconciler of their own
+        shipped = ship(spark.sparkContext, inquiry.modules())
         return run(spark, desired, snapshots, out, since)
     except ReconcilerError:
         raise
@@ -194,6 +216,8 @@ def execute(
         raise ReconcilerError(f"the Spark job failed: {first}{where}") from exc
     finally:
         spark.stop()
+        if shipped is not None:
+            shipped.remove()
 
 
 def run(
@@ -496,6 +520,7 @@ def _summary(
         consistency=tuple(by_date),
         examples=tuple(examples),
         bad=tuple(bad_rows),
+        incomplete=observed.incomplete,
     )
     return _Collected(result, drift.count(), consistent.count())
 
