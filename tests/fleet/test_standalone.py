@@ -107,8 +107,9 @@ def standalone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
     worker_python = bare_python(work / "bare")
     for module, found in (("pyspark", 0), ("reconciler", 1), ("regex", 1), ("yaml", 1)):
         probe = subprocess.run(
-            [str(worker_python), "-c", f"import {module}"], capture_output=True, check=False
-        )
+            [str(worker_python), "-c", f"import {module}"],
+            cwd=work, env={"PATH": "/usr/bin:/bin"}, capture_output=True, check=False,
+        )  # fmt: skip
         assert probe.returncode == found, (module, probe.stderr)
     env = {
         **os.environ,
