@@ -9,13 +9,17 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 from bench import fleet_gen
+from reconciler.fleet.java_regex import translate
 from tests.adopt.conftest import Installed
 from tests.fleet.test_differential import Fleet, python_drift, spark_drift
 
 SHAPE = fleet_gen.Shape(clusters=4, topics=12, dates=2, seed=31)
+# An inline flag: Python's dialect only, so the job matches it in a Python UDF on the workers
+CASE_BLIND = r"(?i)^(?:qa|perf)-sandbox\."
 CACHE = Path(os.environ.get("RECONCILER_CACHE", Path.home() / ".cache" / "reconciler"))
 
 # The drift table as JSON lines, read with the installed venv's own pyspark
@@ -40,10 +44,12 @@ def test_fleet_drift_runs_from_a_pip_install_with_a_bare_environment(
     )  # fmt: skip
     assert pip.returncode == 0, pip.stderr
     fleet_gen.write(SHAPE, tmp_path / "desired", tmp_path / "snapshots")
-    assert any(
-        fleet_gen.PYTHON_ONLY_IGNORE in json.loads(p.read_text().splitlines()[0])["ignore"]
-        for p in (tmp_path / "desired").glob("*.jsonl")
-    )  # the job's Python UDF path, run by Spark's workers
+    assert translate(CASE_BLIND) is None  # the job's Python UDF path, run by Spark's workers
+    for path in (tmp_path / "desired").glob("*.jsonl"):  # every cluster's policy.ignore gets it
+        lines = path.read_text().splitlines()
+        header = json.loads(lines[0])
+        header["ignore"] = [*header["ignore"], CASE_BLIND]
+        path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
     home = tmp_path / "home"
     home.mkdir()
     out = tmp_path / "out"
@@ -62,7 +68,12 @@ def test_fleet_drift_runs_from_a_pip_install_with_a_bare_environment(
         cwd=tmp_path, capture_output=True, text=True, timeout=600, check=True,
     )  # fmt: skip
     rows = [json.loads(line) for line in dumped.stdout.splitlines() if line.startswith("{")]
-    fleet = Fleet(tuple(fleet_gen.clusters(SHAPE)), out, {"drift": rows}, "")
+    generated = tuple(
+        replace(g, config=replace(g.config, policy=replace(
+            g.config.policy, ignore=(*g.config.policy.ignore, CASE_BLIND))))
+        for g in fleet_gen.clusters(SHAPE)
+    )  # fmt: skip
+    fleet = Fleet(generated, out, {"drift": rows}, "")
     expected = python_drift(fleet)
     assert sum(len(v) for v in expected.values()) > 0
     assert spark_drift(fleet) == {k: v for k, v in expected.items() if v}
