@@ -94,7 +94,16 @@ def session(
     if master is None and not submitted:
         master = "local[*]"
     builder = SparkSession.builder.appName("reconciler fleet drift")
-    settings = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false", **_SQL}
+    settings = {
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        # With the UI off nobody reads the finished queries' plans, which Spark otherwise keeps
+        # (1,000 of them, each with its plan's text) on the driver's heap for a session's life
+        "spark.sql.ui.retainedExecutions": "20",
+        "spark.ui.retainedJobs": "50",
+        "spark.ui.retainedStages": "50",
+        **_SQL,
+    }
     java: list[str] = []  # the driver JVM's options (it starts here unless spark-submit ran)
     if master is not None:
         builder = builder.master(master)
