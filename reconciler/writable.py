@@ -55,11 +55,16 @@ def check_dir(path: Path, option: str) -> None:
         os.close(handle)
         os.unlink(name)
     except OSError as exc:
+        if exc.errno == errno.ENOENT and existing.is_dir():
+            # the folder is there but takes no new file (/proc and other pseudo file systems)
+            raise ConfigError(
+                _sentence(path, option, exc, f"files cannot be created in {existing}")
+            ) from exc
         raise ConfigError(_sentence(path, option, exc)) from exc
 
 
-def _sentence(path: Path, option: str, exc: OSError) -> str:
-    why = {
+def _sentence(path: Path, option: str, exc: OSError, reason: str | None = None) -> str:
+    why = reason or {
         errno.ENOENT: f"its folder {path.parent} does not exist",
         errno.ENOTDIR: f"{_file_in(path)} is a file, not a folder",
         errno.EISDIR: "it is a folder",

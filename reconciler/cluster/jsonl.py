@@ -10,6 +10,9 @@ stands alone:
     {"record": "topic", ...}     one line per topic: partitions (replicas, leader, ISR), the
                                  topic's own config overrides (with the synonyms Kafka listed
                                  after them, when it listed any), reassignments in progress
+    {"record": "end", ...}       last line, the trailer: how many topic lines came before it
+                                 and the cluster id, so a reader can prove the file whole (a
+                                 file cut short has no trailer; a lost line, another count)
 
 Every line carries `taken_at`, so a topic line is tied to its cluster line even when Spark
 reads them in different tasks, and a second snapshot written the same day supersedes the
@@ -47,6 +50,7 @@ from reconciler.spec import catalog
 
 FORMAT_VERSION = 1
 SUFFIX = ".jsonl"
+TRAILER = "end"  # the record of a snapshot's last line
 
 
 def partitions_to_json(partitions: Iterable[PartitionState]) -> list[dict[str, Any]]:
@@ -79,7 +83,7 @@ def brokers_from_json(items: list[dict[str, Any]]) -> tuple[BrokerState, ...]:
 
 def lines(cluster: str, state: ClusterState, taken_at: datetime | None = None) -> Iterator[str]:
     """The snapshot as JSON lines (no newline at the end of each): the cluster line first,
-    then one line per topic, sorted by name."""
+    then one line per topic, sorted by name, then the trailer."""
     when = (taken_at or datetime.now(UTC)).isoformat(timespec="seconds")
     yield _dumps(
         {
@@ -100,6 +104,15 @@ def lines(cluster: str, state: ClusterState, taken_at: datetime | None = None) -
         moving.setdefault(r.topic, []).append(r)
     for name, topic in sorted(state.topics.items()):
         yield _dumps(_topic_line(when, topic, moving.get(name, ())))
+    yield _dumps(
+        {
+            "record": TRAILER,
+            "taken_at": when,
+            "cluster": cluster,
+            "cluster_id": state.cluster_id,
+            "topics": len(state.topics),
+        }
+    )
 
 
 def _topic_line(when: str, topic: TopicState, moving: Iterable[Reassignment]) -> dict[str, Any]:
@@ -160,10 +173,13 @@ def load(path: Path) -> tuple[str, datetime, ClusterState]:
     """(cluster, taken_at, state) of a snapshot-lines file, for the Python side of the fleet
     tests and benchmark. The state holds the overrides only (as DYNAMIC_TOPIC_CONFIG entries,
     canonical): enough for drift, not for `plan --state`. A ConfigError names the file and the
-    line when it is not one."""
+    line when it is not one, and when its trailer is missing or counts other topic lines than
+    the file holds (a file cut short or with lines lost)."""
     cluster: str | None = None
     taken_at: datetime | None = None
     header: dict[str, Any] = {}
+    trailer: dict[str, Any] | None = None
+    topic_lines = 0
     topics: dict[str, TopicState] = {}
     reassignments: list[Reassignment] = []
     try:
@@ -183,6 +199,9 @@ def load(path: Path) -> tuple[str, datetime, ClusterState]:
                         topic, moving = _topic(line)
                         topics[topic.name] = topic
                         reassignments.extend(moving)
+                        topic_lines += 1
+                    elif line["record"] == TRAILER:
+                        trailer = line
                     else:
                         raise ValueError(f"unknown record {line['record']!r}")
                 except (ValueError, KeyError, TypeError) as exc:
@@ -195,6 +214,13 @@ def load(path: Path) -> tuple[str, datetime, ClusterState]:
         raise ConfigError(f"{path} is not UTF-8 text: {exc}") from exc
     if cluster is None or taken_at is None:
         raise ConfigError(f"{path} has no cluster line: it is not a snapshot-lines file")
+    if trailer is None or trailer.get("topics") != topic_lines:
+        counted = trailer.get("topics") if trailer is not None else None
+        stated = "no trailer line" if trailer is None else f"a trailer counting {counted}"
+        raise ConfigError(
+            f"{path} is not whole: {stated} after {topic_lines} topic line(s); write it again "
+            "with `reconciler snapshot --format jsonl`"
+        )
     state = ClusterState(
         cluster_id=header.get("cluster_id"),
         controller_id=header.get("controller_id"),

@@ -3,11 +3,13 @@
     guard.py        PySpark is an optional extra: a clear message when it is missing
     names.py        which topic names the planner never touches (the planner's own function)
     schemas.py      the declared Spark schemas of the two inputs
-    inputs.py       reading them: bad lines counted, superseded snapshots dropped
+    inputs.py       reading them: bad lines counted, superseded and unproven snapshots dropped
     drift.py        the planner's drift rules as DataFrame expressions, with first_seen
     load.py         partition replicas per broker against the KIP-578 limits, with the trend
     consistency.py  topics that differ between clusters where the specs do not make them
     summary.py      summary.md from a few small aggregates
+    shipping.py     what the executors' Python runs, shipped with the job (workers need no
+                    reconciler of their own)
     job.py          the job: a SparkSession, the tables, `spark-submit` entry point
 
 Only job.py and the modules it calls import pyspark; the CLI reaches them through guard.py.

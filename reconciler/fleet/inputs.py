@@ -18,6 +18,8 @@ counted under a reason and left out:
                          digits, '.', '_' and '-', or over 249 of them (policy.ignore's
                          patterns are evaluated in Java's dialect only on legal names)
     bad date directory   date= is not a calendar date YYYY-MM-DD
+    future date          date= is after the run's own date (UTC): a copy or a clock gone wrong
+    incomplete snapshot  a line of a snapshot not proven whole (below)
     no cluster line      a topic line whose snapshot (cluster, date, taken_at) has no valid
                          cluster line (or, on the desired side, whose cluster has none)
     duplicate            a second line for the same topic in one snapshot (one is kept;
@@ -25,6 +27,15 @@ counted under a reason and left out:
 
 When a cluster has several snapshots for one date (the job ran twice), the one taken last
 counts and the lines of the others are reported as superseded, not as bad.
+
+A snapshot is used only when proven whole: its file ends with the trailer line (`record`
+"end") whose `taken_at` and `cluster_id` are its cluster line's, and the file holds exactly
+the topic lines the trailer counts, every line read. Otherwise (a file cut short, a line lost
+or added, a line over LINE_BOUND, a file written before trailers existed) the whole snapshot is
+left out, its lines counted as "incomplete snapshot", and it supersedes nothing. Lines longer
+than LINE_BOUND are skipped by Hadoop's line reader itself (it keeps at most that many bytes
+of a line), so no such line reaches the JVM's heap; the bytes a file's lines leave unread
+show them, each such file counted once under "line over 16 MiB".
 
 The counts are Spark observations: aggregates computed while the job's main pass parses the
 lines, so counting them costs no pass of its own. They are read after that pass has run
@@ -44,6 +55,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -58,11 +70,18 @@ from reconciler.fleet.schemas import DESIRED_LINE, SNAPSHOT_LINE
 GLOB = "*.jsonl"
 LAYOUT = "SNAPSHOTS/cluster=NAME/date=YYYY-MM-DD/*.jsonl"
 _DATE = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+TRAILER = "end"  # reconciler.cluster.jsonl.TRAILER (not imported: executors need no more)
+
+# The longest line read, in bytes: Hadoop's line reader skips longer ones without holding
+# them (a 200 MB line otherwise exhausted the JVM's heap)
+LINE_BOUND = 16 * 1024 * 1024
+LONG_LINE = "line over 16 MiB"
+_MAX_LINE = "mapreduce.input.linerecordreader.line.maxlength"
 
 REASONS = (
     "malformed", "unknown record", "format_version", "incomplete", "cluster mismatch",
-    "cluster id mismatch", "bad topic name", "bad date directory", "no cluster line",
-    "duplicate",
+    "cluster id mismatch", "bad topic name", "bad date directory", "future date",
+    "no cluster line", "duplicate", "incomplete snapshot",
 )  # fmt: skip
 
 
@@ -117,6 +136,12 @@ class Observed:
     counts: Counts
     cached: tuple[DataFrame, ...]  # small frames persisted for reuse: unpersist after the job
     parser: str  # what parsed the topic lines: "JSON data source" or "from_json"
+    # Snapshots not proven whole, left out: (cluster, date, file, why), sorted (small)
+    incomplete: tuple[tuple[str, str, str, str], ...] = ()
+
+
+class NoSnapshots(InputError):
+    """No snapshot can be used: --since is later than every one, or none is sound."""
 
 
 def local_dir(path: str, what: str, hint: str) -> None:
@@ -133,8 +158,18 @@ def local_dir(path: str, what: str, hint: str) -> None:
         raise InputError(f"{what} {path} holds no {GLOB} file; {hint}")
 
 
+def _text(spark: SparkSession, root: str) -> DataFrame:
+    """The `*.jsonl` lines under `root`, a line over LINE_BOUND skipped by the reader."""
+    return spark.read.option("pathGlobFilter", GLOB).option(_MAX_LINE, str(LINE_BOUND)).text(root)
+
+
+def today() -> str:
+    """The run's own date (UTC), YYYY-MM-DD: a snapshot dated later is bad input."""
+    return datetime.now(UTC).date().isoformat()
+
+
 def read_desired(spark: SparkSession, root: str) -> Desired:
-    raw = spark.read.option("pathGlobFilter", GLOB).text(root)
+    raw = _text(spark, root)
     r = F.col("r")
     is_cluster = r.record == "cluster"
     is_topic = r.record == "topic"
@@ -229,7 +264,7 @@ def read_snapshots(
     """The snapshots under `root`. Their topic lines are parsed by Spark's JSON data source
     when every line is plain (`source` None; see `_odd`), else by `from_json`; True or False
     forces one of the two (tests compare them)."""
-    raw = spark.read.option("pathGlobFilter", GLOB).text(root)
+    raw = _text(spark, root)
     if "cluster" not in raw.columns or "date" not in raw.columns:
         raise InputError(
             f"--snapshots {root} is not in the layout the job reads ({LAYOUT}): its files must "
@@ -237,34 +272,51 @@ def read_snapshots(
         )
     if since is not None:
         raw = raw.where(F.col("date") >= since)  # a partition filter: Spark skips the directories
+    day = today()
     r = F.col("r")
     is_cluster = r.record == "cluster"
-    reason = _snapshot_reason(r)
-    # A cluster line naming another cluster than its directory: checked only here, on the
-    # cluster lines, because the JSON data source cannot read a `cluster` field beside the
-    # `cluster` partition column; the main pass counts every other reason
-    mismatch = is_cluster & ~F.coalesce(r.cluster == F.col("cluster"), F.lit(False))
+    is_end = r.record == TRAILER
+    reason = _snapshot_reason(r, day)
+    # A cluster line (or trailer) naming another cluster than its directory: checked only
+    # here, on the cluster lines, because the JSON data source cannot read a `cluster` field
+    # beside the `cluster` partition column; the main pass counts every other reason
+    mismatch = (is_cluster | is_end) & ~F.coalesce(r.cluster == F.col("cluster"), F.lit(False))
     header_reason = F.when(reason.isNull() & mismatch, "cluster mismatch").otherwise(reason)
 
-    # The cluster lines: few, found by text before parsing (every one holds both words, or
-    # an escape), in a pass over every line's text that also finds the odd lines (few: none
-    # in a sound fleet), parsed here too
-    odd_line = _odd(F.col("value"))
-    found = (
-        _parsed(
-            _maybe_cluster_lines(raw, odd_line),
-            SNAPSHOT_LINE,
+    # The first pass, over every line's text, one row per file: its lines and the bytes they
+    # hold (what proves the file whole), the odd lines (few: none in a sound fleet), and the
+    # cluster lines and trailers, found by text (every one holds both words, or an escape)
+    # and parsed after
+    value = F.col("value")
+    files = (
+        raw.select(
             "cluster",
             "date",
-            odd_line.alias("odd"),
+            F.col("_metadata.file_path").alias("file"),
+            F.col("_metadata.file_size").alias("size"),
+            "value",
         )
+        .groupBy("cluster", "date", "file")
+        .agg(
+            F.max("size").alias("size"),
+            F.count(F.lit(1)).alias("read_lines"),
+            F.sum(F.octet_length(value)).alias("read_bytes"),
+            F.count(F.when(F.trim(value) != "", 1)).alias("lines"),
+            F.count(F.when(_odd(value), 1)).alias("odd"),
+            F.collect_list(F.when(_maybe_cluster_text(value), value)).alias("picked"),
+        )
+        .persist()
+    )
+    found = (
+        files.select("cluster", "date", "file", F.explode("picked").alias("value"))
+        .where(F.trim(value) != "")
+        .select("cluster", "date", "file", F.from_json(value, SNAPSHOT_LINE).alias("r"))
         .withColumn("reason", header_reason)
-        .where(is_cluster | F.col("odd"))
+        .where(is_cluster | is_end)
         .select(
             "cluster",
             "date",
             "file",
-            "odd",
             F.coalesce(is_cluster, F.lit(False)).alias("cluster_line"),
             "reason",
             r.taken_at.alias("taken_at"),
@@ -272,6 +324,7 @@ def read_snapshots(
             r.brokers.alias("brokers"),
             F.coalesce(r.broker_defaults, _empty_map()).alias("broker_defaults"),
             r.cluster_id.alias("cluster_id"),
+            r.topics.alias("topics"),
         )
         .persist()
     )
@@ -279,26 +332,66 @@ def read_snapshots(
     tally = found.agg(
         F.count(F.when(F.col("reason") == "cluster mismatch", 1)),
         F.min(F.when(F.col("reason") == "cluster mismatch", F.col("file"))),
-        F.count(F.when(F.col("odd"), 1)),
     ).first()
     mismatched: tuple[tuple[str, int, str | None], ...] = (
         (("cluster mismatch", int(tally[0]), tally[1]),) if tally is not None else ()
     )
-    odd = int(tally[2]) if tally is not None else 0
+    proof = _proof(files, found)
+    stats = proof.agg(
+        F.count(F.lit(1)),
+        F.sum("odd"),
+        F.count(F.when(F.col("skipped"), 1)),
+        F.min(F.when(F.col("skipped"), F.col("file"))),
+    ).first()
+    if (stats is None or not stats[0]) and since is not None:
+        raise NoSnapshots(
+            f"--since {since} is later than every snapshot under {root}: no date= directory is "
+            "that day or later; give an earlier date, or leave --since out"
+        )
+    odd = int(stats[1] or 0) if stats is not None else 0
+    if stats is not None and stats[2]:
+        mismatched += ((LONG_LINE, int(stats[2]), stats[3]),)
     # A snapshot whose cluster id is not the first one its cluster's snapshots carry (by
     # date, then time taken) is another cluster's: left out whole, counted as bad input
     earlier = Window.partitionBy("cluster").orderBy("date", F.col("at").asc_nulls_last())
     first_id = F.first("cluster_id", ignorenulls=True).over(earlier)
-    valid = found.where(F.col("cluster_line") & F.col("reason").isNull()).withColumn(
-        "foreign", F.coalesce(F.col("cluster_id") != first_id, F.lit(False))
+    valid = (
+        found.where(F.col("cluster_line") & F.col("reason").isNull())
+        .drop("topics")
+        .join(proof.select("cluster", "date", "file", "whole_file"), ["cluster", "date", "file"])
+        .join(
+            _trailers(found),
+            ["cluster", "date", "file", "taken_at"],
+            "left",
+        )
+        .withColumn("foreign", F.coalesce(F.col("cluster_id") != first_id, F.lit(False)))
+        .withColumn("why", _incomplete_why())
     )
     foreign = valid.where(F.col("foreign")).select("cluster", "date", "taken_at", "file")
     strays = foreign.agg(F.count(F.lit(1)), F.min("file")).first()
     if strays is not None and int(strays[0]):
         mismatched += (("cluster id mismatch", int(strays[0]), strays[1]),)
-    headers = valid.where(~F.col("foreign")).drop(
-        "reason", "file", "odd", "cluster_line", "cluster_id", "foreign"
+    kept = valid.where(~F.col("foreign")).persist()
+    unproven = kept.where(F.col("why").isNotNull())
+    incomplete = tuple(
+        (r["cluster"], r["date"], r["file"], r["why"])
+        for r in unproven.select("cluster", "date", "file", "why")
+        .orderBy("cluster", "date", "file")
+        .collect()
     )
+    usable = kept.where(F.col("why").isNull())
+    if usable.isEmpty():  # nothing to compare: one sentence rather than empty tables
+        window = f" from {since} on" if since is not None else ""
+        example = f" (e.g. {incomplete[0][2]}: {incomplete[0][3]})" if incomplete else ""
+        raise NoSnapshots(
+            f"no snapshot under {root}{window} can be used: {len(incomplete)} not proven whole "
+            f"by a trailer line{example}, the other files without a valid cluster line; write "
+            "snapshots with `reconciler snapshot --format jsonl`"
+        )
+    headers = usable.drop(
+        "reason", "odd", "cluster_line", "cluster_id", "foreign", "why", "whole_file", "topics",
+        "trailers", "trailer_id", "lines", "skipped",
+    )  # fmt: skip
     latest = Window.partitionBy("cluster", "date").orderBy(
         F.col("at").desc_nulls_last(), F.col("taken_at").desc()
     )
@@ -326,12 +419,22 @@ def read_snapshots(
         )
         .persist()
     )
-    keys = ["cluster", "date", "taken_at"]
+    # A line belongs to the snapshot of its own file: the trailer proves that file alone
+    keys = ["cluster", "date", "file", "taken_at"]
+    no = F.lit(False)
     every = F.broadcast(
         ranked.select(
-            *keys, (F.col("n") == 1).alias("current"), F.lit(False).alias("foreign")
-        ).unionByName(
-            foreign.select(*keys, F.lit(False).alias("current"), F.lit(True).alias("foreign"))
+            *keys, (F.col("n") == 1).alias("current"), no.alias("foreign"), no.alias("cut")
+        )
+        .unionByName(
+            foreign.select(
+                *keys, no.alias("current"), F.lit(True).alias("foreign"), no.alias("cut")
+            )
+        )
+        .unionByName(
+            unproven.select(
+                *keys, no.alias("current"), no.alias("foreign"), F.lit(True).alias("cut")
+            )
         )
     )
 
@@ -356,7 +459,7 @@ def read_snapshots(
         F.sort_array(r.partitions).replicas.alias("replicas"),
         F.coalesce(r.overrides, _empty_map()).alias("overrides"),
         F.coalesce(F.size(r.reassignments) > 0, F.lit(False)).alias("moving"),
-        _snapshot_reason(r, dated=False).alias("line_reason"),
+        _snapshot_reason(r, day, dated=False).alias("line_reason"),
         is_topic.alias("is_topic"),
     )
     placed = F.col("line_reason").isNull() & F.col("is_topic")
@@ -374,32 +477,84 @@ def read_snapshots(
                 F.when(
                     F.col("line_reason").isin("malformed", "unknown record"), F.col("line_reason")
                 )
-                .when(current.isNull() & ~_date_ok(), "bad date directory")
+                .when(current.isNull() & _date_reason(day).isNotNull(), _date_reason(day))
                 .when(~placed, F.col("line_reason"))
                 .when(current.isNull(), "no cluster line")
+                .when(F.col("cut"), "incomplete snapshot")
                 .when(F.col("foreign"), "cluster id mismatch")
                 .when(~current, "superseded"),
             ),
         )
         .where(placed & current)
-        .drop("current", "foreign", "reason", "line_reason", "is_topic", "taken_at", "file")
+        .drop("current", "foreign", "cut", "reason", "line_reason", "is_topic", "taken_at", "file")
     )
-    superseded = ranked.where(F.col("n") > 1).select(*keys)
+    superseded = ranked.where(F.col("n") > 1).select("cluster", "date", "taken_at")
     return Observed(
         snapshots,
         topics,
         superseded,
         Counts("snapshots", (counted,), mismatched),
-        (found, ranked, snapshots),
+        (files, found, kept, ranked, snapshots),
         "JSON data source" if plain else "from_json",
+        incomplete,
     )
 
 
-def _snapshot_reason(r: Column, dated: bool = True) -> Column:
+def _proof(files: DataFrame, found: DataFrame) -> DataFrame:
+    """Per file: `whole_file` when its lines are exactly those its trailers count (each
+    snapshot's topic lines, its cluster line and its trailer) and every byte was read;
+    `skipped` when some were not (a line over LINE_BOUND: the bytes read, one newline per line,
+    fall short of the file's size by more than a CRLF per line and a byte order mark)."""
+    c = F.col
+    counted = (
+        found.where(~c("cluster_line") & c("reason").isNull())
+        .groupBy("cluster", "date", "file")
+        .agg(F.sum(c("topics") + 2).alias("expected"))
+    )
+    unread = c("size") - c("read_bytes") - c("read_lines")
+    return (
+        files.join(counted, ["cluster", "date", "file"], "left")
+        .withColumn("skipped", unread > c("read_lines") + 3)
+        .withColumn(
+            "whole_file", F.coalesce(c("lines") == c("expected"), F.lit(False)) & ~c("skipped")
+        )
+        .select("cluster", "date", "file", "odd", "lines", "skipped", "whole_file")
+    )
+
+
+def _trailers(found: DataFrame) -> DataFrame:
+    """The valid trailers of each snapshot in its file: how many, their count and cluster id."""
+    c = F.col
+    return (
+        found.where(~c("cluster_line") & c("reason").isNull())
+        .groupBy("cluster", "date", "file", "taken_at")
+        .agg(
+            F.count(F.lit(1)).alias("trailers"),
+            F.first("topics").alias("topics"),
+            F.first("cluster_id", ignorenulls=True).alias("trailer_id"),
+        )
+    )
+
+
+def _incomplete_why() -> Column:
+    """Why a snapshot (a cluster line joined to its file's proof and its trailers) is not
+    proven whole; null when it is."""
+    c = F.col
+    return (
+        F.when(c("trailers").isNull(), "no trailer line (cut short, or written before trailers)")
+        .when(c("trailers") > 1, "more than one trailer")
+        .when(~c("cluster_id").eqNullSafe(c("trailer_id")), "the trailer's cluster_id differs")
+        .when(~c("whole_file"), "its lines differ from the trailer's count")
+    )
+
+
+def _snapshot_reason(r: Column, day: str, dated: bool = True) -> Column:
     """Why a snapshot line is bad (null: it is not), every check but the cluster mismatch.
-    Without `dated`, a bad date directory is left to the caller (see `_date_ok`)."""
+    Without `dated`, the date directory is left to the caller (see `_date_reason`); `day` is
+    the run's own date."""
     is_cluster = r.record == "cluster"
     is_topic = r.record == "topic"
+    is_end = r.record == TRAILER
     brokers_ok = F.coalesce(
         F.forall(r.brokers, lambda b: b.isNotNull() & b.id.isNotNull()), F.lit(False)
     )
@@ -414,22 +569,26 @@ def _snapshot_reason(r: Column, dated: bool = True) -> Column:
         F.forall(r.reassignments, lambda m: m.isNotNull() & m.partition.isNotNull()), F.lit(True)
     )
     reason = F.when(r.isNull() | r.record.isNull(), "malformed").when(
-        ~(is_cluster | is_topic), "unknown record"
+        ~(is_cluster | is_topic | is_end), "unknown record"
     )
     if dated:
-        reason = reason.when(~_date_ok(), "bad date directory")
+        reason = reason.when(_date_reason(day).isNotNull(), _date_reason(day))
     return (
         reason.when(is_cluster & ~F.coalesce(r.format_version == 1, F.lit(False)), "format_version")
         .when(r.taken_at.isNull(), "incomplete")
+        .when(is_end & ~F.coalesce(r.topics >= 0, F.lit(False)), "incomplete")
         .when(is_cluster & ~brokers_ok, "incomplete")
         .when(is_topic & (r.topic.isNull() | ~partitions_ok | ~reassignments_ok), "incomplete")
         .when(is_topic & ~_legal(r.topic), "bad topic name")
     )
 
 
-def _date_ok() -> Column:
-    """The line's date= directory is a calendar date, YYYY-MM-DD."""
-    return F.col("date").rlike(_DATE) & F.try_to_date(F.col("date"), "yyyy-MM-dd").isNotNull()
+def _date_reason(day: str) -> Column:
+    """What is wrong with the line's date= directory (null: nothing): not a calendar date
+    YYYY-MM-DD, or later than `day`, the run's own date."""
+    date = F.col("date")
+    ok = date.rlike(_DATE) & F.try_to_date(date, "yyyy-MM-dd").isNotNull()
+    return F.when(~ok, "bad date directory").when(date > F.lit(day), "future date")
 
 
 def _odd(value: Column) -> Column:
@@ -453,7 +612,12 @@ def _source(spark: SparkSession, root: str, since: str | None) -> DataFrame:
     less time over the fleet's largest input (`reconciler help benchmarks`). The `cluster` field is
     left out (the partition column of that name would hide it) and reads as null."""
     fields = [f for f in SNAPSHOT_LINE.fields if f.name != "cluster"]
-    lines = spark.read.schema(T.StructType(fields)).option("pathGlobFilter", GLOB).json(root)
+    lines = (
+        spark.read.schema(T.StructType(fields))
+        .option("pathGlobFilter", GLOB)
+        .option(_MAX_LINE, str(LINE_BOUND))
+        .json(root)
+    )
     if since is not None:
         lines = lines.where(F.col("date") >= since)
     r = F.struct(
@@ -469,21 +633,22 @@ def _empty_map() -> Column:
     return F.create_map().cast(T.MapType(T.StringType(), T.StringType()))
 
 
-def _maybe_cluster_lines(
-    raw: DataFrame, also: Column | None = None, *, twice: bool = False
-) -> DataFrame:
-    """A superset of the cluster lines, by text (and the lines `also` picks): a cluster line
-    holds `"record"` and `"cluster"` (with `twice`, `"cluster"` twice: as the record and as
-    the field naming the cluster), unless it spells them with escapes (`\\u0063luster`); the
-    parse and the checks that follow drop the rest."""
-    value = F.col("value")
+def _maybe_cluster_lines(raw: DataFrame, *, twice: bool = False) -> DataFrame:
+    """A superset of the cluster lines, by text: see `_maybe_cluster_text`."""
+    return raw.where(_maybe_cluster_text(F.col("value"), twice=twice))
+
+
+def _maybe_cluster_text(value: Column, *, twice: bool = False) -> Column:
+    """Whether `value` may be a cluster line (or a snapshot's trailer, which names its
+    cluster too): such a line holds `"record"` and `"cluster"` (with `twice`, `"cluster"`
+    twice: as the record and as the field naming the cluster), unless it spells them with
+    escapes (`\\u0063luster`); the parse and the checks that follow drop the rest."""
     word = '"cluster"'
     if twice:  # a second one after the first (0: none)
         named = F.position(F.lit(word), value, F.instr(value, word) + 1) > 0
     else:
         named = value.contains(word)
-    maybe = (value.contains('"record"') & named) | value.contains("\\u")
-    return raw.where(maybe if also is None else maybe | also)
+    return (value.contains('"record"') & named) | value.contains("\\u")
 
 
 def _legal(topic: Column) -> Column:

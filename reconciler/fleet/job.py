@@ -56,6 +56,7 @@ from reconciler.fleet.load import LOAD_COLUMNS, broker_load
 from reconciler.fleet.report import REPORT
 from reconciler.fleet.report import collect as report_data
 from reconciler.fleet.report import page as report_page
+from reconciler.fleet.shipping import Inquiry, Shipment, ship
 
 A = TypeVar("A")
 B = TypeVar("B")
@@ -97,7 +98,16 @@ def session(
     if master is None and not submitted:
         master = "local[*]"
     builder = SparkSession.builder.appName("reconciler fleet drift")
-    settings = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false", **_SQL}
+    settings = {
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        # With the UI off nobody reads the finished queries' plans, which Spark otherwise keeps
+        # (1,000 of them, each with its plan's text) on the driver's heap for a session's life
+        "spark.sql.ui.retainedExecutions": "20",
+        "spark.ui.retainedJobs": "50",
+        "spark.ui.retainedStages": "50",
+        **_SQL,
+    }
     java: list[str] = []  # the driver JVM's options (it starts here unless spark-submit ran)
     if master is not None:
         builder = builder.master(master)
@@ -129,7 +139,8 @@ def session(
     settings |= dict(conf or {})
     for key, value in settings.items():
         builder = builder.config(key, value)
-    with _jvm_output(log):
+    local = master is not None and master.startswith("local")
+    with _jvm_output(log), _worker_python(local):
         try:
             spark = builder.getOrCreate()
         except Exception as exc:  # pyspark raises its own error types for a JVM that died
@@ -146,6 +157,22 @@ def _local_cores(master: str) -> int:
     """N of local[N] (local[*] and local: this machine's cores)."""
     inside = master.partition("[")[2].partition("]")[0].split(",")[0]
     return int(inside) if inside.isdigit() else os.cpu_count() or 1
+
+
+@contextmanager
+def _worker_python(local: bool) -> Iterator[None]:
+    """On a local master, the workers run this very interpreter unless PYSPARK_PYTHON says
+    otherwise: Spark would start the `python3` on PATH, which need not be the one that has
+    reconciler and its dependencies (pipx, cron, a CI step). PySpark reads the variable when
+    the context starts; it is restored after."""
+    if not local or "PYSPARK_PYTHON" in os.environ:
+        yield
+        return
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    try:
+        yield
+    finally:
+        os.environ.pop("PYSPARK_PYTHON", None)
 
 
 @contextmanager
@@ -189,8 +216,12 @@ def execute(
         from reconciler.local.distribution import cache_dir
 
         settings |= s3a.settings((desired, snapshots, out), settings, cache_dir())
+    inquiry = Inquiry()  # what the executors' Python imports, asked while the JVM starts
     spark = session(master, settings, log)
+    shipped: Shipment | None = None
     try:
+        # the executors need no reconciler of their own
+        shipped = ship(spark.sparkContext, inquiry.modules())
         return run(spark, desired, snapshots, out, since)
     except ReconcilerError:
         raise
@@ -203,6 +234,8 @@ def execute(
         raise ReconcilerError(f"the Spark job failed: {first}{where}") from exc
     finally:
         spark.stop()
+        if shipped is not None:
+            shipped.remove()
 
 
 def run(
@@ -501,6 +534,7 @@ def _summary(
         consistency=tuple(by_date),
         examples=tuple(examples),
         bad=tuple(bad_rows),
+        incomplete=observed.incomplete,
     )
     return _Collected(result, drift.count(), consistent.count())
 

@@ -50,6 +50,8 @@ SNAPSHOT_LINE = T.StructType(
         T.StructField("partitions", T.ArrayType(PARTITION)),
         T.StructField("overrides", T.MapType(T.StringType(), T.StringType())),
         T.StructField("reassignments", T.ArrayType(REASSIGNMENT)),
+        # the trailer (its taken_at, cluster and cluster_id above)
+        T.StructField("topics", T.LongType()),
     ]
 )
 

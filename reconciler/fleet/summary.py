@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+TOP = 10  # incomplete snapshots listed by name
+
 KINDS = (
     "missing",
     "config",
@@ -99,6 +101,8 @@ class Summary:
     consistency: tuple[ConsistencyDate, ...]  # by date
     examples: tuple[ConsistencyExample, ...]  # from the latest date
     bad: tuple[BadLines, ...]
+    # snapshots left out whole, not proven whole by their trailer: (cluster, date, file, why)
+    incomplete: tuple[tuple[str, str, str, str], ...] = ()
 
     @property
     def bad_lines(self) -> int:
@@ -147,6 +151,22 @@ def render(s: Summary) -> str:
         ]
     else:
         out += ["Bad input lines: none.", ""]
+    if s.incomplete:
+        out += [
+            f"**{len(s.incomplete):,} incomplete snapshot(s)** were left out whole (not proven "
+            "whole by their trailer line; write them again with `reconciler snapshot --format "
+            "jsonl`):",
+            "",
+            "| cluster | date | file | why |",
+            "|---|---|---|---|",
+            *(f"| {c} | {d} | `{f}` | {why} |" for c, d, f, why in s.incomplete[:TOP]),
+            *(
+                [f"| ... | | | {len(s.incomplete) - TOP:,} more |"]
+                if len(s.incomplete) > TOP
+                else []
+            ),
+            "",
+        ]
     if s.superseded:
         out += [
             f"{s.superseded} snapshot(s) were replaced by a later one of the same day (their "

@@ -21,6 +21,22 @@ from tests.spec_repo import run_cli
 SHAPE = fleet_gen.Shape(clusters=3, topics=12, dates=3, seed=11, edge_cases=False)
 
 
+def whole(lines: list[str]) -> str:
+    """A snapshot file's text: `lines` (its cluster line first, then anything) and the trailer
+    that proves them whole, counting every line after the cluster line."""
+    header = json.loads(lines[0].lstrip("\ufeff"))
+    count = sum(1 for line in lines[1:] if line.strip())
+    trailer = {"record": "end", "taken_at": header["taken_at"], "cluster": header["cluster"],
+               "cluster_id": header.get("cluster_id"), "topics": count}  # fmt: skip
+    return "\n".join([*lines, json.dumps(trailer)]) + "\n"
+
+
+def with_lines(lines: list[str], extra: list[str]) -> str:
+    """A written snapshot's `lines` (trailer last) with `extra` before a trailer counting them."""
+    assert json.loads(lines[-1])["record"] == "end"
+    return whole([*lines[:-1], *extra])
+
+
 def drift_rows(spark: SparkSession, out: Path) -> set[tuple[Any, ...]]:
     return {
         (r["cluster"], str(r["date"]), r["topic"], r["field"], r["desired"], r["actual"],
@@ -62,7 +78,7 @@ def test_bad_lines_are_counted_by_reason_and_the_rest_is_processed(
         json.dumps({**topic, "topic": "o" * 250}),
         "",  # blank lines are not lines
     ]
-    snapshot.write_text("\n".join([*lines, *bad]) + "\n")
+    snapshot.write_text(with_lines(lines, bad))  # bad lines in a file proven whole
     # A snapshot in a directory that is no date, and one claiming another cluster
     odd = root / "snapshots" / f"cluster={first}" / "date=2026-13-45"
     odd.mkdir()
@@ -215,11 +231,11 @@ def test_both_parsers_keep_and_count_the_same_lines(
         json.dumps({**topic, "topic": "with.ids", "leader": 1, "isr": [1, 2], "extra": {}}),
         "   ",
     ]
-    snapshot.write_text("\n".join([*lines, *plain]) + "\n")
+    snapshot.write_text(with_lines(lines, plain))
     other = fleet_gen.cluster_name(1)
-    day = root / f"cluster={other}" / "date=2027-01-01"
+    day = root / f"cluster={other}" / "date=2025-01-01"
     day.mkdir()
-    at = "2027-01-01T02:00:00+00:00"
+    at = "2025-01-01T02:00:00+00:00"
     # Its own id, as its own snapshots carry it: a copy of the first cluster's would be a
     # mislabeled folder ("cluster id mismatch")
     ours = next((root / f"cluster={other}").glob("date=*/snapshot.jsonl"))
@@ -230,18 +246,18 @@ def test_both_parsers_keep_and_count_the_same_lines(
         '"record"', '"\\u0072ecord"'
     )  # a cluster line only a parse can tell: found all the same
     (day / "a.jsonl").write_text(
-        escaped + "\n" + json.dumps({**topic, "topic": "escaped.night", "taken_at": at}) + "\n"
+        whole([escaped, json.dumps({**topic, "topic": "escaped.night", "taken_at": at})])
     )
-    wrong = root / f"cluster={other}" / "date=2027-01-02"
+    wrong = root / f"cluster={other}" / "date=2025-01-02"
     wrong.mkdir()
     (wrong / "a.jsonl").write_text(
         json.dumps({**header, "taken_at": at}) + "\n" + json.dumps({**topic, "taken_at": at})
     )  # the header names the first cluster: a mismatch, and its topic has no cluster line
     # No calendar date: every line there is of a bad date directory, but for the lines that
     # are no record at all, which say so first; and a bad date with no cluster line at all
-    feb = root / f"cluster={other}" / "date=2027-02-30"
+    feb = root / f"cluster={other}" / "date=2025-02-30"
     feb.mkdir()
-    at = "2027-02-28T02:00:00+00:00"
+    at = "2025-02-28T02:00:00+00:00"
     (feb / "a.jsonl").write_text(
         "\n".join([
             json.dumps({**header, "cluster": other, "cluster_id": other_id, "taken_at": at}),
@@ -251,7 +267,7 @@ def test_both_parsers_keep_and_count_the_same_lines(
             '{"record": "broker", "taken_at": "x"}',
         ]) + "\n"
     )  # fmt: skip
-    headless = root / f"cluster={other}" / "date=20270103"
+    headless = root / f"cluster={other}" / "date=20250103"
     headless.mkdir()
     (headless / "a.jsonl").write_text(json.dumps({**topic, "topic": "no.header"}) + "\n")
 
@@ -296,7 +312,7 @@ def test_one_odd_line_puts_every_line_through_from_json(
     topic = json.loads(lines[1])
     text = json.dumps({**topic, "topic": "odd.one"})
     line = odd.replace("{TOPIC}", text).replace("{\u0000TOPIC}", "{\u0000" + text[1:])
-    snapshot.write_text("\n".join([*lines, line]) + "\n")
+    snapshot.write_text(with_lines(lines, [line]))
     observed = inputs.read_snapshots(spark, str(root), None)
     assert observed.parser == "from_json"
     rows = _topic_rows(observed)
@@ -315,7 +331,11 @@ def test_a_line_of_invalid_utf8_is_read_as_from_json_reads_it(
     snapshot, lines = _one_snapshot(clean, root)
     topic = json.loads(lines[1])
     line = json.dumps({**topic, "topic": "bad.bytes"}).encode().replace(b"bad", b"b\xffd")
-    snapshot.write_bytes(("\n".join(lines) + "\n").encode() + line + b"\n")
+    trailer = json.loads(lines[-1])
+    trailer["topics"] += 1
+    snapshot.write_bytes(
+        ("\n".join(lines[:-1]) + "\n").encode() + line + b"\n" + json.dumps(trailer).encode()
+    )
     observed = inputs.read_snapshots(spark, str(root), None)
     assert observed.parser == "from_json"
     _topic_rows(observed)  # the pass that counts
