@@ -71,7 +71,11 @@ class Load:
         days = self.days_to_limit
         if days is None:
             return None
-        return (datetime.date.fromisoformat(self.date) + datetime.timedelta(days=days)).isoformat()
+        try:
+            reached = datetime.date.fromisoformat(self.date) + datetime.timedelta(days=days)
+        except OverflowError:  # a trend so slow its date is past year 9999: no date to show
+            return None
+        return reached.isoformat()
 
 
 @dataclass(frozen=True, slots=True)

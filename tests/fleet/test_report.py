@@ -243,3 +243,13 @@ def test_a_fleet_without_drift_or_limits_still_gets_every_section(
     assert "no cluster sets a limit" in page
     assert embedded(page)["drift"] == []
     assert not [w for w in recwarn if "matplotlib" in str(w.filename) or "charts" in w.filename]
+
+
+@pytest.mark.parametrize(("days", "shown"), [(10, "2026-03-01"), (19_930_000, None)])
+def test_a_projected_date_past_the_calendar_is_no_date(days: int, shown: str | None) -> None:
+    load = report.Load(
+        cluster="c", date="2026-02-19", broker=1, replicas=63, max_broker_partitions=None,
+        broker_percent=None, broker_days_to_limit=None, cluster_partitions=70,
+        max_partitions=20_000, cluster_percent=0.4, cluster_days_to_limit=days,
+    )  # fmt: skip
+    assert load.limit_reached_on == shown
