@@ -12,7 +12,7 @@ import dataclasses
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from reconciler import import_cluster
     from reconciler.apply import ApplyResult
     from reconciler.cluster import adapter
+    from reconciler.cluster.evidence import Evidence
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,17 +136,7 @@ def plan(
         # Git is asked before the cluster, so a ref git does not know fails without a round trip
         changed = changed_files(repo, changed_since)
     state = read_state(specs.cluster, snapshot)
-    whole = make_plan(
-        specs.desired, state, specs.cluster, prune=prune, warnings=specs.warnings, targets=targets
-    )
-    deleted = deleted_partitions(whole)
-    if deleted and snapshot is not None:
-        whole = _with(whole, evidence_not_read(len(deleted)))
-    elif deleted:  # the in-use evidence of exactly the topics the plan deletes, then again
-        from reconciler.cluster import adapter
-
-        with adapter.Cluster(connection(specs.cluster)) as kafka:
-            found = kafka.evidence(deleted)
+    if snapshot is not None:  # a snapshot holds no evidence of use: the plan says so
         whole = make_plan(
             specs.desired,
             state,
@@ -153,8 +144,18 @@ def plan(
             prune=prune,
             warnings=specs.warnings,
             targets=targets,
-            evidence=found,
         )
+        if deleted := deleted_partitions(whole):
+            whole = _with(whole, evidence_not_read(len(deleted)))
+    else:
+
+        def read_evidence(deleted: Mapping[str, int]) -> Evidence:
+            from reconciler.cluster import adapter
+
+            with adapter.Cluster(connection(specs.cluster)) as kafka:
+                return kafka.evidence(deleted)
+
+        whole = planned(specs, state, read_evidence, prune, targets, specs.warnings)
     if snapshot is None:  # a topic the principal may not Describe looks absent: say so
         creates = [c.topic for c in whole.changes if c.action is Action.CREATE]
         check_visible(connection(specs.cluster), creates)
@@ -173,6 +174,35 @@ def evidence_not_read(deletes: int) -> Diagnostic:
         f"the plan deletes {deletes} topic(s) but is made from a snapshot, which holds no "
         "evidence of use (consumer groups, newest records), so no in_use hazard is shown; "
         "apply reads that evidence live and refuses a delete of a topic in use"
+    )
+
+
+def planned(
+    specs: Specs,
+    state: ClusterState,
+    read_evidence: Callable[[Mapping[str, int]], Evidence],
+    prune: bool,
+    targets: tuple[str, ...],
+    warnings: Iterable[Diagnostic] = (),
+) -> Plan:
+    """The plan the specs give for a live `state`: when it deletes, the in-use evidence of
+    exactly the topics the planner deletes is read now and the plan made again with it (the
+    planner stays pure; plan and apply share this one path)."""
+    first = make_plan(
+        specs.desired, state, specs.cluster, prune=prune, warnings=warnings, targets=targets
+    )
+    deleted = deleted_partitions(first)
+    if not deleted:
+        return first
+    evidence = read_evidence(deleted)
+    return make_plan(
+        specs.desired,
+        state,
+        specs.cluster,
+        prune=prune,
+        warnings=warnings,
+        targets=targets,
+        evidence=evidence,
     )
 
 
@@ -290,23 +320,7 @@ def apply(
     with adapter.Cluster(connection(specs.cluster)) as kafka:
 
         def derive(state: ClusterState, prune: bool) -> Plan:
-            """The plan the specs give for `state`, with the in-use evidence of what it deletes
-            read now."""
-            first = make_plan(
-                specs.desired, state, specs.cluster, prune=prune, targets=saved.targets
-            )
-            deleted = deleted_partitions(first)
-            if not deleted:
-                return first
-            found = kafka.evidence(deleted)
-            return make_plan(
-                specs.desired,
-                state,
-                specs.cluster,
-                prune=prune,
-                targets=saved.targets,
-                evidence=found,
-            )
+            return planned(specs, state, kafka.evidence, prune, saved.targets)
 
         seen: list[ClusterState] = []  # the state read under the lock, for the re-check
 
