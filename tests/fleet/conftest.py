@@ -18,6 +18,10 @@ from reconciler.fleet import job
 TEST_CONF = {
     "spark.sql.shuffle.partitions": "4",
     "spark.default.parallelism": "2",
+    # One session serves every fleet test (some forty job runs, a 200 MB line among the
+    # inputs): at the default 1 GiB its driver ran out of heap late in the run, in a parquet
+    # write; a CLI run is one job a JVM and keeps the default
+    "spark.driver.memory": "2g",
 }
 
 
