@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 
@@ -98,3 +99,13 @@ def wait_for_topics(admin: AdminClient, partitions: dict[str, int], timeout: flo
         if time.monotonic() > deadline:
             raise AssertionError(f"{len(missing)} topic(s) not in metadata, e.g. {missing[:3]}")
         time.sleep(0.2)
+
+
+def record_count(bootstrap: str, topic: str) -> int:
+    """How many records partition 0 of `topic` holds (its high watermark minus its low)."""
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "unused"})
+    try:
+        low, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
+        return int(high - low)
+    finally:
+        consumer.close()

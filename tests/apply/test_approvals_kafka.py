@@ -8,12 +8,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from reconciler.local.state import LocalCluster
 from reconciler.planning.hazards import entry
-from tests.kafka_helpers import wait_for_topic
+from tests.kafka_helpers import record_count, wait_for_topic
 from tests.spec_repo import SpecRepo
 
 
@@ -34,15 +34,6 @@ def _create_with_a_record(bootstrap: str, topic: str) -> None:
     # Written long ago: the in-use gate (test_in_use_kafka.py) leaves this delete to its approval
     producer.produce(topic, b"kept", timestamp=int(time.time() * 1000) - 30 * 24 * 3600 * 1000)
     assert producer.flush(30) == 0
-
-
-def _records(bootstrap: str, topic: str) -> int:
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "unused"})
-    try:
-        low, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
-        return int(high - low)
-    finally:
-        consumer.close()
 
 
 def _delete_hazard(repo: SpecRepo) -> tuple[int, dict[str, Any]]:
@@ -88,4 +79,4 @@ def test_a_delete_approval_does_not_cover_a_topic_recreated_under_the_name(
     item = entry("delete", hazard["approve_with"]["delete"])  # quoted when YAML needs it
     assert f"({name}: `- {item}`)" in applied.stderr
     wait_for_topic(admin, name)
-    assert _records(kafka1.bootstrap, name) == 1
+    assert record_count(kafka1.bootstrap, name) == 1

@@ -22,7 +22,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from reconciler import workflow
 from reconciler.apply.results import Status
 from reconciler.local.state import LocalCluster
-from tests.kafka_helpers import wait_for_topics
+from tests.kafka_helpers import record_count, wait_for_topics
 from tests.request_log import requests_by
 from tests.spec_repo import SpecRepo
 
@@ -92,15 +92,6 @@ def _live_consumer(
 def _topics(bootstrap: str, prefix: str) -> set[str]:
     admin = AdminClient({"bootstrap.servers": bootstrap})
     return {t for t in admin.list_topics(timeout=10).topics if t.startswith(prefix)}
-
-
-def _records(bootstrap: str, topic: str) -> int:
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "unused"})
-    try:
-        low, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
-        return int(high - low)
-    finally:
-        consumer.close()
 
 
 def _wait_gone(bootstrap: str, names: set[str]) -> None:
@@ -219,7 +210,7 @@ def test_a_saved_plan_meeting_a_new_consumer_group_is_diverged(
     said = applied.stdout + applied.stderr
     assert f"{ns}-newcomer" in said and idle in said and "the plan showed it idle" in said
     assert "Nothing was changed" in said
-    assert _topics(boot, ns) == {idle} and _records(boot, idle) == 4
+    assert _topics(boot, ns) == {idle} and record_count(boot, idle) == 4
 
 
 def test_a_group_arriving_during_apply_stops_the_delete_before_it_is_sent(
@@ -312,7 +303,7 @@ def test_a_plan_from_a_snapshot_says_it_read_no_evidence_and_apply_reads_it(
     applied = repo.run("apply", "--cluster", "test", str(saved), "--auto-approve")
     assert applied.code == 1, applied.stdout + applied.stderr
     assert "read no evidence of use (made from a snapshot)" in applied.stdout + applied.stderr
-    assert _topics(boot, ns) == {busy} and _records(boot, busy) == 2
+    assert _topics(boot, ns) == {busy} and record_count(boot, busy) == 2
 
 
 def test_a_live_consumer_of_the_new_group_protocol_is_evidence(

@@ -1,7 +1,7 @@
 """Reading the in-use evidence of the topics a plan deletes, in a fixed number of requests.
 
     request                       sent                         client
-    Metadata (authorized ops)     once                         librdkafka
+    DescribeCluster (auth. ops)   once                         librdkafka
     ListGroups                    once per broker              kafka-python
     FindCoordinator (batched)     once per call below          kafka-python
     DescribeGroups                once per group coordinator   kafka-python
