@@ -86,7 +86,7 @@ def read_state(cluster: ClusterConfig, snapshot: Path | None = None) -> ClusterS
     """The cluster's state: from the snapshot file if given, else live in batched round trips,
     with what other applies left there (a held lock, recorded throttles: apply.leftovers)."""
     if snapshot is None:
-        from reconciler.apply import leftovers
+        from reconciler.apply.check import leftovers
         from reconciler.cluster import adapter
 
         with adapter.Cluster(connection(cluster)) as kafka:
@@ -126,7 +126,7 @@ def plan(
     """The plan for one cluster. With `changed_since` (a git ref) the plan is still whole, and
     each change is marked as the spec repository's own since that ref or as pre-existing drift
     (`caused_by_change`, `mark_causes`)."""
-    from reconciler.cluster.adapter.permissions import check_visible
+    from reconciler.cluster.adapter.authorization import check_visible
 
     specs = load_specs(repo, cluster)
     changed = None
@@ -304,14 +304,14 @@ def apply(
 
     The specs are loaded again: for the cluster's connection, and to derive the plan again
     under the lock from them and the state read there, which the saved plan's remaining work
-    must equal (reconciler.apply.verify: limits, policies and hazards are judged again, so a
+    must equal (reconciler.apply.check.verify: limits, policies and hazards are judged again, so a
     plan file edited after review is refused). reconciler.apply.run lists the steps.
     """
     from reconciler.apply import Options, apply_plan
-    from reconciler.apply.in_use import diverged_deletes
-    from reconciler.apply.preflight import check_plan
-    from reconciler.apply.verify import made_with_prune
-    from reconciler.apply.verify import verify as verify_plan
+    from reconciler.apply.check.in_use import diverged_deletes
+    from reconciler.apply.check.preflight import check_plan
+    from reconciler.apply.check.verify import made_with_prune
+    from reconciler.apply.check.verify import verify as verify_plan
     from reconciler.cluster import adapter
 
     specs = load_specs(repo, cluster)

@@ -1,33 +1,42 @@
 """Apply: pre-flight, lock, DAG execution level by level, audit.
 
-run.py          one apply, start to end (lists the steps)
-operations.py   the plan as a DAG of operations, cut into levels (pure)
-status.py       is a planned change on the cluster: Done, Partly, NotStarted, Diverged (pure)
-preflight.py    plan checks, stale-plan refusal or resume, Kafka's validate_only
-verify.py       a saved plan against the plan derived again from the specs and the cluster
-lock.py         the per-cluster lock: holder identity, lease, breaking only a certain-dead holder
-execute.py      the level loop: skip, judge, send, wait; one result per operation
-batching.py     the requests a level sends, cut where Kafka's limits demand (pure)
-dispatch.py     one request per kind per level, and what each answer means
-reassign.py     replication-factor changes: start every move of a level, follow them
-throttle.py     --throttle: the replication throttle around a level's reassignments
-wait.py         waiting until metadata shows what Kafka accepted
-sentences.py    Kafka error codes as sentences
-audit.py        the audit record's content (who, git, plan hash, results)
-journal.py      the audit record as a write-ahead log; closing applies that never finished
-interrupted.py  an interrupted apply's every change, as the cluster shows it
-leftovers.py    what other applies left: the lock's holder and recorded throttles (plan, drift);
-                removing those throttles (apply)
-results.py      what each operation and the whole apply did
+run.py                    one apply, start to end (lists the steps)
+lease.py                  the per-cluster lock: holder identity, lease, breaking only a
+                          certain-dead holder
+
+check/      before anything changes
+  preflight.py            plan checks, stale-plan refusal or resume, Kafka's validate_only
+  verify.py               a saved plan against the plan derived again from specs and cluster
+  in_use.py               a delete now in use beyond what the saved plan showed is Diverged
+  access.py               every ACL the operations need, before any change
+  leftovers.py            what other applies left: the lock's holder and recorded throttles
+                          (plan, drift); removing those throttles (apply)
+execute/    sending the changes
+  operations.py           the plan as a DAG of operations, cut into levels (pure)
+  levels.py               the level loop: skip, judge, send, wait; one result per operation
+  status.py               is a planned change on the cluster: Done, Partly, NotStarted,
+                          Diverged (pure)
+  batching.py             the requests a level sends, cut where Kafka's limits demand (pure)
+  dispatch.py             one request per kind per level, and what each answer means
+  reassign.py             replication-factor changes: start every move of a level, follow them
+  throttling.py           --throttle: the replication throttle around a level's reassignments
+  wait.py                 waiting until metadata shows what Kafka accepted
+  sentences.py            Kafka error codes as sentences
+record/     what an apply did
+  content.py              the audit record's content (who, git, plan hash, results)
+  journal.py              the audit record as a write-ahead log; closing applies that never
+                          finished
+  interrupted.py          an interrupted apply's every change, as the cluster shows it
+  results.py              what each operation and the whole apply did
 
 The cluster is reached only through reconciler.cluster.adapter.Cluster; its errors, and apply's
 own refusals (ApplyRefused, StalePlan, PlanMismatch, LockHeld), are in reconciler.errors; a stop
 asked by SIGINT/SIGTERM is reconciler.stopping's.
 """
 
-from reconciler.apply.execute import Options
-from reconciler.apply.operations import Level, Operation, Step, levels, operations
-from reconciler.apply.results import ApplyResult, OperationResult, Status
+from reconciler.apply.execute.levels import Options
+from reconciler.apply.execute.operations import Level, Operation, Step, levels, operations
+from reconciler.apply.record.results import ApplyResult, OperationResult, Status
 from reconciler.apply.run import apply_plan
 
 __all__ = [

@@ -35,10 +35,12 @@ from pathlib import Path
 from typing import Any
 
 from reconciler import stopping
-from reconciler.apply import audit, interrupted, journal, leftovers, lock, permissions, preflight
-from reconciler.apply.execute import Executor, InUse, Options
-from reconciler.apply.operations import Level, levels, operations
-from reconciler.apply.results import ApplyResult, OperationResult, Status
+from reconciler.apply import lease
+from reconciler.apply.check import access, leftovers, preflight
+from reconciler.apply.execute.levels import Executor, InUse, Options
+from reconciler.apply.execute.operations import Level, levels, operations
+from reconciler.apply.record import content, interrupted, journal
+from reconciler.apply.record.results import ApplyResult, OperationResult, Status
 from reconciler.cluster.adapter import Cluster
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ReconcilerError
@@ -62,16 +64,16 @@ def apply_plan(
     HEAD the audit record names. `verify` (apply.verify, for a saved plan) judges the plan
     again against the state read under the lock and raises to refuse it. `in_use` reads the
     in-use evidence again right before the deletes (apply.in_use, execute.py)."""
-    hash_ = audit.plan_hash(plan)
+    hash_ = content.plan_hash(plan)
     preflight.check_plan(plan, cluster.name)
     preflight.check_cluster_id(plan, cluster)
     if not plan.changes and not leftovers.reported(plan):
         return ApplyResult(cluster.name, hash_, (), {})
-    who = audit.actor()
-    me = lock.Holder.me(who, hash_)
+    who = content.actor()
+    me = lease.Holder.me(who, hash_)
     stopping.check("taking the lock")
-    broken = lock.acquire(cluster, me, force_unlock, progress)
-    lease = lock.Lease(cluster, me).start()
+    broken = lease.acquire(cluster, me, force_unlock, progress)
+    renewal = lease.Lease(cluster, me).start()
     results: tuple[OperationResult, ...] = ()
     started = time.time()
     outcome = "interrupted"
@@ -106,16 +108,16 @@ def apply_plan(
                 f"the cluster already shows {len(ops) - len(todo)} of this plan's "
                 f"{len(ops)} operation(s) done; they are not repeated"
             )
-        permissions.check(cluster, state, todo)  # every ACL the operations need, or refuse
+        access.check(cluster, state, todo)  # every ACL the operations need, or refuse
         preflight.validate(cluster, state, todo)
-        git = audit.git_info(repo)
+        git = content.git_info(repo)
         header: dict[str, object] = {"cluster": cluster.name,
                   "cluster_id": plan.cluster_id, "who": who, "git": git,
-                  "plan_hash": hash_, "started": audit.iso(started), "resumed": list(resumed),
+                  "plan_hash": hash_, "started": content.iso(started), "resumed": list(resumed),
                   "broken_lock": str(broken) if broken else None}  # fmt: skip
         apply_id = str(uuid.uuid4())
         # Unfinished records are a dead apply's only while the lock is ours: check it first
-        lease.check("closing unfinished audit records", confirm=True)
+        renewal.check("closing unfinished audit records", confirm=True)
         stopping.check("the first change")
         journal.close_unfinished(cluster, state, apply_id, progress, earlier, tail.throttles)
         already_applied = bool(ops) and not todo
@@ -128,7 +130,7 @@ def apply_plan(
         in_flight: set[int] = set()  # the operations of the level under way
 
         def before(number: int, level: Level) -> None:
-            lease.check(f"level {number} ({level.name})")
+            renewal.check(f"level {number} ({level.name})")
             in_flight.clear()
             in_flight.update(op.id for op in level.operations)
 
@@ -154,7 +156,7 @@ def apply_plan(
                 finished = time.time()
                 if not results and executor is not None:  # Ctrl-C and the like: no time to read
                     results = tuple(executor.results.values())
-                record = audit.record(
+                record = content.record(
                     cluster=cluster.name,
                     who=who,
                     git=git,
@@ -173,6 +175,6 @@ def apply_plan(
                 else:
                     audit_error = "the apply did not finish; the next apply closes its record"
         finally:
-            lease.stop()
-            lock.release(cluster, me, progress)
+            renewal.stop()
+            lease.release(cluster, me, progress)
     return ApplyResult(cluster.name, hash_, results, record, audit_error, already_applied)

@@ -242,7 +242,7 @@ def apply(
         beat.touch()  # the heartbeat speaks only when apply's own progress is silent
         width_echo(message, width, err=True)
 
-    from reconciler.apply.audit import git_info
+    from reconciler.apply.record.content import git_info
 
     checkout = git_info(ctx.repo)
     if checkout is not None and checkout["dirty"]:

@@ -4,7 +4,7 @@ A hash of the canonical form of the topics a plan touches (partitions and their 
 config overrides, reassignments in progress, or the marker that the topic is absent), the
 brokers and racks, and the broker defaults a create relies on (KIP-464). Leaders and ISR are left
 out: they move on their own and change nothing a plan does. Apply recomputes it from a fresh
-read and refuses a plan whose fingerprint no longer matches (a stale plan; apply/preflight.py
+read and refuses a plan whose fingerprint no longer matches (a stale plan; apply/check/preflight.py
 says what changed).
 """
 

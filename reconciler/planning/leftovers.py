@@ -11,7 +11,7 @@
                               and a saved plan carries the mark.
 
 Both are warnings: neither stops an apply (the lock itself does, while it is held). Pure: the
-state carries what apply/leftovers.py read (ClusterState.lock, .leftover_throttles).
+state carries what apply/check/leftovers.py read (ClusterState.lock, .leftover_throttles).
 """
 
 from __future__ import annotations

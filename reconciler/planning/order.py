@@ -7,7 +7,7 @@ Dependencies on topics outside the phase are already satisfied by the phase orde
 by name, so the same plan always comes out in the same order.
 
 This module is the one place the dependency DAG is walked: `order` for the plan's sequence, and
-`depths` for apply's levels (reconciler.apply.operations), which group what can go in one
+`depths` for apply's levels (reconciler.apply.execute.operations), which group what can go in one
 request.
 """
 

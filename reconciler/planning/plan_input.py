@@ -13,7 +13,7 @@ plan is built from it, so nothing it holds reaches a request unchecked.
   and range), as a spec's would be.
 
 Whether the plan is the one the specs give is another question, answered at apply
-(reconciler.apply.verify).
+(reconciler.apply.check.verify).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The specs' identity: what a saved plan records it was made from, and apply checks.
 
 A saved plan travels from a pull request's check to the apply on merge (a CI artifact). Apply
-derives the plan again and refuses one that differs (apply/verify.py), but a plan can also be
+derives the plan again and refuses one that differs (apply/check/verify.py), but a plan can also be
 the same for other specs (a change the cluster already shows, an approval added), and what was
 reviewed is the plan of particular files. So `reconciler plan` records the digest of the spec
 files (reconciler.yaml, every topic file discovery loads and every file it warns it does not

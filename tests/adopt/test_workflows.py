@@ -33,7 +33,7 @@ import yaml
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource
 
 from reconciler import __version__
-from reconciler.apply.audit import plan_hash
+from reconciler.apply.record.content import plan_hash
 from reconciler.init_repo import CALLERS, DISTRIBUTION, REUSABLE, scaffold, write_new
 from reconciler.local.distribution import cache_dir
 from reconciler.local.state import LocalCluster

@@ -14,7 +14,8 @@ import pytest
 from confluent_kafka.admin import AdminClient, NewPartitions
 
 from reconciler import workflow
-from reconciler.apply import Status, apply_plan, preflight
+from reconciler.apply import Status, apply_plan
+from reconciler.apply.check import preflight
 from reconciler.cluster import adapter
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.local.state import LocalCluster

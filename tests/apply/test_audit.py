@@ -24,7 +24,8 @@ from confluent_kafka.admin import (
 )
 
 from reconciler import workflow
-from reconciler.apply import Status, apply_plan, journal
+from reconciler.apply import Status, apply_plan
+from reconciler.apply.record import journal
 from reconciler.cluster import adapter
 from reconciler.errors import ClusterError
 from reconciler.local.state import LocalCluster

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.apply import journal
+from reconciler.apply.record import journal
 from reconciler.cluster import adapter
 from reconciler.local import cluster as local_cluster
 from reconciler.local.commands import default_overrides

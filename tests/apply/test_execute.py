@@ -10,10 +10,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from reconciler.apply.dispatch import AlreadyDone, Reassigning, Refused, send
-from reconciler.apply.execute import Executor, Options
-from reconciler.apply.operations import Step, levels, operations
-from reconciler.apply.results import Status
+from reconciler.apply.execute.dispatch import AlreadyDone, Reassigning, Refused, send
+from reconciler.apply.execute.levels import Executor, Options
+from reconciler.apply.execute.operations import Step, levels, operations
+from reconciler.apply.record.results import Status
 from reconciler.cluster.adapter import Cluster, Connection, Failure, NewTopicRequest
 from reconciler.cluster.state import TopicState
 from reconciler.planning.changes import Action, CreateTopic, TopicChange

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from reconciler.apply.journal import Tail
+from reconciler.apply.record.journal import Tail
 from reconciler.cluster.state import LeftoverThrottle, LockShown
 from reconciler.planning import leftovers
 from tests.planning.factories import cluster

@@ -27,8 +27,9 @@ from confluent_kafka.admin import (
 )
 
 from reconciler import workflow
-from reconciler.apply import Options, apply_plan, journal
-from reconciler.apply.lock import Holder
+from reconciler.apply import Options, apply_plan
+from reconciler.apply.lease import Holder
+from reconciler.apply.record import journal
 from reconciler.cluster import adapter
 from reconciler.errors import ClusterError
 from reconciler.local.state import LocalCluster

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from reconciler.apply.batching import MAX_PARTITIONS_PER_REQUEST, batches
-from reconciler.apply.operations import Step, levels, operations
-from reconciler.apply.sentences import sentence
+from reconciler.apply.execute.batching import MAX_PARTITIONS_PER_REQUEST, batches
+from reconciler.apply.execute.operations import Step, levels, operations
+from reconciler.apply.execute.sentences import sentence
 from reconciler.cluster.adapter import Failure
 from reconciler.planning.changes import (
     Action,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from reconciler.apply.preflight import Freshness, check_plan, freshness
+from reconciler.apply.check.preflight import Freshness, check_plan, freshness
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ApplyRefused, ReconcilerError, StalePlan

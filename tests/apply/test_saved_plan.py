@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from reconciler import workflow
-from reconciler.apply.verify import made_with_prune, verify
+from reconciler.apply.check.verify import made_with_prune, verify
 from reconciler.cluster.state import ClusterState, Reassignment
 from reconciler.errors import ApplyRefused, ConfigError, PlanMismatch, StalePlan
 from reconciler.planning.changes import Hazard

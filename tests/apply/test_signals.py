@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from confluent_kafka.admin import AdminClient
 
-from reconciler.apply import journal
+from reconciler.apply.record import journal
 from reconciler.cluster import adapter
 from reconciler.local.state import LocalCluster
 from tests.spec_repo import RECONCILER, Result, SpecRepo

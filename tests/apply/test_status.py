@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from reconciler.apply.status import (
+from reconciler.apply.execute.status import (
     Diverged,
     Done,
     NotStarted,

@@ -197,7 +197,7 @@ def test_the_garbage_collector_is_paused_while_reading_and_left_as_it_was(runnin
 
 
 def test_describe_configs_is_still_one_request_of_librdkafka_entries() -> None:
-    """lock.py and throttle.py read single resources' raw entries through it."""
+    """lock_topic.py and replication_throttle.py read single resources' raw entries through it."""
     answers: dict[str, Answer] = {"a": _broker_order(), "b": _broker_order("5")}
     answers["gone"] = _failure(KafkaError.UNKNOWN_TOPIC_OR_PART)
     admin = FakeAdmin(answers)

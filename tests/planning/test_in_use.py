@@ -1,5 +1,6 @@
 """The in-use gate's pure parts: judging a delete's evidence (planning/hazards.py), approving
-it, its JSON and text forms, and apply's comparison of saved and fresh evidence (apply/in_use.py).
+it, its JSON and text forms, and apply's comparison of saved and fresh evidence
+(apply/check/in_use.py).
 What Kafka shows is tested in tests/apply/test_in_use_kafka.py."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.apply.in_use import diverged
+from reconciler.apply.check.in_use import diverged
 from reconciler.cluster.evidence import Evidence, GroupUse, TopicEvidence
 from reconciler.diagnostics import Severity
 from reconciler.planning.changes import DeleteTopic, Hazard, TopicChange

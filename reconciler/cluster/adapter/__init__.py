@@ -13,18 +13,18 @@ back reconciler.cluster.state values, never a client object or a client library'
     probe.py      which brokers do not answer, named when a read fails for want of them
     write.py      mutations for apply, one request per call
     values.py     the requests' values and Kafka's per-item answers (Failure)
-    throttle.py   replication throttles around a reassignment (apply --throttle)
+    replication_throttle.py   replication throttles around a reassignment (apply --throttle)
     records.py    records on the cluster's own topics (acks=all), read back with offsets
-    lock.py       the per-cluster apply lock, a topic carrying its holder's token
-    audit.py      the audit topic: made ready, written, read back
+    lock_topic.py   the per-cluster apply lock, a topic carrying its holder's token
+    audit_topic.py  the audit topic: made ready, written, read back
 """
 
-from reconciler.cluster.adapter.audit import AUDIT_TOPIC
+from reconciler.cluster.adapter.audit_topic import AUDIT_TOPIC
 from reconciler.cluster.adapter.cluster import Cluster, describe_cluster, read_state
 from reconciler.cluster.adapter.connect import Connection
 from reconciler.cluster.adapter.describe import Broker, ClusterDescription
-from reconciler.cluster.adapter.lock import LOCK_TOPIC
-from reconciler.cluster.adapter.throttle import Moves, Throttle
+from reconciler.cluster.adapter.lock_topic import LOCK_TOPIC
+from reconciler.cluster.adapter.replication_throttle import Moves, Throttle
 from reconciler.cluster.adapter.values import (
     ConfigUpdate,
     Failure,

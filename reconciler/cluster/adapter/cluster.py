@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING, TypeVar
 from confluent_kafka.admin import AdminClient
 
 from reconciler.cluster.adapter import (
-    audit,
+    audit_topic,
+    authorization,
     evidence,
-    lock,
-    permissions,
+    lock_topic,
     probe,
     read,
+    replication_throttle,
     retry,
-    throttle,
     write,
 )
 from reconciler.cluster.adapter.connect import (
@@ -46,7 +46,7 @@ from reconciler.cluster.adapter.connect import (
 from reconciler.cluster.adapter.describe import ClusterDescription, describe
 from reconciler.cluster.adapter.identity import Identity
 from reconciler.cluster.adapter.records import Record
-from reconciler.cluster.adapter.throttle import Moves, Throttle
+from reconciler.cluster.adapter.replication_throttle import Moves, Throttle
 from reconciler.cluster.adapter.values import (
     ConfigUpdate,
     Failure,
@@ -276,9 +276,9 @@ class Cluster:
             return Evidence(int(time.time() * 1000))
         return evidence.read(self.connection, self._admin(), self._reassigning(), partitions)
 
-    def authorized(self, topics: Collection[str]) -> permissions.Authorized:
+    def authorized(self, topics: Collection[str]) -> authorization.Authorized:
         """What this principal may do on the cluster and on these topics (apply's pre-flight)."""
-        return permissions.authorized(self.connection, self._admin(), topics)
+        return authorization.authorized(self.connection, self._admin(), topics)
 
     def topics(self, names: Sequence[str], *, configs: bool = False) -> dict[str, TopicState]:
         """These topics as the brokers show them now (absent ones left out); their configs only
@@ -346,13 +346,15 @@ class Cluster:
         brokers: Iterable[int],
         record: Callable[[Throttle], None] = lambda _: None,
     ) -> Throttle:
-        """Throttle these moves' replication once `record` took it (throttle.py); raises
+        """Throttle these moves' replication once `record` took it (replication_throttle.py); raises
         ClusterError on a refusal."""
-        return throttle.set_throttle(self.connection, self._admin(), rate, moves, brokers, record)
+        return replication_throttle.set_throttle(
+            self.connection, self._admin(), rate, moves, brokers, record
+        )
 
     def clear_throttle(self, done: Throttle) -> None:
         """Take away what set_throttle added; raises ClusterError on a refusal."""
-        throttle.clear_throttle(self.connection, self._admin(), done)
+        replication_throttle.clear_throttle(self.connection, self._admin(), done)
 
     def remove_throttle(
         self,
@@ -361,81 +363,83 @@ class Cluster:
         added: Iterable[tuple[str, Iterable[str], Iterable[str]]],
     ) -> None:
         """Take away a recorded throttle (an earlier apply's leftover) as the cluster shows it
-        now (throttle.py); raises ClusterError on a refusal."""
-        throttle.remove_throttle(self.connection, self._admin(), rate, brokers, added)
+        now (replication_throttle.py); raises ClusterError on a refusal."""
+        replication_throttle.remove_throttle(self.connection, self._admin(), rate, brokers, added)
 
     def broker_rates(self, brokers: Iterable[int]) -> dict[int, str]:
         """The brokers' own replication throttle rates, for those that have one."""
         ids = sorted(set(brokers))
         return self._reading(
-            lambda _, t: throttle.broker_rates(self.connection, self._admin(), ids)
+            lambda _, t: replication_throttle.broker_rates(self.connection, self._admin(), ids)
         )
 
-    # --- the apply lock and the audit log (lock.py, audit.py) ------------------------------------
+    # --- the apply lock and the audit log (lock_topic.py, audit_topic.py) ------------------------------------
 
     def try_lock(self, holder: bytes, token: int | None = None) -> bool:
         """Take the apply lock with `token` (random if None) and record `holder` in it; False
         if someone else holds it. A lost answer is resolved by reading the token back."""
         token = secrets.randbits(62) if token is None else token
         replicas = min(3, max(1, len(self.describe().brokers)))
-        if not lock.try_lock(self.connection, self._admin(), token, replicas):
+        if not lock_topic.try_lock(self.connection, self._admin(), token, replicas):
             return False
         try:
-            lock.append(self.connection, holder)
+            lock_topic.append(self.connection, holder)
         except ClusterError:
-            lock.release_lock(self.connection, self._admin(), token)
+            lock_topic.release_lock(self.connection, self._admin(), token)
             raise
         return True
 
     def lock_token(self) -> int | None:
         """The lock holder's token (-1: an older reconciler's lock); None: nobody holds it."""
-        return lock.lock_token(self.connection, self._admin())
+        return lock_topic.lock_token(self.connection, self._admin())
 
     def lock_holder(self, wait: float = 5.0) -> bytes | None:
         """The lock holder's record, or None if there is none (yet)."""
-        found = lock.lock_records(self.connection, wait) if self.lock_token() is not None else []
+        found = (
+            lock_topic.lock_records(self.connection, wait) if self.lock_token() is not None else []
+        )
         return found[0].value if found else None
 
     def lock_records(self, wait: float = 5.0) -> list[Record]:
         """The lock topic's records: the holder's, then its heartbeats (broker timestamps)."""
         self._pinned()
-        return lock.lock_records(self.connection, wait)
+        return lock_topic.lock_records(self.connection, wait)
 
     def lock_end(self) -> int:
         """The lock topic's end offset; it moves while the holder heartbeats."""
         self._pinned()
-        return lock.lock_end(self.connection)
+        return lock_topic.lock_end(self.connection)
 
     def append_lock(self, record: bytes, timeout: float | None = None) -> None:
         """Append a heartbeat to the lock topic."""
         self._pinned()
-        lock.append(self.connection, record, timeout)
+        lock_topic.append(self.connection, record, timeout)
 
     def release_lock(self, token: int | None = None) -> bool:
         """Delete the lock if it carries `token` (None: whoever's); False if it is not ours."""
-        return lock.release_lock(self.connection, self._admin(), token)
+        return lock_topic.release_lock(self.connection, self._admin(), token)
 
     def ensure_audit(self) -> None:
         """Create the audit topic if needed and wait until it has a leader."""
         replicas = min(3, max(1, len(self.describe().brokers)))
-        audit.ensure_audit_topic(self.connection, self._admin(), replicas)
+        audit_topic.ensure_audit_topic(self.connection, self._admin(), replicas)
 
     def write_audit(self, key: str, records: Sequence[bytes]) -> None:
         """Append audit records in order (acks=all); raises ClusterError unless all arrived."""
         self._pinned()
-        audit.write_audit(self.connection, key, records)
+        audit_topic.write_audit(self.connection, key, records)
 
     def audit_offsets(self) -> tuple[int, int]:
         self._pinned()
-        return audit.audit_offsets(self.connection)
+        return audit_topic.audit_offsets(self.connection)
 
     def audit_records(self, start: int, end: int, wait: float = 10.0) -> list[Record]:
         self._pinned()
-        return audit.audit_records(self.connection, start, end, wait)
+        return audit_topic.audit_records(self.connection, start, end, wait)
 
     def read_audit(self, wait: float = 10.0) -> list[bytes]:
         self._pinned()
-        return audit.read_audit(self.connection, wait)
+        return audit_topic.read_audit(self.connection, wait)
 
 
 def _reassignments_apart(apart: Cluster) -> tuple[tuple[Reassignment, ...], tuple[int, ...]]:

@@ -21,7 +21,7 @@ from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
 
 from reconciler import redaction
-from reconciler.cluster.adapter import compatibility, oauth, permissions
+from reconciler.cluster.adapter import authorization, compatibility, oauth
 from reconciler.errors import ClusterError
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ class Connection:
         """A ClusterError naming the cluster, its bootstrap servers and Kafka's reason."""
         if (old := compatibility.too_old(self, exc)) is not None:
             return ClusterError(old)  # a missing request, not a network problem
-        if (denied := permissions.explain(self, action, exc)) is not None:
+        if (denied := authorization.explain(self, action, exc)) is not None:
             return ClusterError(denied)  # the missing permission, or the refused credentials
         return ClusterError(
             f"could not {action} cluster '{self.name}' at {self.bootstrap}: {reason(exc)}. {HINT}"
@@ -100,14 +100,14 @@ def librdkafka_admin(connection: Connection) -> AdminClient:
         for key in oauth.OIDC_KEYS:
             conf.pop(key, None)
         conf["oauth_cb"] = tokens.librdkafka_callback()
-    permissions.watch(connection, conf)  # type: ignore[arg-type]  # adds error_cb
+    authorization.watch(connection, conf)  # type: ignore[arg-type]  # adds error_cb
     try:
         # The logger is not a librdkafka property, so the typed `conf` does not take it; with
         # it, librdkafka never writes to stderr itself.
         admin = AdminClient(conf, logger=LIBRDKAFKA_LOG)
     except KafkaException as exc:  # a `client:` property librdkafka does not know or accept
         raise connection.error("connect to", exc) from exc
-    return permissions.register(connection, admin)
+    return authorization.register(connection, admin)
 
 
 def kafka_python_admin(

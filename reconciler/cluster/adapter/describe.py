@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient, DescribeClusterResult
 
-from reconciler.cluster.adapter import permissions
+from reconciler.cluster.adapter import authorization
 from reconciler.cluster.adapter.connect import Connection
 from reconciler.errors import ClusterError
 
@@ -45,7 +45,7 @@ def describe(
             raise connection.error("describe", exc) from exc
         except TimeoutError:
             # Refused credentials are final: say so now rather than after the whole timeout
-            if (refused := permissions.credentials_refused(connection)) is not None:
+            if (refused := authorization.credentials_refused(connection)) is not None:
                 raise ClusterError(refused) from None
             if time.monotonic() >= deadline:
                 raise connection.error("describe", TimeoutError("no answer")) from None

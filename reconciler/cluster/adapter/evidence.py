@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from confluent_kafka import KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
-from reconciler.cluster.adapter import permissions, records
+from reconciler.cluster.adapter import authorization, records
 from reconciler.cluster.adapter.connect import Connection, reason
 from reconciler.cluster.evidence import Evidence, GroupUse, TopicEvidence
 
@@ -114,10 +114,10 @@ def _complete_group_list(
     except KafkaException as exc:
         problems.append(f"the cluster's authorized operations could not be read ({reason(exc)})")
         return []
-    granted = permissions.Authorized(permissions.names(described.authorized_operations), {})
+    granted = authorization.Authorized(authorization.names(described.authorized_operations), {})
     if not granted.allows("Describe", None):
         problems.append(
-            permissions.lacks(
+            authorization.lacks(
                 connection,
                 "Describe",
                 "the cluster",
@@ -232,7 +232,7 @@ def _failed(connection: Connection, exc: BaseException) -> str:
 
 def _group_problem(connection: Connection, group: str, error: str) -> str:
     if _GROUP_DENIED.search(error):
-        return permissions.lacks(
+        return authorization.lacks(
             connection, "Describe", f"group {group}", _WHY, unchanged=False
         ).removesuffix(".")
     return f"consumer group '{group}' could not be read ({error})"

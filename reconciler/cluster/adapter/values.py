@@ -1,7 +1,7 @@
 """What apply asks the adapter to send, and what Kafka answers per item: frozen values.
 
 What a cluster *shows* is reconciler.cluster.state's model; these are the requests' own
-vocabulary (the throttle's is in throttle.py).
+vocabulary (the throttle's is in replication_throttle.py).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from reconciler.apply.results import OperationResult, Status
+from reconciler.apply.record.results import OperationResult, Status
 from reconciler.planning.json_plan import to_json
 from reconciler.planning.plan import Plan
 

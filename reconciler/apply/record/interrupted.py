@@ -14,9 +14,9 @@ from __future__ import annotations
 import time
 from collections.abc import Collection, Mapping, Sequence
 
-from reconciler.apply.operations import Operation, Step
-from reconciler.apply.results import OperationResult, Status
-from reconciler.apply.status import Done, Partly, judge
+from reconciler.apply.execute.operations import Operation, Step
+from reconciler.apply.execute.status import Done, Partly, judge
+from reconciler.apply.record.results import OperationResult, Status
 from reconciler.cluster.adapter import Cluster
 from reconciler.cluster.state import ClusterState, Reassignment, TopicState
 from reconciler.errors import ReconcilerError

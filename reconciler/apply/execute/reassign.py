@@ -20,8 +20,8 @@ import time
 from collections.abc import Callable, Sequence
 
 from reconciler import stopping
-from reconciler.apply import throttle
-from reconciler.apply.operations import Operation
+from reconciler.apply.execute import throttling
+from reconciler.apply.execute.operations import Operation
 from reconciler.cluster.adapter import Cluster, Failure
 from reconciler.cluster.state import TopicState
 from reconciler.errors import ClusterError
@@ -38,7 +38,7 @@ def start_and_follow(
     timeout: float,
     poll_interval: float,
     progress: Progress,
-    ledger: throttle.Ledger | None = None,
+    ledger: throttling.Ledger | None = None,
 ) -> dict[int, Failure | None]:
     """Per operation id: None (its moves were started, and followed), or why not."""
     changes = {op.id: op.change for op in ops if isinstance(op.change, ReassignReplicas)}
@@ -49,7 +49,7 @@ def start_and_follow(
     held = None
     if rate is not None and targets:
         try:
-            held = throttle.hold(cluster, rate, targets, shown, progress, ledger)
+            held = throttling.hold(cluster, rate, targets, shown, progress, ledger)
         except ClusterError as exc:
             return dict.fromkeys(changes, Failure("THROTTLE_FAILED", str(exc)))
     try:
@@ -62,7 +62,7 @@ def start_and_follow(
         _follow(cluster, started, timeout, poll_interval, progress)
     finally:
         if held is not None:
-            throttle.release(cluster, held, progress, ledger)
+            throttling.release(cluster, held, progress, ledger)
     return outcome
 
 

@@ -5,16 +5,16 @@ one Metadata request: the cluster's and each touched topic's operations, with Ka
 implications (Alter implies Describe, ...). A topic to be created does not exist yet, so Create
 is known only from the cluster (Create on Cluster covers every topic); otherwise Kafka's
 validate_only CreateTopics answers per topic (prefixed ACLs). The operation each request needs
-is listed in reconciler/cluster/adapter/permissions.py.
+is listed in reconciler/cluster/adapter/authorization.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from reconciler.apply.operations import Operation
+from reconciler.apply.execute.operations import Operation
 from reconciler.cluster.adapter import LOCK_TOPIC, Cluster, NewTopicRequest
-from reconciler.cluster.adapter.permissions import lacks
+from reconciler.cluster.adapter.authorization import lacks
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ApplyRefused
 from reconciler.planning.changes import (

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NoReturn, assert_never
 
-from reconciler.apply.batching import (
+from reconciler.apply.execute.batching import (
     MAX_PARTITIONS_PER_REQUEST,
     MAX_RECORDS_PER_REQUEST,
     batches,
@@ -32,9 +32,9 @@ from reconciler.apply.batching import (
     partitions_request,
     update_weight,
 )
-from reconciler.apply.operations import Operation
-from reconciler.apply.sentences import sentence
-from reconciler.apply.status import Diverged, Done, NotStarted, Partly, judge
+from reconciler.apply.execute.operations import Operation
+from reconciler.apply.execute.sentences import sentence
+from reconciler.apply.execute.status import Diverged, Done, NotStarted, Partly, judge
 from reconciler.cluster.adapter import Cluster, ConfigUpdate, Failure
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.state import ClusterState

@@ -31,9 +31,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
-from reconciler.apply.operations import Operation, operations
-from reconciler.apply.results import OperationResult
-from reconciler.apply.status import Diverged, Done, NotStarted, Partly, judge
+from reconciler.apply.execute.operations import Operation, operations
+from reconciler.apply.execute.status import Diverged, Done, NotStarted, Partly, judge
+from reconciler.apply.record.results import OperationResult
 from reconciler.cluster.adapter import Cluster, Throttle
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ClusterError, ReconcilerError

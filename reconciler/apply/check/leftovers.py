@@ -18,10 +18,10 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from reconciler.apply import journal
-from reconciler.apply.lock import Holder
+from reconciler.apply.lease import Holder
+from reconciler.apply.record import journal
 from reconciler.cluster.adapter import LOCK_TOPIC, Cluster
-from reconciler.cluster.adapter.throttle import FOLLOWER_REPLICAS, LEADER_REPLICAS
+from reconciler.cluster.adapter.replication_throttle import FOLLOWER_REPLICAS, LEADER_REPLICAS
 from reconciler.cluster.state import ClusterState, LeftoverThrottle, LockShown
 from reconciler.errors import ClusterError
 from reconciler.planning import rules

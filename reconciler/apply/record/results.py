@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from reconciler.apply.operations import Operation
+from reconciler.apply.execute.operations import Operation
 
 
 class Status(Enum):

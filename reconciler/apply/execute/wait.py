@@ -14,8 +14,8 @@ import time
 from collections.abc import Callable, Sequence
 
 from reconciler import stopping
-from reconciler.apply.operations import Operation, Step
-from reconciler.apply.status import Diverged, Done, judge, serving
+from reconciler.apply.execute.operations import Operation, Step
+from reconciler.apply.execute.status import Diverged, Done, judge, serving
 from reconciler.cluster.adapter import Cluster
 from reconciler.cluster.state import TopicState
 

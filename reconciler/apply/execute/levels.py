@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from typing import assert_never
 
 from reconciler import stopping
-from reconciler.apply import dispatch, wait
-from reconciler.apply.dispatch import Accepted, AlreadyDone, NotSent, Reassigning, Refused
-from reconciler.apply.operations import Level, Operation, Step, blocked_by
-from reconciler.apply.results import OperationResult, Status
-from reconciler.apply.sentences import sentence
-from reconciler.apply.status import Diverged, Done, NotStarted, Partly, judge
-from reconciler.apply.throttle import Ledger
+from reconciler.apply.execute import dispatch, wait
+from reconciler.apply.execute.dispatch import Accepted, AlreadyDone, NotSent, Reassigning, Refused
+from reconciler.apply.execute.operations import Level, Operation, Step, blocked_by
+from reconciler.apply.execute.sentences import sentence
+from reconciler.apply.execute.status import Diverged, Done, NotStarted, Partly, judge
+from reconciler.apply.execute.throttling import Ledger
+from reconciler.apply.record.results import OperationResult, Status
 from reconciler.cluster.adapter import Cluster
 from reconciler.cluster.state import ClusterState
 

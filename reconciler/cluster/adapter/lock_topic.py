@@ -18,7 +18,7 @@ import time
 
 from confluent_kafka.admin import AdminClient, ResourceType
 
-from reconciler.cluster.adapter import permissions
+from reconciler.cluster.adapter import authorization
 from reconciler.cluster.adapter.connect import Connection
 from reconciler.cluster.adapter.read import describe_configs
 from reconciler.cluster.adapter.records import Record, offsets, produce, records
@@ -51,7 +51,7 @@ def try_lock(
         if failure is None:
             return True
         if failure.code not in ("TOPIC_ALREADY_EXISTS", "TIMED_OUT"):
-            denied = permissions.refused(
+            denied = authorization.refused(
                 connection, failure.code, "Create", f"topic {LOCK_TOPIC}", "take the apply lock"
             )
             raise ClusterError(

@@ -1,11 +1,12 @@
 """apply --throttle: limit the copies a level's reassignments make, for as long as they run.
 
 `hold` works out which replicas copy from and to (the replicas holding the data -> the replicas
-being added), has the adapter throttle them (cluster/adapter/throttle.py says how, and what it
-leaves alone) once the audit journal has recorded what is about to be set, and says so;
+being added), has the adapter throttle them (cluster/adapter/replication_throttle.py says
+how, and what it leaves alone) once the audit journal has recorded what is about to be set,
+and says so;
 `release` takes it away again and records that, warning instead of failing when it cannot,
 since the reassignments themselves are done by then: the throttle stays recorded, so `plan` and
-`drift` report it and the next apply removes it (apply/leftovers.py).
+`drift` report it and the next apply removes it (apply/check/leftovers.py).
 """
 
 from __future__ import annotations

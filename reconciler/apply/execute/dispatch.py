@@ -7,7 +7,7 @@ Each operation's answer is a closed `Sent`:
                         for a topic that is as planned, INVALID_PARTITIONS for a count already
                         reached (both checked with status.judge on a fresh read), or
                         UNKNOWN_TOPIC_OR_PART on a delete
-    Refused(failure)    Kafka refused it (apply/sentences.py puts it in words)
+    Refused(failure)    Kafka refused it (apply/execute/sentences.py puts it in words)
     NotSent()           a signal asked the apply to stop (stopping.py) before its request
 
 Requests are split only where Kafka demands it (batching.py); between two requests of a level
@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from typing import TypeVar, assert_never
 
 from reconciler import stopping
-from reconciler.apply import batching, reassign
-from reconciler.apply.operations import Operation, Step
-from reconciler.apply.status import Done, judge
-from reconciler.apply.throttle import Ledger
+from reconciler.apply.execute import batching, reassign
+from reconciler.apply.execute.operations import Operation, Step
+from reconciler.apply.execute.status import Done, judge
+from reconciler.apply.execute.throttling import Ledger
 from reconciler.cluster.adapter import Cluster, Failure
 from reconciler.cluster.state import ClusterState
 from reconciler.planning.changes import AlterTopicConfig, CreateTopic, IncreasePartitions

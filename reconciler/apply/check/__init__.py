@@ -1,0 +1,1 @@
+"""What apply checks before it changes anything."""

@@ -1,0 +1,1 @@
+"""Sending the plan's changes, level by level, and judging what the cluster shows."""

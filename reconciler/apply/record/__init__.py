@@ -1,0 +1,1 @@
+"""What an apply did, recorded: the audit record, its journal, results and interrupted applies."""
