@@ -32,7 +32,6 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from reconciler import stopping
 from reconciler.apply import lease
@@ -40,6 +39,7 @@ from reconciler.apply.check import access, leftovers, preflight
 from reconciler.apply.execute.levels import Executor, InUse, Options
 from reconciler.apply.execute.operations import Level, levels, operations
 from reconciler.apply.record import content, interrupted, journal
+from reconciler.apply.record.audit_record import Finished, Started
 from reconciler.apply.record.results import ApplyResult, OperationResult, Status
 from reconciler.cluster.adapter import Cluster
 from reconciler.cluster.state import ClusterState
@@ -68,7 +68,7 @@ def apply_plan(
     preflight.check_plan(plan, cluster.name)
     preflight.check_cluster_id(plan, cluster)
     if not plan.changes and not leftovers.reported(plan):
-        return ApplyResult(cluster.name, hash_, (), {})
+        return ApplyResult(cluster.name, hash_, (), None)
     who = content.actor()
     me = lease.Holder.me(who, hash_)
     stopping.check("taking the lock")
@@ -78,13 +78,13 @@ def apply_plan(
     started = time.time()
     outcome = "interrupted"
     resumed: tuple[str, ...] = ()
-    record: dict[str, object] = {}
+    record: Finished | None = None
     audit_error: str | None = None
     executor: Executor | None = None
     log: journal.Journal | None = None
+    header: Started | None = None
     accounted = False  # every planned operation has a result
     already_applied = False  # the cluster showed every planned change before this apply
-    git: dict[str, Any] | None = None
     try:
         stopping.test_point("locked")
         state = cluster.read_state()
@@ -110,12 +110,9 @@ def apply_plan(
             )
         access.check(cluster, state, todo)  # every ACL the operations need, or refuse
         preflight.validate(cluster, state, todo)
-        git = content.git_info(repo)
-        header: dict[str, object] = {"cluster": cluster.name,
-                  "cluster_id": plan.cluster_id, "who": who, "git": git,
-                  "plan_hash": hash_, "started": content.iso(started), "resumed": list(resumed),
-                  "broken_lock": str(broken) if broken else None}  # fmt: skip
         apply_id = str(uuid.uuid4())
+        header = Started.of(apply_id, plan, hash_, who, content.git_info(repo), started,
+                            resumed, str(broken) if broken else None)  # fmt: skip
         # Unfinished records are a dead apply's only while the lock is ours: check it first
         renewal.check("closing unfinished audit records", confirm=True)
         stopping.check("the first change")
@@ -123,8 +120,8 @@ def apply_plan(
         already_applied = bool(ops) and not todo
         if not todo and not tail.throttles:  # nothing to change or remove: nothing to journal
             results = tuple(OperationResult(op, Status.UNCHANGED, left.done[op.id]) for op in ops)
-            return ApplyResult(cluster.name, hash_, results, {}, already_applied=already_applied)
-        log = journal.Journal.open(cluster, apply_id, header, plan, progress, tail.throttles)
+            return ApplyResult(cluster.name, hash_, results, None, already_applied=already_applied)
+        log = journal.Journal.open(cluster, header, progress, tail.throttles)
         leftovers.remove(cluster, log, progress)  # throttles earlier applies left
 
         in_flight: set[int] = set()  # the operations of the level under way
@@ -152,24 +149,10 @@ def apply_plan(
     finally:
         stopping.test_point("finishing")
         try:
-            if log is not None:
-                finished = time.time()
+            if log is not None and header is not None:
                 if not results and executor is not None:  # Ctrl-C and the like: no time to read
                     results = tuple(executor.results.values())
-                record = content.record(
-                    cluster=cluster.name,
-                    who=who,
-                    git=git,
-                    plan=plan,
-                    hash_=hash_,
-                    started=started,
-                    finished=finished,
-                    results=results,
-                    outcome=outcome,
-                    resumed=resumed,
-                    broken_lock=str(broken) if broken else None,
-                )
-                record["apply_id"] = log.apply_id
+                record = Finished.of(header, started, time.time(), results, outcome)
                 if accounted:
                     audit_error = log.finish(record)
                 else:

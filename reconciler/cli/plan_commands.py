@@ -317,7 +317,7 @@ def apply(
     for done in result.results:
         note = f": {done.message}" if done.message else ""
         # A long message continues under the operation, right of the status column
-        row = f"{done.status.value:>{_STATUS}}  {done.operation.summary}{note}"
+        row = f"{done.status.shown:>{_STATUS}}  {done.operation.summary}{note}"
         width_echo(row, width, hang=_STATUS + 2 + HANG)
     if result.already_applied:
         width_echo(

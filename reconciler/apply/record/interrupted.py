@@ -5,7 +5,7 @@ requests in flight may or may not have been carried out. The operations with no 
 judged against a fresh read (status.judge, the one judgement apply makes): the cluster shows it
 done (applied by this apply, or already before it), or it is not done. Operations of the level
 in flight get time for metadata to show them. Nothing is guessed: if the cluster cannot be read,
-or a request in flight still does not show, the operation says `unknown` and the audit record
+or a request in flight still does not show, the operation is Status.UNKNOWN and the audit record
 stays open, to be closed by the next apply with what the cluster shows then.
 """
 
@@ -54,14 +54,14 @@ def account(
             break
         time.sleep(0.25)
     results = tuple(recorded[op.id] if op.id in recorded else judged[op.id] for op in ops)
-    known = not any(r.message.startswith("unknown:") for r in judged.values())
+    known = not any(r.status is Status.UNKNOWN for r in judged.values())
     return results, known
 
 
 def _unknown(op: Operation, why: str, because: str) -> OperationResult:
     return OperationResult(
         op,
-        Status.FAILED,
+        Status.UNKNOWN,
         f"unknown: the apply was interrupted ({why}) and {because}; re-run apply",
     )
 

@@ -5,10 +5,11 @@ Every apply that reaches execution writes, under one `apply_id`:
     started    before the first change (the topic made ready and the write acknowledged
                first: an apply that cannot journal changes nothing): who, git, plan hash and
                the plan's changes
-    progress   after each level: that level's results
-    finished   at the end: the whole audit record (audit.record), every change's result
+    progress   after each level: that level's results, by operation id
+    finished   at the end: the whole audit record, every change's result
     closed     written by a later apply for one that never finished (killed, crashed, its
                machine lost): what the cluster shows for each planned change (status.judge)
+               and what its progress records reported (matched by operation id)
     throttle   before a replication throttle is set (apply --throttle): the rate, the brokers
                and each topic's replicas it adds, under a `throttle_id`
     unthrottle once that throttle is removed (by this apply, or by a later one if it was left)
@@ -17,66 +18,45 @@ The last part of a finished or closed record also carries `throttles_left`: ever
 throttle not removed by then, so a reader finds all of them by reading back to the last end
 (`read_tail`, `Tail.throttles`), as it finds unfinished applies.
 
-Records are cut into parts of at most CHUNK changes (`part`, `parts`), so an apply of 10,000
-changes stays far below the topic's max.message.bytes. A finished or closed record's last part
-ends an apply; the next apply reads the topic back from its end to the last such part, and
-closes every apply it finds started after it.
+Records are cut into parts of at most audit_record.CHUNK changes (`part`, `parts`), so an
+apply of 10,000 changes stays far below the topic's max.message.bytes. A finished or closed
+record's last part ends an apply; the next apply reads the topic back from its end to the last
+such part, and closes every apply it finds started after it. The four kinds of an apply's
+record are built and parsed by audit_record.py only (the throttle ledger's: this module).
 """
 
 from __future__ import annotations
 
-import json
+import dataclasses
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
-from reconciler.apply.execute.operations import Operation, operations
+from reconciler.apply.execute.operations import Operation
 from reconciler.apply.execute.status import Diverged, Done, NotStarted, Partly, judge
+from reconciler.apply.record import audit_record
+from reconciler.apply.record.audit_record import (
+    ClosedRow,
+    Finished,
+    Origin,
+    Row,
+    Started,
+    decode,
+    encode,
+    operation_id,
+    part_number,
+)
 from reconciler.apply.record.results import OperationResult
 from reconciler.cluster.adapter import Cluster, Throttle
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ClusterError, ReconcilerError
-from reconciler.planning.json_plan import FORMAT_VERSION as PLAN_FORMAT
-from reconciler.planning.json_plan import from_json, to_json
-from reconciler.planning.plan import Plan
 
-FORMAT_VERSION = 2
-CHUNK = 500  # changes per record: a few hundred KiB of JSON at most
 _ENDS = ("finished", "closed")
 _LEDGER = ("throttle", "unthrottle")
 _ENVELOPE = ("format_version", "kind", "part", "parts")
 
 Progress = Callable[[str], None]
-
-
-def _parts(
-    head: dict[str, Any],
-    key: str,
-    items: Sequence[Any],
-    apply_id: str,
-    kind: str,
-    last: dict[str, Any] | None = None,
-) -> list[bytes]:
-    """`head` and `items` as one or more records; the first part carries `head`, the last
-    `last` (what a reader reading back from the end must find in the part that ends)."""
-    chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)] or [items]
-    out: list[bytes] = []
-    for number, chunk in enumerate(chunks):
-        record: dict[str, Any] = {
-            "format_version": FORMAT_VERSION,
-            "apply_id": apply_id,
-            "kind": kind,
-            "part": number,
-            "parts": len(chunks),
-        }
-        if number == 0:
-            record.update(head)
-        if number == len(chunks) - 1 and last:
-            record.update(last)
-        record[key] = list(chunk)
-        out.append(json.dumps(record, sort_keys=True).encode())
-    return out
 
 
 @dataclass
@@ -96,23 +76,17 @@ class Journal:
     @staticmethod
     def open(
         cluster: Cluster,
-        apply_id: str,
-        header: dict[str, Any],
-        plan: Plan,
+        header: Started,
         progress: Progress,
         throttles: dict[str, dict[str, Any]] | None = None,
     ) -> Journal:
         """Write the `started` record; raises ClusterError (nothing changed yet) if it cannot.
         `throttles`: the recorded throttles earlier applies left (`Tail.throttles`)."""
-        journal = Journal(cluster, apply_id, progress, throttles=dict(throttles or {}))
-        journal.who = header.get("who") if isinstance(header.get("who"), str) else None
-        planned = to_json(plan)["changes"]
-        head = {**header, "based_on": plan.based_on, "planned": len(planned)}
+        journal = Journal(cluster, header.apply_id, progress, throttles=dict(throttles or {}))
+        journal.who = header.who
         try:
             cluster.ensure_audit()
-            cluster.write_audit(
-                cluster.name, _parts(head, "plan_changes", planned, journal.apply_id, "started")
-            )
+            cluster.write_audit(cluster.name, encode(header))
         except ClusterError as exc:
             raise ClusterError(
                 f"the audit record could not be started, so nothing was changed: {exc}"
@@ -120,16 +94,16 @@ class Journal:
         return journal
 
     def level(self, number: int, total: int, results: Sequence[OperationResult]) -> None:
-        head = {"level": number, "levels": total}
-        changes = [r.to_json() for r in results]
-        self._write(_parts(head, "changes", changes, self.apply_id, "progress"), "progress")
+        record = audit_record.Progress(
+            self.apply_id, number, total, tuple(Row.of(r) for r in results)
+        )
+        self._write(encode(record), "progress")
 
-    def finish(self, record: dict[str, Any]) -> str | None:
-        """Write the final record; returns why it failed (None: written)."""
-        head = {k: v for k, v in record.items() if k not in ("changes", "format_version")}
-        left = {"throttles_left": list(self.throttles.values())}
-        parts = _parts(head, "changes", record.get("changes", []), self.apply_id, "finished", left)
-        self._write(parts, "final")
+    def finish(self, record: Finished) -> str | None:
+        """Write the final record, with the recorded throttles still set; returns why it
+        failed (None: written)."""
+        left = tuple(self.throttles.values())
+        self._write(encode(dataclasses.replace(record, throttles_left=left)), "final")
         return self.errors[-1] if self.errors else None
 
     def throttle(self, throttle: Throttle) -> None:
@@ -144,7 +118,7 @@ class Journal:
             "brokers": list(throttle.brokers),
             "topics": [[t, list(leader), list(follower)] for t, leader, follower in throttle.added],
         }
-        self.cluster.write_audit(self.cluster.name, [_ledger("throttle", entry)])
+        self.cluster.write_audit(self.cluster.name, [audit_record.ledger("throttle", entry)])
         self.throttles[throttle_id] = entry
         self._ids[throttle] = throttle_id
 
@@ -155,7 +129,7 @@ class Journal:
             return
         self.throttles.pop(throttle_id, None)
         entry = {"throttle_id": throttle_id, "apply_id": self.apply_id}
-        self._write([_ledger("unthrottle", entry)], "throttle removal")
+        self._write([audit_record.ledger("unthrottle", entry)], "throttle removal")
 
     def _write(self, parts: list[bytes], what: str) -> None:
         try:
@@ -211,7 +185,7 @@ def read_tail(cluster: Cluster, wait: float = 10.0) -> Tail:
     start, window = high, 64
     while start > low:
         first = max(low, start - window)
-        read = [_decode(r.value) for r in cluster.audit_records(first, start, wait)]
+        read = [decode(r.value) for r in cluster.audit_records(first, start, wait)]
         tail = [r for r in read if r is not None] + tail
         start, window = first, window * 4
         if any(_ends(r) for r in read if r is not None):
@@ -223,19 +197,6 @@ def read_tail(cluster: Cluster, wait: float = 10.0) -> Tail:
 def unfinished(cluster: Cluster, wait: float = 10.0) -> dict[str, list[dict[str, Any]]]:
     """The records of applies started after the last finished or closed one, by apply id."""
     return read_tail(cluster, wait).unfinished
-
-
-def _ledger(kind: str, entry: dict[str, Any]) -> bytes:
-    record = {"format_version": FORMAT_VERSION, "kind": kind, "part": 0, "parts": 1, **entry}
-    return json.dumps(record, sort_keys=True).encode()
-
-
-def _decode(raw: bytes) -> dict[str, Any] | None:
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def _ends(r: dict[str, Any]) -> bool:
@@ -250,7 +211,9 @@ def started_for(found: dict[str, list[dict[str, Any]]], plan_hash: str) -> bool:
     """Whether one of these unfinished applies (`unfinished`) was an apply of the plan with
     `plan_hash`: only then is an apply of it a resumption of an interrupted one."""
     return any(
-        r.get("kind") == "started" and _part(r) == 0 and r.get("plan_hash") == plan_hash
+        r.get("kind") == "started"
+        and part_number(r) == 0
+        and Started.from_json(r).plan_hash == plan_hash
         for records in found.values()
         for r in records
     )
@@ -270,80 +233,47 @@ def close_unfinished(
     the closed records. Raises ClusterError if a record cannot be written (the apply then stops
     before changing anything)."""
     closed: list[str] = []
+    left = tuple((throttles or {}).values())
     for apply_id, records in (unfinished(cluster) if found is None else found).items():
-        rows, head = _closing(records, state)
-        head = {**head, "closed_by": closer, "outcome": "interrupted"}
-        left = {"throttles_left": list((throttles or {}).values())}
-        cluster.write_audit(cluster.name, _parts(head, "changes", rows, apply_id, "closed", left))
-        shown = sum(1 for r in rows if r["cluster_shows"] == "done")
+        record = dataclasses.replace(closing(apply_id, records, state, closer), throttles_left=left)
+        cluster.write_audit(cluster.name, encode(record))
+        shown = record.counts.get("done", 0)
+        who = record.origin.who if record.origin is not None else "unknown"
         progress(
             f"closed the audit record of an earlier apply that did not finish ({apply_id}, "
-            f"by {head.get('who', 'unknown')}): the cluster shows {shown} of {len(rows)} "
+            f"by {who}): the cluster shows {shown} of {len(record.changes)} "
             "planned change(s) done"
         )
         closed.append(apply_id)
     return closed
 
 
-def _closing(
-    records: list[dict[str, Any]], state: ClusterState
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Per planned operation: what the dead apply reported (its progress records) and what the
-    cluster shows now; and the started record's header."""
-    started = sorted((r for r in records if r.get("kind") == "started"), key=_part)
-    first = started[0] if started and _part(started[0]) == 0 else {}
-    head: dict[str, Any] = {
-        k: first[k] for k in ("who", "git", "plan_hash", "started") if k in first
-    }
-    complete = bool(first) and len(started) == first.get("parts")
-    reported = {
-        (c["topic"], c["step"], c["change"]): c["result"]
-        for r in records
-        if r.get("kind") == "progress"
-        for c in r.get("changes", [])
-    }
-    rows: list[dict[str, Any]] = []
-    for op in _planned(started, first):
+def closing(
+    apply_id: str, records: Sequence[dict[str, Any]], state: ClusterState, closer: str
+) -> audit_record.Closed:
+    """The closed record of an apply that never finished, from its records (the parts read
+    back, in log order): per planned operation, what its progress records reported (matched
+    by operation id; by sentence in records of format 2) and what the cluster shows now."""
+    started = sorted((r for r in records if r.get("kind") == "started"), key=part_number)
+    first = started[0] if started and part_number(started[0]) == 0 else None
+    complete = first is not None and len(started) == first.get("parts")
+    joined = audit_record.join(started) if started else {}
+    header = Started.from_json(joined) if first is not None else None
+    said = audit_record.reported(
+        audit_record.Progress.from_json(r) for r in records if r.get("kind") == "progress"
+    )
+    ops = audit_record.planned(
+        joined.get("plan_changes", []),
+        header.cluster if header else "",
+        header.based_on if header else "",
+    )
+    rows = []
+    for op in ops:
         verdict, note = _shows(op, state)
-        key = (op.topic, op.step.name.lower(), op.summary)
-        rows.append(
-            {
-                "topic": op.topic,
-                "step": op.step.name.lower(),
-                "change": op.summary,
-                "reported": reported.get(key),
-                "cluster_shows": verdict,
-                "note": note,
-            }
-        )
-    head["complete"] = complete  # False: part of its started record is missing
-    counts: dict[str, int] = {}
-    for row in rows:
-        counts[row["cluster_shows"]] = counts.get(row["cluster_shows"], 0) + 1
-    head["counts"] = counts
-    return rows, head
-
-
-def _part(r: dict[str, Any]) -> int:
-    part = r.get("part", 0)
-    return part if isinstance(part, int) else 0
-
-
-def _planned(started: list[dict[str, Any]], first: dict[str, Any]) -> Iterator[Operation]:
-    changes = [c for r in started for c in r.get("plan_changes", [])]
-    data = {
-        "format_version": PLAN_FORMAT,
-        "cluster": first.get("cluster", ""),
-        "based_on": first.get("based_on", ""),
-        "changes": changes,
-        "diagnostics": [],
-        "unmanaged": [],
-    }
-    try:
-        plan = from_json(data)
-    except (ValueError, KeyError, TypeError):
-        return
-    yield from operations(plan.changes)
+        rows.append(ClosedRow(operation_id(op), op.topic, op.step.name.lower(), op.summary,
+                              audit_record.reported_of(said, op), verdict, note))  # fmt: skip
+    origin = Origin(header.who, header.git, header.plan_hash, header.started) if header else None
+    return audit_record.Closed(apply_id, origin, complete, closer, tuple(rows))
 
 
 def _shows(op: Operation, state: ClusterState) -> tuple[str, str]:
@@ -365,37 +295,53 @@ def _shows(op: Operation, state: ClusterState) -> tuple[str, str]:
 
 
 def applies(raw: Sequence[bytes]) -> dict[str, dict[str, Any]]:
-    """Audit records put back together per apply id, in log order: `started` (the first part's
-    header), `plan_changes`, `progress` (per level: {level, levels, changes}), `end` ("finished",
-    "closed" or None: still open) with `record` (its header) and `changes`."""
+    """Audit records put back together per apply id, in log order: `started` (the header),
+    `plan_changes`, `progress` (per level: {level, levels, changes}), `end` ("finished",
+    "closed" or None: still open) with `record` (its header) and `changes`. Each record is
+    read through audit_record, as its `to_json` (in the format it was written in)."""
     found: dict[str, dict[str, Any]] = {}
-    for value in raw:
-        r = _decode(value)
-        if r is None or not isinstance(r.get("apply_id"), str):
-            continue
+    for apply_id, parts in _records(raw):
         entry = found.setdefault(
-            r["apply_id"],
+            apply_id,
             {"started": None, "plan_changes": [], "progress": [], "end": None, "record": None,
              "changes": []},
         )  # fmt: skip
-        kind, first = r.get("kind"), _part(r) == 0
-        if kind == "started":
-            entry["plan_changes"].extend(r.get("plan_changes", []))
-            if first:
-                entry["started"] = _header(r, "plan_changes")
-        elif kind == "progress":
-            if first:
-                entry["progress"].append({**_header(r, "changes"), "changes": []})
-            if entry["progress"]:
-                entry["progress"][-1]["changes"].extend(r.get("changes", []))
-        elif kind in _ENDS:
-            if first:
-                entry["record"], entry["changes"] = _header(r, "changes"), []
-            entry["changes"].extend(r.get("changes", []))
-            if _ends(r):
-                entry["end"] = kind
+        try:
+            record = audit_record.from_json(audit_record.join(parts))
+        except ValueError:
+            continue
+        view = {**record.to_json(), "format_version": parts[0].get("format_version")}
+        match record:
+            case Started():
+                entry["plan_changes"].extend(view.pop("plan_changes"))
+                if part_number(parts[0]) == 0:
+                    entry["started"] = view
+            case audit_record.Progress():
+                entry["progress"].append(view)
+            case Finished() | audit_record.Closed():
+                entry["changes"] = view.pop("changes")
+                entry["record"] = view
+                if _ends(parts[-1]):
+                    entry["end"] = view["kind"]
+            case _:
+                assert_never(record)
     return found
 
 
-def _header(r: dict[str, Any], items: str) -> dict[str, Any]:
-    return {k: v for k, v in r.items() if k not in (items, "part", "parts")}
+def _records(raw: Sequence[bytes]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The parts of each apply's record, in log order: a record's parts follow each other
+    (one write), and a new one begins at part 0."""
+    out: list[tuple[str, list[dict[str, Any]]]] = []
+    open_: dict[str, list[dict[str, Any]]] = {}
+    for value in raw:
+        r = decode(value)
+        if r is None or not isinstance(r.get("apply_id"), str):
+            continue
+        if r.get("kind") not in ("started", "progress", *_ENDS):
+            continue  # the throttle ledger; format 1 records
+        current = open_.get(r["apply_id"])
+        if current is None or part_number(r) == 0 or current[0].get("kind") != r.get("kind"):
+            current = open_[r["apply_id"]] = []
+            out.append((r["apply_id"], current))
+        current.append(r)
+    return out
