@@ -23,7 +23,9 @@ execute/    sending the changes
   wait.py                 waiting until metadata shows what Kafka accepted
   sentences.py            Kafka error codes as sentences
 record/     what an apply did
-  content.py              the audit record's content (who, git, plan hash, results)
+  audit_record.py         the audit record's kinds (started, progress, finished, closed) as
+                          frozen values, built and parsed only here; stable operation ids
+  content.py              who applies, from which git HEAD, the plan hash
   journal.py              the audit record as a write-ahead log; closing applies that never
                           finished
   interrupted.py          an interrupted apply's every change, as the cluster shows it
