@@ -44,7 +44,8 @@ LegacyKey = tuple[str, str, str]
 
 
 def operation_id(op: Operation) -> str:
-    """What the operation is: its step and topic (a topic has one operation per step)."""
+    """What the operation is: its step and topic (a topic has one operation per step). Not
+    `Operation.id`, its index in one apply's list, which another plan numbers otherwise."""
     return f"{op.step.name.lower()}:{op.topic}"
 
 
