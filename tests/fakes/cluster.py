@@ -8,9 +8,10 @@ answers reconciler's requests; tests/contract/ runs the same behaviours against 
 adapter, and where they differ the fake is wrong.
 
 Failures are injected per operation (`kafka.fail("create_topics", ClusterError(...))`: the
-next call raises it) or per item (`kafka.refuse("topic", Failure(...))`: every write of that
-topic is answered with it). Reassignments finish as they are started unless
-`kafka.moving` is set (then they stay in progress until `kafka.finish_moves()`).
+next call or a later one raises it, before or after the write is done) or per item
+(`kafka.refuse("topic", Failure(...))`: every write of that topic is answered with it).
+Reassignments finish as they are started unless `kafka.moving` is set (then they stay in
+progress until `kafka.finish_moves()`).
 """
 
 from __future__ import annotations
@@ -81,6 +82,14 @@ class FakeTopic:
 
 
 @dataclass
+class Fault:
+    after: int  # calls of the operation to let through first
+    error: ClusterError
+    lost: bool  # a write carried out, its answer lost
+    due: bool = False
+
+
+@dataclass
 class FakeKafka:
     """One cluster's state; by default a single broker as the tests' `kafka1` is set up."""
 
@@ -104,7 +113,7 @@ class FakeKafka:
     rates: dict[int, str] = field(default_factory=dict)  # brokers' own throttle rates
     # What the principal may do: None is all (no authorizer); else per topic, and the cluster
     rights: dict[str | None, frozenset[str]] | None = None
-    failures: dict[str, list[ClusterError]] = field(default_factory=dict)
+    failures: dict[str, list[Fault]] = field(default_factory=dict)
     refused: dict[str, Failure] = field(default_factory=dict)
     sent: list[str] = field(default_factory=list)  # each operation called, in order
     created: list[str] = field(default_factory=list)  # topics created (validate_only: not)
@@ -116,9 +125,13 @@ class FakeKafka:
             self.topics[state.name] = FakeTopic(replicas, dict(state.overrides))
         return self
 
-    def fail(self, operation: str, error: ClusterError) -> None:
-        """The next call of `operation` (a port's method name) raises `error`."""
-        self.failures.setdefault(operation, []).append(error)
+    def fail(
+        self, operation: str, error: ClusterError, after: int = 0, *, lost: bool = False
+    ) -> None:
+        """A call of `operation` (a port's method name) raises `error`: the next one, or the
+        one after `after` more (apply's pre-flight sends a validate_only request first).
+        `lost`: a write is carried out first and then its answer is lost."""
+        self.failures.setdefault(operation, []).append(Fault(after, error, lost))
 
     def refuse(self, topic: str, failure: Failure) -> None:
         """Every write of `topic` is answered with `failure` (validate_only ones too)."""
@@ -136,8 +149,20 @@ class FakeKafka:
     def _called(self, operation: str) -> None:
         self.sent.append(operation)
         waiting = self.failures.get(operation)
-        if waiting:
-            raise waiting.pop(0)
+        if not waiting:
+            return
+        fault = waiting[0]
+        if fault.after > 0:
+            fault.after -= 1
+        elif fault.lost:
+            fault.due = True  # raised by _answered, once the write is done
+        else:
+            raise waiting.pop(0).error
+
+    def _answered(self, operation: str) -> None:
+        waiting = self.failures.get(operation)
+        if waiting and waiting[0].due:
+            raise waiting.pop(0).error
 
     def _broker_ids(self) -> list[int]:
         return [b for b, _ in sorted(self.brokers)]
@@ -266,6 +291,7 @@ class FakeCluster:
                 self.kafka.topics[request.name] = FakeTopic(
                     self._placed(request), dict(request.config)
                 )
+        self.kafka._answered("create_topics")
         return answers
 
     def _create_refusal(self, request: NewTopicRequest) -> Failure | None:
@@ -320,6 +346,7 @@ class FakeCluster:
                 topic.overrides.update(update.set)
                 for key in update.delete:
                     topic.overrides.pop(key, None)
+        self.kafka._answered("alter_topic_configs")
         return answers
 
     def create_partitions(
@@ -346,6 +373,7 @@ class FakeCluster:
                 have, factor = len(topic.replicas), len(topic.replicas[0])
                 added = request.assignments or self._round_robin(have, request.total - have, factor)
                 topic.replicas.extend(added)
+        self.kafka._answered("create_partitions")
         return answers
 
     def delete_topics(self, names: Sequence[str]) -> dict[str, Failure | None]:
@@ -359,6 +387,7 @@ class FakeCluster:
             if failure is None:
                 del self.kafka.topics[name]
                 self.kafka.moves = {k: v for k, v in self.kafka.moves.items() if k[0] != name}
+        self.kafka._answered("delete_topics")
         return answers
 
     def alter_reassignments(
@@ -380,6 +409,7 @@ class FakeCluster:
             self.kafka.moves[(topic, partition)] = tuple(target)
         if not self.kafka.moving:
             self.kafka.finish_moves()
+        self.kafka._answered("alter_reassignments")
         return answers
 
     # --- Throttles -------------------------------------------------------------------------------

@@ -19,6 +19,11 @@ def test_an_injected_error_is_raised_by_the_next_call_of_its_operation_only() ->
     assert cluster.topics(["a"]) == {}
     assert cluster.create_topics([NewTopicRequest("a", 1, 1)]) == {"a": None}
     assert kafka.sent == ["create_topics", "topics", "create_topics"]
+    kafka.fail("delete_topics", ClusterError("lost (injected)"), after=1)
+    assert cluster.delete_topics(["missing"])["missing"] is not None
+    with pytest.raises(ClusterError, match="lost"):
+        cluster.delete_topics(["a"])
+    assert list(cluster.topics(["a"])) == ["a"]
 
 
 def test_a_refused_topic_is_answered_with_its_failure_and_left_as_it_was() -> None:
@@ -39,3 +44,13 @@ def test_a_second_client_and_a_reconnected_one_see_the_same_cluster() -> None:
     first.create_topics([NewTopicRequest("a", 2, 1)])
     assert len(second.topics(["a"])["a"].partitions) == 2
     assert list(first.reconnected().topics(["a"])) == ["a"]
+
+
+def test_a_lost_answer_is_raised_after_the_write_was_carried_out() -> None:
+    kafka = FakeKafka()
+    kafka.fail("create_topics", ClusterError("answer lost (injected)"), lost=True)
+    cluster = kafka.client()
+    with pytest.raises(ClusterError, match="answer lost"):
+        cluster.create_topics([NewTopicRequest("a", 1, 1)])
+    assert kafka.created == ["a"]
+    assert cluster.create_topics([NewTopicRequest("b", 1, 1)]) == {"b": None}
