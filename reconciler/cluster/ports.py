@@ -1,8 +1,8 @@
 """What code outside the adapter asks of a Kafka cluster: small Protocols, one per need.
 
-`reconciler.cluster.adapter.Cluster` implements every one of them against the brokers
-(tests/contract/ proves mypy's and Kafka's side of it); tests/fakes/cluster.py implements
-them in memory for fast tests, and the same contract tests hold it to what Kafka does.
+`reconciler.cluster.adapter.Cluster` implements every one of them against the brokers;
+tests/fakes/cluster.py implements them in memory for fast tests. tests/contract/ has mypy prove
+that both implement every port, and runs one suite of behaviours on both, on real brokers.
 A function takes the narrowest port it uses, so its signature says which requests it may send:
 
     TopicReader     what the cluster shows: DescribeCluster, the whole state, some topics,
@@ -15,9 +15,9 @@ A function takes the narrowest port it uses, so its signature says which request
     AccessCheck     what the principal may do (KIP-430)
     EvidenceReader  whether the topics a plan deletes are still in use
 
-Composites name a caller that needs several: `AccessProbe` (apply's ACL check),
-`Executing` (apply's level loop),
-`LeftoverReader` (the lock and throttles other applies left) and `ApplyTarget` (one apply).
+Composites name a caller that needs several: `AccessProbe` (apply's ACL check), `Executing`
+(apply's level loop), `LeftoverReader` (the lock and throttles other applies left) and
+`ApplyTarget` (one apply).
 Every port is `Reachable`: it has a name and connection settings for messages and closes its
 clients on leaving a `with`; readers of topics and the lock also reach the same cluster again
 on fresh clients (`reconnected`).
