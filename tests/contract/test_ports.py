@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from reconciler.cluster.adapter import (
     AUDIT_TOPIC,
+    LOCK_TOPIC,
     ConfigUpdate,
     Moves,
     NewTopicRequest,
@@ -192,6 +193,7 @@ def test_the_lock_has_one_holder_and_a_second_taker_is_refused(side: Side) -> No
         assert cluster.try_lock(b"holder", mine)
         try:
             assert other.lock_token() == mine
+            assert LOCK_TOPIC in other.read_state().topics  # how plan and drift see it held
             assert not other.try_lock(b"other", theirs)
             assert not other.release_lock(theirs)  # not theirs to release
             assert cluster.lock_holder() == b"holder"
