@@ -3,9 +3,12 @@
 `FakeKafka` is the cluster: brokers and racks, topics (partitions, replicas, configs), the
 records of the lock and audit topics, reassignments in progress, the brokers' throttle rates.
 `FakeCluster` is one client of it, as adapter.Cluster is of a real cluster: `reconnected()`
-and a second FakeCluster on the same FakeKafka see the same state. It answers as Kafka 4.1.1
-answers reconciler's requests; tests/contract/ runs the same behaviours against it and the real
-adapter, and where they differ the fake is wrong.
+and a second FakeCluster on the same FakeKafka see the same state. Its answers (error codes,
+KIP-464 defaults, the configs DescribeConfigs lists, KIP-430 rights) were read from Kafka
+4.1.1; tests/contract/ runs the same behaviours against it and the real adapter, and where they
+differ the fake is wrong. Not modelled: metadata that lags the controller (everything shows at
+once), leaders other than the first replica, consumer groups, fenced brokers, config synonyms,
+Kafka's internal topics.
 
 Failures are injected per operation (`kafka.fail("create_topics", ClusterError(...))`: the
 next call or a later one raises it, before or after the write is done) or per item

@@ -54,3 +54,17 @@ def test_a_lost_answer_is_raised_after_the_write_was_carried_out() -> None:
         cluster.create_topics([NewTopicRequest("a", 1, 1)])
     assert kafka.created == ["a"]
     assert cluster.create_topics([NewTopicRequest("b", 1, 1)]) == {"b": None}
+
+
+def test_a_reassignment_stays_in_progress_while_moving_and_lands_on_its_target() -> None:
+    kafka = FakeKafka(brokers=((1, "rack-a"), (2, "rack-b"))).add(topic("a", [[1]]))
+    kafka.moving = True
+    cluster = kafka.client()
+    assert cluster.alter_reassignments({("a", 0): (2,)}) == {("a", 0): None}
+    [moving] = cluster.reassignments(["a"])
+    assert (moving.replicas, moving.adding, moving.removing, moving.target) == (
+        (2, 1), (2,), (1,), (2,),
+    )  # fmt: skip
+    kafka.finish_moves()
+    assert cluster.reassignments() == ()
+    assert cluster.topics(["a"])["a"].partitions[0].replicas == (2,)
