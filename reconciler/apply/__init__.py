@@ -31,9 +31,10 @@ record/     what an apply did
   interrupted.py          an interrupted apply's every change, as the cluster shows it
   results.py              what each operation and the whole apply did
 
-The cluster is reached only through reconciler.cluster.adapter.Cluster; its errors, and apply's
-own refusals (ApplyRefused, StalePlan, PlanMismatch, LockHeld), are in reconciler.errors; a stop
-asked by SIGINT/SIGTERM is reconciler.stopping's.
+The cluster is reached only through the Protocols of reconciler.cluster.ports, each function
+taking the narrowest (reconciler.cluster.adapter.Cluster implements them all); its errors, and
+apply's own refusals (ApplyRefused, StalePlan, PlanMismatch, LockHeld), are in reconciler.errors;
+a stop asked by SIGINT/SIGTERM is reconciler.stopping's.
 """
 
 from reconciler.apply.execute.levels import Options

@@ -32,7 +32,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from reconciler.cluster.adapter import LOCK_TOPIC, Cluster
+from reconciler.cluster.adapter import LOCK_TOPIC
+from reconciler.cluster.ports import LockStore
 from reconciler.errors import LockHeld, ReconcilerError
 
 DEFAULT_LEASE = 30.0  # seconds without a heartbeat after which a holder counts as gone
@@ -163,7 +164,7 @@ class _Lease(Enum):
     RELEASED = "released"  # the lock went away while we watched
 
 
-def _lease(cluster: Cluster, token: int, lease: float) -> _Lease:
+def _lease(cluster: LockStore, token: int, lease: float) -> _Lease:
     """Whether the lock's lease is live: the lock topic is watched for up to one whole lease
     on our monotonic clock; a record (a heartbeat, or the holder's first) means live. No clock
     of another machine is compared with ours, so clock skew cannot break a live lease."""
@@ -180,7 +181,7 @@ def _lease(cluster: Cluster, token: int, lease: float) -> _Lease:
 
 
 def acquire(
-    cluster: Cluster,
+    cluster: LockStore,
     me: Holder,
     force: bool,
     progress: Callable[[str], None],
@@ -210,7 +211,7 @@ def acquire(
     )
 
 
-def _holder(cluster: Cluster, token: int, wait: float = 5.0) -> Holder | None:
+def _holder(cluster: LockStore, token: int, wait: float = 5.0) -> Holder | None:
     """The holder's record; a holder that has just taken the lock gets `wait` seconds to write
     it (polled), so a race between two starting applies is not mistaken for a crash."""
     deadline = time.monotonic() + wait
@@ -223,7 +224,7 @@ def _holder(cluster: Cluster, token: int, wait: float = 5.0) -> Holder | None:
 
 
 def _why_gone(
-    cluster: Cluster,
+    cluster: LockStore,
     holder: Holder | None,
     token: int,
     me: Holder,
@@ -292,7 +293,7 @@ class Lease:
     lease, on clients of its own. `check` (the apply, before each level) raises once the lease
     was not renewed for a whole lease or the lock is someone else's."""
 
-    cluster: Cluster
+    cluster: LockStore
     holder: Holder
     renewed: float = field(default_factory=time.monotonic)
     lost: str | None = None
@@ -349,7 +350,7 @@ class Lease:
             self._thread.join(timeout=self.seconds)
 
 
-def release(cluster: Cluster, holder: Holder, progress: Callable[[str], None]) -> None:
+def release(cluster: LockStore, holder: Holder, progress: Callable[[str], None]) -> None:
     """Delete the lock if it is still ours. A failure (a broker or the controller lost) is a
     warning, not an error: the apply's report matters more, and the lock left behind is broken
     by the next apply once this process is gone (or by --force-unlock)."""

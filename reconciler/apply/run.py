@@ -41,7 +41,7 @@ from reconciler.apply.execute.operations import Level, levels, operations
 from reconciler.apply.record import content, interrupted, journal
 from reconciler.apply.record.audit_record import Finished, Started
 from reconciler.apply.record.results import ApplyResult, OperationResult, Status
-from reconciler.cluster.adapter import Cluster
+from reconciler.cluster.ports import ApplyTarget
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ReconcilerError
 from reconciler.planning.plan import Plan
@@ -51,7 +51,7 @@ Progress = Callable[[str], None]
 
 def apply_plan(
     plan: Plan,
-    cluster: Cluster,
+    cluster: ApplyTarget,
     repo: Path,
     *,
     force_unlock: bool = False,

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reconciler.apply.execute.operations import Operation
-from reconciler.cluster.adapter import LOCK_TOPIC, Cluster, NewTopicRequest
+from reconciler.cluster.adapter import LOCK_TOPIC, NewTopicRequest
 from reconciler.cluster.adapter.authorization import lacks
+from reconciler.cluster.ports import AccessProbe
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ApplyRefused
 from reconciler.planning.changes import (
@@ -48,7 +49,7 @@ def needs(ops: Sequence[Operation]) -> list[Need]:
     return found
 
 
-def check(cluster: Cluster, state: ClusterState, ops: Sequence[Operation]) -> None:
+def check(cluster: AccessProbe, state: ClusterState, ops: Sequence[Operation]) -> None:
     """Raise ApplyRefused naming each missing permission; changes nothing."""
     wanted = needs(ops)
     if not wanted:

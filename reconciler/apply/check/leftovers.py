@@ -20,8 +20,9 @@ from typing import Any
 
 from reconciler.apply.lease import Holder
 from reconciler.apply.record import journal
-from reconciler.cluster.adapter import LOCK_TOPIC, Cluster
+from reconciler.cluster.adapter import LOCK_TOPIC
 from reconciler.cluster.adapter.replication_throttle import FOLLOWER_REPLICAS, LEADER_REPLICAS
+from reconciler.cluster.ports import LeftoverReader, LockStore, Throttles
 from reconciler.cluster.state import ClusterState, LeftoverThrottle, LockShown
 from reconciler.errors import ClusterError
 from reconciler.planning import rules
@@ -36,7 +37,7 @@ def reported(plan: Plan) -> bool:
     return any(d.rule == rules.LEFTOVER_THROTTLE.name for d in plan.diagnostics)
 
 
-def observe(cluster: Cluster, state: ClusterState) -> ClusterState:
+def observe(cluster: LeftoverReader, state: ClusterState) -> ClusterState:
     """`state` with the lock's holder and the leftover throttles it shows (see the module)."""
     lock = _lock(cluster) if LOCK_TOPIC in state.topics else None
     throttled = any(k in t.overrides for t in state.topics.values() for k in _LISTS)
@@ -52,7 +53,7 @@ def observe(cluster: Cluster, state: ClusterState) -> ClusterState:
     return dataclasses.replace(state, lock=lock, leftover_throttles=left)
 
 
-def _lock(cluster: Cluster) -> LockShown | None:
+def _lock(cluster: LockStore) -> LockShown | None:
     try:
         if cluster.lock_token() is None:
             return None  # released since the topics were listed
@@ -66,7 +67,7 @@ def _lock(cluster: Cluster) -> LockShown | None:
 
 
 def leftovers(
-    cluster: Cluster, state: ClusterState, recorded: dict[str, dict[str, Any]]
+    cluster: Throttles, state: ClusterState, recorded: dict[str, dict[str, Any]]
 ) -> tuple[LeftoverThrottle, ...]:
     """The recorded throttles as far as the cluster still shows them (state's topics; the
     brokers' rates read now, one request per broker involved)."""
@@ -108,7 +109,7 @@ def _shows(state: ClusterState, topic: str, leader: list[str], follower: list[st
     return bool(listed[LEADER_REPLICAS] & set(leader) or listed[FOLLOWER_REPLICAS] & set(follower))
 
 
-def remove(cluster: Cluster, log: journal.Journal, progress: Progress) -> None:
+def remove(cluster: Throttles, log: journal.Journal, progress: Progress) -> None:
     """Take away every throttle the journal has as left by earlier applies, recording each
     removal; one that cannot be removed is a warning and stays recorded (the next apply
     tries again)."""

@@ -35,8 +35,9 @@ from reconciler.apply.execute.batching import (
 from reconciler.apply.execute.operations import Operation
 from reconciler.apply.execute.sentences import sentence
 from reconciler.apply.execute.status import Diverged, Done, NotStarted, Partly, judge
-from reconciler.cluster.adapter import Cluster, ConfigUpdate, Failure
+from reconciler.cluster.adapter import ConfigUpdate, Failure
 from reconciler.cluster.fingerprint import fingerprint
+from reconciler.cluster.ports import TopicReader, TopicWriter
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ApplyRefused, StalePlan
 from reconciler.planning.changes import (
@@ -62,7 +63,7 @@ def check_plan(plan: Plan, cluster: str) -> None:
         raise ApplyRefused(f"apply refuses this plan: {clause}. Nothing was changed.")
 
 
-def check_cluster_id(plan: Plan, cluster: Cluster) -> None:
+def check_cluster_id(plan: Plan, cluster: TopicReader) -> None:
     """Refuse a plan made on another cluster id (or on none: a plan file without one)."""
     reported = cluster.cluster_id()
     if plan.cluster_id != reported:
@@ -147,7 +148,7 @@ def _topic_difference(change: TopicChange, state: ClusterState) -> tuple[list[st
     return reasons, moved
 
 
-def validate(cluster: Cluster, state: ClusterState, ops: Sequence[Operation]) -> None:
+def validate(cluster: TopicWriter, state: ClusterState, ops: Sequence[Operation]) -> None:
     """Kafka's validate_only for every request apply will send for what is left: creates,
     config updates and partition increases, all of them before the first real change, so
     one refusal refuses the plan with nothing changed (a conflict between two keys, say

@@ -26,7 +26,8 @@ from reconciler.apply.execute import batching, reassign
 from reconciler.apply.execute.operations import Operation, Step
 from reconciler.apply.execute.status import Done, judge
 from reconciler.apply.execute.throttling import Ledger
-from reconciler.cluster.adapter import Cluster, Failure
+from reconciler.cluster.adapter import Failure
+from reconciler.cluster.ports import Executing, TopicWriter
 from reconciler.cluster.state import ClusterState
 from reconciler.planning.changes import AlterTopicConfig, CreateTopic, IncreasePartitions
 
@@ -66,7 +67,7 @@ class Reassigning:
 
 
 def send(
-    cluster: Cluster,
+    cluster: Executing,
     state: ClusterState,
     step: Step,
     ops: Sequence[Operation],
@@ -119,7 +120,7 @@ def _each(
     return answers
 
 
-def _create(cluster: Cluster, state: ClusterState, ops: Sequence[Operation]) -> dict[int, Sent]:
+def _create(cluster: Executing, state: ClusterState, ops: Sequence[Operation]) -> dict[int, Sent]:
     changes = {op.id: op.change for op in ops if isinstance(op.change, CreateTopic)}
     answers = _each(
         batching.batches(
@@ -142,7 +143,9 @@ def _create(cluster: Cluster, state: ClusterState, ops: Sequence[Operation]) -> 
     return sent
 
 
-def _configure(cluster: Cluster, state: ClusterState, ops: Sequence[Operation]) -> dict[int, Sent]:
+def _configure(
+    cluster: TopicWriter, state: ClusterState, ops: Sequence[Operation]
+) -> dict[int, Sent]:
     updates = {
         op.id: batching.config_update(op.change, state.topics.get(op.topic))
         for op in ops
@@ -157,7 +160,7 @@ def _configure(cluster: Cluster, state: ClusterState, ops: Sequence[Operation]) 
     return {op_id: _answer(answers, u.topic) for op_id, u in updates.items()}
 
 
-def _partitions(cluster: Cluster, ops: Sequence[Operation]) -> dict[int, Sent]:
+def _partitions(cluster: Executing, ops: Sequence[Operation]) -> dict[int, Sent]:
     changes = {op.id: op.change for op in ops if isinstance(op.change, IncreasePartitions)}
     answers = _each(
         batching.batches(
@@ -177,7 +180,7 @@ def _partitions(cluster: Cluster, ops: Sequence[Operation]) -> dict[int, Sent]:
     return sent
 
 
-def _delete(cluster: Cluster, ops: Sequence[Operation]) -> dict[int, Sent]:
+def _delete(cluster: TopicWriter, ops: Sequence[Operation]) -> dict[int, Sent]:
     answers = _each(
         batching.batches([op.topic for op in ops], lambda _: 1, batching.MAX_RECORDS_PER_REQUEST),
         cluster.delete_topics,

@@ -31,7 +31,7 @@ from reconciler.apply.execute.sentences import sentence
 from reconciler.apply.execute.status import Diverged, Done, NotStarted, Partly, judge
 from reconciler.apply.execute.throttling import Ledger
 from reconciler.apply.record.results import OperationResult, Status
-from reconciler.cluster.adapter import Cluster
+from reconciler.cluster.ports import Executing
 from reconciler.cluster.state import ClusterState
 
 Progress = Callable[[str], None]
@@ -64,7 +64,7 @@ class Executor:
 
     def __init__(
         self,
-        cluster: Cluster,
+        cluster: Executing,
         state: ClusterState,
         options: Options,
         progress: Progress,

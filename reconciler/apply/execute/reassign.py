@@ -22,7 +22,8 @@ from collections.abc import Callable, Sequence
 from reconciler import stopping
 from reconciler.apply.execute import throttling
 from reconciler.apply.execute.operations import Operation
-from reconciler.cluster.adapter import Cluster, Failure
+from reconciler.cluster.adapter import Failure
+from reconciler.cluster.ports import Executing, TopicReader
 from reconciler.cluster.state import TopicState
 from reconciler.errors import ClusterError
 from reconciler.planning.changes import ReassignReplicas
@@ -32,7 +33,7 @@ Targets = dict[tuple[str, int], tuple[int, ...]]
 
 
 def start_and_follow(
-    cluster: Cluster,
+    cluster: Executing,
     ops: Sequence[Operation],
     rate: int | None,
     timeout: float,
@@ -66,7 +67,9 @@ def start_and_follow(
     return outcome
 
 
-def _moving_to(cluster: Cluster, topics: Sequence[str]) -> dict[tuple[str, int], tuple[int, ...]]:
+def _moving_to(
+    cluster: TopicReader, topics: Sequence[str]
+) -> dict[tuple[str, int], tuple[int, ...]]:
     """The partitions of `topics` being moved now, with the replicas each is moving to."""
     return {(r.topic, r.partition): r.target for r in cluster.reassignments(topics)}
 
@@ -92,7 +95,7 @@ def _targets(
 
 
 def _follow(
-    cluster: Cluster,
+    cluster: TopicReader,
     changes: Sequence[ReassignReplicas],
     timeout: float,
     poll_interval: float,

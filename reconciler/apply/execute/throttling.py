@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
-from reconciler.cluster.adapter import Cluster, Moves, Throttle
+from reconciler.cluster.adapter import Moves, Throttle
+from reconciler.cluster.ports import Throttles
 from reconciler.cluster.state import TopicState
 from reconciler.errors import ClusterError
 from reconciler.spec.units import format_size_bytes
@@ -31,7 +32,7 @@ class Ledger(Protocol):
 
 
 def hold(
-    cluster: Cluster,
+    cluster: Throttles,
     rate: int,
     targets: Mapping[tuple[str, int], tuple[int, ...]],
     shown: Mapping[str, TopicState],
@@ -68,7 +69,7 @@ def hold(
 
 
 def release(
-    cluster: Cluster, held: Throttle, progress: Progress, ledger: Ledger | None = None
+    cluster: Throttles, held: Throttle, progress: Progress, ledger: Ledger | None = None
 ) -> None:
     try:
         cluster.clear_throttle(held)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from reconciler import stopping
 from reconciler.apply.execute.operations import Operation, Step
 from reconciler.apply.execute.status import Diverged, Done, judge, serving
-from reconciler.cluster.adapter import Cluster
+from reconciler.cluster.ports import TopicReader
 from reconciler.cluster.state import TopicState
 
 CONFIRMATIONS = 3  # reads by fresh clients that must agree before apply returns
@@ -31,7 +31,7 @@ def shows(op: Operation, topic: TopicState | None, configs_read: bool) -> bool:
 
 
 def for_level(
-    cluster: Cluster,
+    cluster: TopicReader,
     step: Step,
     ops: Sequence[Operation],
     timeout: float,
@@ -75,7 +75,7 @@ def _late(op: Operation, topic: TopicState | None, timeout: float) -> str:
 
 
 def settle(
-    cluster: Cluster,
+    cluster: TopicReader,
     applied: Sequence[Operation],
     timeout: float,
     poll_interval: float,
@@ -99,7 +99,7 @@ def settle(
         time.sleep(poll_interval)
 
 
-def _lagging(cluster: Cluster, ops: Sequence[Operation], configs: bool) -> bool:
+def _lagging(cluster: TopicReader, ops: Sequence[Operation], configs: bool) -> bool:
     """Whether some reader does not see every op yet: fresh clients ask brokers of
     librdkafka's choosing, not always the same one, and must all agree."""
     names = sorted({op.topic for op in ops})

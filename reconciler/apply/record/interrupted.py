@@ -17,13 +17,13 @@ from collections.abc import Collection, Mapping, Sequence
 from reconciler.apply.execute.operations import Operation, Step
 from reconciler.apply.execute.status import Done, Partly, judge
 from reconciler.apply.record.results import OperationResult, Status
-from reconciler.cluster.adapter import Cluster
+from reconciler.cluster.ports import TopicReader
 from reconciler.cluster.state import ClusterState, Reassignment, TopicState
 from reconciler.errors import ReconcilerError
 
 
 def account(
-    cluster: Cluster,
+    cluster: TopicReader,
     before: ClusterState,
     ops: Sequence[Operation],
     recorded: Mapping[int, OperationResult],
@@ -67,7 +67,7 @@ def _unknown(op: Operation, why: str, because: str) -> OperationResult:
 
 
 def _judge(
-    cluster: Cluster, before: ClusterState, missing: Sequence[Operation], why: str
+    cluster: TopicReader, before: ClusterState, missing: Sequence[Operation], why: str
 ) -> dict[int, OperationResult]:
     """The missing operations as a fresh read (clients of its own) shows them."""
     if not missing:

@@ -48,7 +48,8 @@ from reconciler.apply.record.audit_record import (
     part_number,
 )
 from reconciler.apply.record.results import OperationResult
-from reconciler.cluster.adapter import Cluster, Throttle
+from reconciler.cluster.adapter import Throttle
+from reconciler.cluster.ports import AuditLog
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ClusterError, ReconcilerError
 
@@ -63,7 +64,7 @@ Progress = Callable[[str], None]
 class Journal:
     """One apply's records; `level` and `finish` are best effort (they warn), `open` is not."""
 
-    cluster: Cluster
+    cluster: AuditLog
     apply_id: str
     progress: Progress
     errors: list[str] = field(default_factory=list)
@@ -75,7 +76,7 @@ class Journal:
 
     @staticmethod
     def open(
-        cluster: Cluster,
+        cluster: AuditLog,
         header: Started,
         progress: Progress,
         throttles: dict[str, dict[str, Any]] | None = None,
@@ -177,7 +178,7 @@ class Tail:
         return found
 
 
-def read_tail(cluster: Cluster, wait: float = 10.0) -> Tail:
+def read_tail(cluster: AuditLog, wait: float = 10.0) -> Tail:
     """Read back from the end of the audit topic, in growing windows, only as far as the last
     record that ends an apply."""
     low, high = cluster.audit_offsets()
@@ -194,7 +195,7 @@ def read_tail(cluster: Cluster, wait: float = 10.0) -> Tail:
     return Tail(tail[last_end] if last_end >= 0 else None, tuple(tail[last_end + 1 :]))
 
 
-def unfinished(cluster: Cluster, wait: float = 10.0) -> dict[str, list[dict[str, Any]]]:
+def unfinished(cluster: AuditLog, wait: float = 10.0) -> dict[str, list[dict[str, Any]]]:
     """The records of applies started after the last finished or closed one, by apply id."""
     return read_tail(cluster, wait).unfinished
 
@@ -220,7 +221,7 @@ def started_for(found: dict[str, list[dict[str, Any]]], plan_hash: str) -> bool:
 
 
 def close_unfinished(
-    cluster: Cluster,
+    cluster: AuditLog,
     state: ClusterState,
     closer: str,
     progress: Progress,

@@ -1,0 +1,46 @@
+"""The two sides every contract test runs on: the in-memory fake and the real adapter.
+
+`side` is parametrized: `fake` (tests/fakes/cluster.py, no broker) and `kafka` (adapter.Cluster
+on the session cluster `kafka1`, marked `kafka` as tests/conftest.py marks the tests that use
+a Kafka fixture, so `make check` runs the fake half only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import pytest
+
+from reconciler.cluster import adapter
+from reconciler.cluster.ports import ApplyTarget, EvidenceReader
+from tests.fakes.cluster import FakeKafka
+
+
+class Port(ApplyTarget, EvidenceReader, Protocol):
+    """Every port at once: what both sides must implement."""
+
+    def reconnected(self) -> Port: ...
+
+    def __enter__(self) -> Port: ...
+
+
+@dataclass(frozen=True)
+class Side:
+    name: str  # "fake" or "kafka"
+    connect: Callable[[], Port]  # a new client of the same cluster (a second taker, say)
+    prefix: str  # this test's own topic names start with it
+
+
+@pytest.fixture(params=["fake", pytest.param("kafka", marks=pytest.mark.kafka)])
+def side(request: pytest.FixtureRequest, ns: str) -> Side:
+    if request.param == "fake":
+        kafka = FakeKafka()
+        return Side("fake", kafka.client, ns)
+    bootstrap = request.getfixturevalue("kafka1").bootstrap
+
+    def connect() -> Port:
+        return adapter.Cluster(adapter.Connection("contract", bootstrap))
+
+    return Side("kafka", connect, ns)
