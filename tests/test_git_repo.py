@@ -7,18 +7,18 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import git
 import pytest
 
 from reconciler import git_repo
 from reconciler.errors import ConfigError
 
+ADA = git.Actor("Ada", "ada@example.com")
 
-def git(root: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=Ada", "-c", "user.email=ada@example.com", *args],
-        cwd=root, check=True, capture_output=True, text=True,
-    )  # fmt: skip
-    return done.stdout.strip()
+
+def head(root: Path) -> str:
+    """HEAD as the git executable answers it."""
+    return subprocess.check_output(["git", "rev-parse", "HEAD"], cwd=root, text=True).strip()
 
 
 @pytest.fixture
@@ -30,16 +30,16 @@ def specs(tmp_path: Path) -> Path:
     (root / "topics").mkdir(parents=True)
     (root / "reconciler.yaml").write_text("clusters: {}\n")
     (root / "topics" / "a.yaml").write_text("topics: []\n")
-    git(tmp_path, "init", "-q")
-    git(tmp_path, "add", ".")
-    git(tmp_path, "commit", "-q", "-m", "add a\n\nreviewed in #12\n")
+    made = git.Repo.init(tmp_path)
+    made.git.add("--all")
+    made.index.commit("add a\n\nreviewed in #12\n", author=ADA, committer=ADA)
     return root
 
 
 def test_a_clean_checkout_names_head(specs: Path) -> None:
     found = git_repo.checkout(specs)
     assert found is not None
-    assert found.commit == git(specs, "rev-parse", "HEAD")
+    assert found.commit == head(specs)
     assert found.to_json() == {
         "commit": found.commit,
         "author": "Ada <ada@example.com>",
@@ -62,12 +62,12 @@ def test_changed_and_untracked_files_of_the_spec_repository_only(specs: Path) ->
 
 def test_no_checkout_outside_git_or_before_the_first_commit(tmp_path: Path) -> None:
     assert git_repo.checkout(tmp_path) is None
-    git(tmp_path, "init", "-q")
+    git.Repo.init(tmp_path)
     assert git_repo.checkout(tmp_path) is None
 
 
 def test_changed_since_a_ref(specs: Path) -> None:
-    first = git(specs, "rev-parse", "HEAD")
+    first = head(specs)
     (specs / "topics" / "a.yaml").write_text("topics: [{name: a}]\n")
     (specs / "topics" / "b.yaml").write_text("topics: []\n")
     assert git_repo.changed_files(specs, first) == {"topics/a.yaml", "topics/b.yaml"}
@@ -76,7 +76,7 @@ def test_changed_since_a_ref(specs: Path) -> None:
 
 
 def test_files_at_a_ref_are_copied_out(specs: Path, tmp_path: Path) -> None:
-    first = git(specs, "rev-parse", "HEAD")
+    first = head(specs)
     (specs / "topics" / "a.yaml").write_text("topics: [{name: a}]\n")
     into = tmp_path / "out"
     assert git_repo.copy_at(specs, first, lambda rel: rel.suffix == ".yaml", into)

@@ -11,23 +11,16 @@ from reconciler.apply.check.access import needs
 from reconciler.apply.execute.operations import KINDS, Operation, step_of
 from reconciler.apply.execute.sentences import sentence
 from reconciler.cluster.adapter import Failure
-from reconciler.planning.changes import (
-    AlterTopicConfig,
-    Change,
-    ConfigChange,
-    CreateTopic,
-    DeleteTopic,
-    IncreasePartitions,
-    ReassignReplicas,
-)
+from reconciler.planning import changes
+from reconciler.planning.changes import Change
 
 # One instance of each kind, to run what reads the table
 EXAMPLES: tuple[Change, ...] = (
-    CreateTopic("a.b", 3, 1),
-    AlterTopicConfig("a.b", (ConfigChange("retention.ms", None, "1000"),)),
-    IncreasePartitions("a.b", 3, 6),
-    ReassignReplicas("a.b", 1, 3, ((1,),), ((1, 2, 3),)),
-    DeleteTopic("a.b", 3, "tombstone"),
+    changes.CreateTopic("a.b", 3, 1),
+    changes.AlterTopicConfig("a.b", (changes.ConfigChange("retention.ms", None, "1000"),)),
+    changes.IncreasePartitions("a.b", 3, 6),
+    changes.ReassignReplicas("a.b", 1, 3, ((1,),), ((1, 2, 3),)),
+    changes.DeleteTopic("a.b", 3, "tombstone"),
 )
 
 

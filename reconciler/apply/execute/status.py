@@ -132,12 +132,10 @@ def _create(change: CreateTopic, topic: TopicState | None, configs_read: bool) -
             differences.append("its replicas are placed otherwise")
     # A count left to the broker (KIP-464) is what its default resolved to when planned: a topic
     # someone else made with another count is not the planned one either
-    wanted = change.partitions if change.partitions is not None else change.default_partitions
+    wanted = change.effective_partitions
     if wanted is not None and count != wanted:
         differences.append(f"{count} partitions, the plan has {wanted}")
-    wanted_rf = len(change.assignments[0]) if change.assignments else change.replication_factor
-    if wanted_rf is None:
-        wanted_rf = change.default_replication_factor
+    wanted_rf = change.effective_replication_factor
     if wanted_rf is not None and rf != wanted_rf:
         differences.append(f"replication factor {rf}, the plan has {wanted_rf}")
     if configs_read:
