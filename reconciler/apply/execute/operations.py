@@ -63,7 +63,7 @@ _STEP_WORDS = {
 
 
 @dataclass(frozen=True, slots=True)
-class Kind:
+class KindRow:
     """What apply does with one kind of change: a row of KINDS."""
 
     step: Step  # the step it runs in (a min.insync.replicas raise moves to RAISE_ISR)
@@ -76,20 +76,20 @@ class Kind:
 # One row per change kind (the closed planning.changes.Change union; a test proves every kind
 # has its row): its step, the ACL pre-flight checks for it (apply/check/access.py) and the verb
 # of its refusal's sentence.
-KINDS: Mapping[type[Change], Kind] = {
-    CreateTopic: Kind(
+KINDS: Mapping[type[Change], KindRow] = {
+    CreateTopic: KindRow(
         Step.CREATE, "Describe", False, "tell whether {topic} exists before creating it", "create"
     ),
-    AlterTopicConfig: Kind(
+    AlterTopicConfig: KindRow(
         Step.CONFIG, "AlterConfigs", False, "change the configs of {topic}", "alter the configs of"
     ),
-    IncreasePartitions: Kind(
+    IncreasePartitions: KindRow(
         Step.PARTITIONS, "Alter", False, "add partitions to {topic}", "add partitions to"
     ),
-    ReassignReplicas: Kind(
+    ReassignReplicas: KindRow(
         Step.REASSIGN, "Alter", True, "reassign the replicas of {topic}", "reassign the replicas of"
     ),
-    DeleteTopic: Kind(Step.DELETE, "Delete", False, "delete {topic}", "delete"),
+    DeleteTopic: KindRow(Step.DELETE, "Delete", False, "delete {topic}", "delete"),
 }
 
 
