@@ -1,6 +1,7 @@
 """The spec repository's git, read through GitPython: the checkout an apply records (its audit
-record's `git`, and the warning of uncommitted changes) and what `plan --changed-since REF`
-compares with. The work tree and the index are never touched.
+record's `git`, and the warning of uncommitted changes), what `plan --changed-since REF`
+compares with, and the commit a saved plan was made at. The work tree and the index are never
+touched.
 
 Each command reads git once: `checkout` is called by the CLI's apply and its value passed along
 to the audit record. GitPython is imported on first use, so only a command that reads git pays
@@ -10,6 +11,7 @@ all the same, with no checkout recorded.
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,6 +72,22 @@ def checkout(repo: Path) -> Checkout | None:
         message=message.strip(),
         changed_files=tuple(sorted(set(changed))),
     )
+
+
+def head_commit(repo: Path) -> str | None:
+    """The commit checked out at `repo` (a saved plan's `source`, spec/identity.py); None
+    outside a git work tree, before the first commit, or without git. One `git rev-parse`
+    rather than GitPython: every plan asks, and importing GitPython would cost plan more than
+    the whole answer."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(repo), "rev-parse", "--verify", "HEAD"],
+            capture_output=True, text=True, timeout=_TIMEOUT, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = done.stdout.strip()
+    return commit if done.returncode == 0 and commit else None
 
 
 def changed_files(repo: Path, ref: str) -> frozenset[str]:

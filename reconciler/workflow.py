@@ -22,6 +22,7 @@ from reconciler.cluster.snapshot import load_snapshot
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Location, Severity
 from reconciler.errors import ConfigError, InvalidSpecs, PlanMismatch
+from reconciler.git_repo import head_commit
 from reconciler.init_repo import NewFile, write_new
 from reconciler.patterns import UserPattern, problem
 from reconciler.planning.changes import Action
@@ -38,7 +39,7 @@ from reconciler.planning.plan import (
 )
 from reconciler.planning.rules import IN_USE_NOT_READ
 from reconciler.spec.discovery import folder_not_read
-from reconciler.spec.identity import head_commit, specs_digest
+from reconciler.spec.identity import specs_digest
 from reconciler.spec.loader import load_repo
 from reconciler.spec.model import ClusterConfig, DesiredState
 from reconciler.spec.repo_config import REPO_CONFIG, load_repo_config, select_cluster
