@@ -1,8 +1,8 @@
 """What a pull request changed: spec files that differ from a git ref, and the plan changes
 they cause (`plan --changed-since REF`).
 
-GitPython reads the repository; the work tree and the index are never touched. A ref git does
-not know (a shallow CI checkout) is a ConfigError saying to fetch it.
+git is read through reconciler/git_repo.py; a ref git does not know (a shallow CI checkout) is
+a ConfigError saying to fetch it.
 """
 
 from __future__ import annotations
@@ -10,9 +10,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-import git
-
-from reconciler.errors import ConfigError
+from reconciler import git_repo
 from reconciler.planning.plan import Plan
 from reconciler.spec.loader import TEMPLATE_SUFFIX, TOPIC_SUFFIXES, load_repo
 from reconciler.spec.model import DesiredState
@@ -60,58 +58,14 @@ def declared_at(repo: Path, cluster: str, ref: str) -> frozenset[str] | None:
     of git into a temporary directory and loaded as usual; the work tree and the index are
     never touched.
     """
-    git_repo = _git_repo(repo, ref)
-    here = Path(repo).absolute().resolve()
-    prefix = here.relative_to(Path(git_repo.working_dir).resolve()).as_posix()
-    tree = git_repo.commit(ref).tree
-    try:
-        root = tree if prefix == "." else tree / prefix
-    except KeyError:
-        return None  # the spec repository did not exist at `ref`
     with tempfile.TemporaryDirectory(prefix="reconciler-ref-") as scratch:
-        for item in root.traverse():
-            if not isinstance(item, git.Blob) or item.mode == git.Blob.link_mode:
-                continue  # directories, submodules; symlinks (the loader refuses escapes)
-            rel = Path(item.path).relative_to(root.path) if root.path else Path(item.path)
-            if rel.as_posix() != REPO_CONFIG and not rel.name.endswith(TOPIC_SUFFIXES):
-                continue
-            target = Path(scratch, rel)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(item.data_stream.read())
+        if not git_repo.copy_at(repo, ref, _is_spec_file, Path(scratch)):
+            return None  # the spec repository did not exist at `ref`
         loaded = load_repo(Path(scratch), cluster)
     if not loaded.valid or cluster not in loaded.desired:
         return None
     return frozenset(loaded.desired[cluster].topics)
 
 
-def changed_files(repo: Path, ref: str) -> frozenset[str]:
-    """Paths relative to `repo` (with `/`) changed since `ref`, plus untracked files."""
-    git_repo = _git_repo(repo, ref)
-    top = Path(git_repo.working_dir)
-    names = git_repo.git.diff("--name-only", "--no-renames", ref, "--").splitlines()
-    names += git_repo.untracked_files
-    here = Path(repo).absolute().resolve()
-    found: set[str] = set()
-    for name in names:
-        path = (top / name).resolve()
-        if path.is_relative_to(here):
-            found.add(path.relative_to(here).as_posix())
-    return frozenset(found)
-
-
-def _git_repo(repo: Path, ref: str) -> git.Repo:
-    """The git repository holding `repo`, once `ref` is known to name a commit in it."""
-    try:
-        git_repo = git.Repo(repo, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
-        raise ConfigError(
-            f"--changed-since needs a git repository, and {repo} is not in one"
-        ) from exc
-    try:
-        git_repo.commit(ref)
-    except (git.BadName, ValueError) as exc:
-        raise ConfigError(
-            f"--changed-since: '{ref}' is not a commit, branch or tag of {git_repo.working_dir}; "
-            "fetch it first (CI checkouts are often shallow: fetch-depth 0)"
-        ) from exc
-    return git_repo
+def _is_spec_file(rel: Path) -> bool:
+    return rel.as_posix() == REPO_CONFIG or rel.name.endswith(TOPIC_SUFFIXES)

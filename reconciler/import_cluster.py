@@ -35,10 +35,10 @@ from typing import Any
 import yaml
 
 from reconciler import __version__
+from reconciler.cluster.overrides import OPERATIONAL_KEYS
 from reconciler.cluster.state import BrokerState, ClusterState, TopicState
 from reconciler.errors import InvalidConfigValue
 from reconciler.patterns import UserPattern
-from reconciler.planning.configs import OPERATIONAL_KEYS
 from reconciler.planning.diff import ignored, settled_replicas
 from reconciler.spec import catalog
 from reconciler.spec.catalog import ConfigType

@@ -22,6 +22,7 @@ from reconciler.cluster.snapshot import load_snapshot
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Location, Severity
 from reconciler.errors import ConfigError, InvalidSpecs, PlanMismatch
+from reconciler.git_repo import head_commit
 from reconciler.init_repo import NewFile, write_new
 from reconciler.patterns import UserPattern, problem
 from reconciler.planning.changes import Action
@@ -38,7 +39,7 @@ from reconciler.planning.plan import (
 )
 from reconciler.planning.rules import IN_USE_NOT_READ
 from reconciler.spec.discovery import folder_not_read
-from reconciler.spec.identity import head_commit, specs_digest
+from reconciler.spec.identity import specs_digest
 from reconciler.spec.loader import load_repo
 from reconciler.spec.model import ClusterConfig, DesiredState
 from reconciler.spec.repo_config import REPO_CONFIG, load_repo_config, select_cluster
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
     from reconciler.apply import ApplyResult
     from reconciler.cluster import adapter
     from reconciler.cluster.evidence import Evidence
+    from reconciler.git_repo import Checkout
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +133,7 @@ def plan(
     specs = load_specs(repo, cluster)
     changed = None
     if changed_since is not None:  # gitpython is loaded only for this
-        from reconciler.changed_since import changed_files
+        from reconciler.git_repo import changed_files
 
         # Git is asked before the cluster, so a ref git does not know fails without a round trip
         changed = changed_files(repo, changed_since)
@@ -295,12 +297,14 @@ def apply(
     cluster: str,
     saved: Plan,
     *,
+    checkout: Checkout | None = None,
     fail_fast: bool = False,
     force_unlock: bool = False,
     throttle: int | None = None,
     progress: Callable[[str], None] = lambda _: None,
 ) -> ApplyResult:
-    """Apply `saved` (a reviewed plan, or one just made and confirmed) to `cluster`.
+    """Apply `saved` (a reviewed plan, or one just made and confirmed) to `cluster`;
+    `checkout` (reconciler.git_repo, read once by the command) is what the audit record names.
 
     The specs are loaded again: for the cluster's connection, and to derive the plan again
     under the lock from them and the state read there, which the saved plan's remaining work
@@ -343,7 +347,7 @@ def apply(
         return apply_plan(
             saved,
             kafka,
-            repo,
+            checkout=checkout,
             force_unlock=force_unlock,
             options=Options(fail_fast=fail_fast, throttle=throttle),
             progress=progress,

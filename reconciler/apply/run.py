@@ -31,7 +31,6 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
-from pathlib import Path
 
 from reconciler import stopping
 from reconciler.apply import lease
@@ -44,6 +43,7 @@ from reconciler.apply.record.results import ApplyResult, OperationResult, Status
 from reconciler.cluster.ports import ApplyTarget
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ReconcilerError
+from reconciler.git_repo import Checkout
 from reconciler.planning.plan import Plan
 
 Progress = Callable[[str], None]
@@ -52,16 +52,17 @@ Progress = Callable[[str], None]
 def apply_plan(
     plan: Plan,
     cluster: ApplyTarget,
-    repo: Path,
     *,
+    checkout: Checkout | None = None,
     force_unlock: bool = False,
     options: Options | None = None,
     progress: Progress = lambda _: None,
     verify: Callable[[ClusterState], None] | None = None,
     in_use: InUse | None = None,
 ) -> ApplyResult:
-    """Apply `plan` to `cluster` (the steps above); `repo` is the spec repository, whose git
-    HEAD the audit record names. `verify` (apply.verify, for a saved plan) judges the plan
+    """Apply `plan` to `cluster` (the steps above); `checkout` is the spec repository's git
+    checkout (reconciler.git_repo, read once by the command), which the audit record names.
+    `verify` (apply.verify, for a saved plan) judges the plan
     again against the state read under the lock and raises to refuse it. `in_use` reads the
     in-use evidence again right before the deletes (apply.in_use, execute.py)."""
     hash_ = content.plan_hash(plan)
@@ -111,7 +112,8 @@ def apply_plan(
         access.check(cluster, state, todo)  # every ACL the operations need, or refuse
         preflight.validate(cluster, state, todo)
         apply_id = str(uuid.uuid4())
-        header = Started.of(apply_id, plan, hash_, who, content.git_info(repo), started,
+        git = checkout.to_json() if checkout is not None else None
+        header = Started.of(apply_id, plan, hash_, who, git, started,
                             resumed, str(broken) if broken else None)  # fmt: skip
         # Unfinished records are a dead apply's only while the lock is ours: check it first
         renewal.check("closing unfinished audit records", confirm=True)

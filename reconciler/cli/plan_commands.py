@@ -242,16 +242,16 @@ def apply(
         beat.touch()  # the heartbeat speaks only when apply's own progress is silent
         width_echo(message, width, err=True)
 
-    from reconciler.apply.record.content import git_info
+    from reconciler.git_repo import checkout as read_checkout
 
-    checkout = git_info(ctx.repo)
-    if checkout is not None and checkout["dirty"]:
+    checkout = read_checkout(ctx.repo)  # once: the warning here and the audit record
+    if checkout is not None and checkout.dirty:
         from reconciler.words import listing
 
         click.echo(
             f"warning: the spec repository has uncommitted changes "
-            f"({listing(checkout['changed_files'])}): the audit record "
-            f"names commit {checkout['commit'][:12]}, which does not hold exactly what is "
+            f"({listing(checkout.changed_files)}): the audit record "
+            f"names commit {checkout.commit[:12]}, which does not hold exactly what is "
             "applied; commit first so the record can be traced.",
             err=True,
         )
@@ -306,6 +306,7 @@ def apply(
             ctx.repo,
             cluster,
             reviewed,
+            checkout=checkout,
             fail_fast=fail_fast,
             force_unlock=force_unlock,
             throttle=rate,

@@ -19,11 +19,11 @@ reads them in different tasks, and a second snapshot written the same day supers
 first line by line.
 
 Only the overrides (DescribeConfigs source DYNAMIC_TOPIC_CONFIG) are kept, already in Kafka's
-canonical form through `catalog.canonical`, the function the planner's diff applies to a
-cluster's values: the pipeline compares strings and never needs a second copy of the
-normalisation rules. Inherited values are left out (they are most of a JSON snapshot's size,
-and drift never reports them), which is why this form is the pipeline's input and not
-`plan --state`'s.
+canonical form through `overrides.comparable_overrides`, the function the planner's diff
+applies to a cluster's values (here with the throttles kept): the pipeline compares strings
+and never needs a second copy of the normalisation rules. Inherited values are left out
+(they are most of a JSON snapshot's size, and drift never reports them), which is why this
+form is the pipeline's input and not `plan --state`'s.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from reconciler.cluster.overrides import OPERATIONAL_KEYS, comparable_overrides
 from reconciler.cluster.state import (
     TOPIC_OVERRIDE,
     BrokerState,
@@ -46,7 +47,6 @@ from reconciler.cluster.state import (
     TopicState,
 )
 from reconciler.errors import ConfigError
-from reconciler.spec import catalog
 
 FORMAT_VERSION = 1
 SUFFIX = ".jsonl"
@@ -123,7 +123,8 @@ def _topic_line(when: str, topic: TopicState, moving: Iterable[Reassignment]) ->
         "topic_id": topic.topic_id,
         "internal": topic.internal,
         "partitions": partitions_to_json(topic.partitions),
-        "overrides": {k: catalog.canonical(k, v) for k, v in sorted(topic.overrides.items())},
+        # throttles kept: drift reports the ones an apply left (planning/leftovers.py)
+        "overrides": dict(sorted(comparable_overrides(topic, named=OPERATIONAL_KEYS).items())),
     }
     synonyms = {
         key: [[s.name, s.value, s.source] for s in e.synonyms]

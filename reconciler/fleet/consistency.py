@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from reconciler.planning.configs import OPERATIONAL_KEYS
+from reconciler.cluster.overrides import OPERATIONAL_KEYS
 
 CONSISTENCY_COLUMNS = (
     "date",

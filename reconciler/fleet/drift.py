@@ -42,9 +42,9 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from reconciler.cluster.overrides import OPERATIONAL_KEYS
 from reconciler.fleet import ignore
 from reconciler.fleet.inputs import Desired, Observed
-from reconciler.planning.configs import OPERATIONAL_KEYS
 
 DRIFT_COLUMNS = (
     "cluster",
@@ -144,8 +144,8 @@ def prepare(desired: Desired, observed: Observed) -> Rows:
             F.aggregate("replicas", F.lit(0), lambda acc, r: F.greatest(acc, F.size(r))).alias(
                 "cur_rf"
             ),
-            # the planner's `spec.partitions or len(manual)` and `replication_factor or
-            # len(manual[0])`: validated specs never hold a 0 for `or` to skip
+            # the spec's effective counts, as columns: spec.model's partitions_of and
+            # replication_factor_of (validated specs never hold a 0 for `or` to skip)
             F.coalesce(F.col("spec_partitions"), F.when(manual, F.size("assignments"))).alias(
                 "want_count"
             ),

@@ -16,6 +16,7 @@ from typing import Literal
 
 from reconciler.cluster.evidence import TopicEvidence
 from reconciler.diagnostics import Severity
+from reconciler.spec.model import partitions_of, replication_factor_of
 
 Assignments = tuple[tuple[int, ...], ...]  # replica broker ids per partition, leader first
 
@@ -32,6 +33,19 @@ class CreateTopic:
     # only: the create request still leaves the choice to the broker. None when given or unknown.
     default_partitions: int | None = None
     default_replication_factor: int | None = None
+
+    @property
+    def effective_partitions(self) -> int | None:
+        """The count the create makes: the spec's (spec.model.partitions_of), else what the
+        broker's num.partitions resolved to when planned; None: not known."""
+        return partitions_of(self.partitions, self.assignments) or self.default_partitions
+
+    @property
+    def effective_replication_factor(self) -> int | None:
+        """The factor the create makes: the spec's (spec.model.replication_factor_of), else
+        what the broker's default.replication.factor resolved to; None: not known."""
+        rf = replication_factor_of(self.replication_factor, self.assignments)
+        return rf or self.default_replication_factor
 
 
 @dataclass(frozen=True, slots=True)

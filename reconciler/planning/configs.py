@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from reconciler.cluster.overrides import comparable_overrides
 from reconciler.cluster.state import TOPIC_OVERRIDE, Synonym, TopicState
 from reconciler.planning.changes import ConfigChange
 from reconciler.spec import catalog
@@ -14,24 +15,13 @@ from reconciler.spec.model import TopicSpec
 
 CLEANUP_POLICY = "cleanup.policy"
 
-# Replication throttles that a reassignment (apply --throttle, kafka-reassign-partitions) sets
-# on a topic while replicas move and removes afterwards: operational state, not a spec's concern,
-# so an override of these keys is left alone unless the spec names the key.
-OPERATIONAL_KEYS = frozenset(
-    {"leader.replication.throttled.replicas", "follower.replication.throttled.replicas"}
-)
-
 
 def config_changes(
     spec: TopicSpec, current: TopicState, broker_defaults: Mapping[str, str]
 ) -> tuple[ConfigChange, ...]:
     """Keys whose override differs, is missing, or exists without the spec naming it, sorted."""
     desired = spec.config_map  # already canonical (validated specs)
-    overrides = {
-        k: catalog.canonical(k, v)
-        for k, v in current.overrides.items()
-        if k in desired or k not in OPERATIONAL_KEYS
-    }
+    overrides = comparable_overrides(current, named=desired)
     entries = []
     for key in sorted(overrides.keys() | desired.keys()):
         now, wanted = overrides.get(key), desired.get(key)

@@ -181,12 +181,8 @@ class _Diff:
         assignments = spec.assignments
         if assignments and not self._brokers_known(spec, assignments, "creating it"):
             return
-        partitions = spec.partitions
-        rf = spec.replication_factor
-        if assignments:
-            # Manual placement fixes both counts; Kafka takes them from the assignment.
-            partitions = partitions or len(assignments)
-            rf = rf or len(assignments[0])
+        partitions = spec.effective_partitions
+        rf = spec.effective_replication_factor
         defaults = self.state.broker_defaults
         default_partitions = (
             _int_or_none(defaults.get("num.partitions")) if partitions is None else None
@@ -234,7 +230,7 @@ class _Diff:
 
         manual = spec.assignments
         current_count = len(current.partitions)
-        desired_count = spec.partitions or (len(manual) if manual else None)
+        desired_count = spec.effective_partitions
         # Omitted counts meant "broker default at creation" (KIP-464): never drift afterwards.
         grow = desired_count is not None and desired_count > current_count
         if desired_count is not None and desired_count < current_count:
@@ -249,7 +245,7 @@ class _Diff:
             )
 
         settled = settled_replicas(current, self.state.reassignments)
-        desired_rf = spec.replication_factor or (len(manual[0]) if manual else None)
+        desired_rf = spec.effective_replication_factor
         reshape = desired_rf is not None and any(len(r) != desired_rf for r in settled)
 
         moving = [r for r in self.state.reassignments if r.topic == name]

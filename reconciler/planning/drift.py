@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, assert_never
 
+from reconciler.cluster.overrides import OPERATIONAL_KEYS
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Location
 from reconciler.planning import rules
@@ -42,7 +43,6 @@ from reconciler.planning.changes import (
     IncreasePartitions,
     ReassignReplicas,
 )
-from reconciler.planning.configs import OPERATIONAL_KEYS
 from reconciler.planning.plan import Plan
 from reconciler.spec.model import DesiredState, Presence
 

@@ -15,7 +15,7 @@ from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic
 from reconciler.planning import rules
 from reconciler.planning.changes import CreateTopic, ReassignReplicas, TopicChange
-from reconciler.spec.model import DesiredState, Presence
+from reconciler.spec.model import DesiredState, Presence, replication_factor_of
 from reconciler.spec.topic_rules import min_insync_replicas
 
 MIN_INSYNC_REPLICAS = "min.insync.replicas"
@@ -25,10 +25,9 @@ CURRENT_RF = " (the topic's, on the cluster)"
 
 def create_rf(change: CreateTopic) -> tuple[int | None, str]:
     """The replication factor a create ends with, and where it comes from (for messages)."""
-    if change.replication_factor is not None:
-        return change.replication_factor, ""
-    if change.assignments:
-        return len(change.assignments[0]), ""
+    rf = replication_factor_of(change.replication_factor, change.assignments)
+    if rf is not None:
+        return rf, ""
     return change.default_replication_factor, DEFAULT_RF
 
 

@@ -157,14 +157,12 @@ def _tally(changes: Iterable[TopicChange], state: ClusterState) -> _Tally:
         for change in topic_change.changes:
             match change:
                 case CreateTopic():
-                    count = change.partitions or change.default_partitions
-                    rf = change.replication_factor or change.default_replication_factor
+                    count = change.effective_partitions
                     if change.assignments:
                         tally.add(change.topic, change.assignments, "manual assignments")
-                        count = len(change.assignments)
                     else:
                         count = count or _KAFKA_DEFAULT_COUNT
-                        rf = rf or _KAFKA_DEFAULT_COUNT
+                        rf = change.effective_replication_factor or _KAFKA_DEFAULT_COUNT
                         tally.flexible.append(_NewPartitions(change.topic, count, rf))
                     tally.partitions_added[change.topic] += count or _KAFKA_DEFAULT_COUNT
                 case IncreasePartitions():

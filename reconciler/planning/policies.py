@@ -41,7 +41,7 @@ from reconciler.planning.insync import (
     create_rf,
     replication_factor_after,
 )
-from reconciler.spec.model import DesiredState, Policy
+from reconciler.spec.model import DesiredState, Policy, partitions_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,10 +96,9 @@ def _creates(context: Context) -> Iterator[CreateTopic]:
 
 
 def _create_partitions(change: CreateTopic) -> tuple[int | None, str]:
-    if change.partitions is not None:
-        return change.partitions, ""
-    if change.assignments:
-        return len(change.assignments), ""
+    count = partitions_of(change.partitions, change.assignments)
+    if count is not None:
+        return count, ""
     return change.default_partitions, " (the broker's num.partitions)"
 
 

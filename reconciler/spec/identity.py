@@ -6,15 +6,14 @@ the same for other specs (a change the cluster already shows, an approval added)
 reviewed is the plan of particular files. So `reconciler plan` records the digest of the spec
 files (reconciler.yaml, every topic file discovery loads and every file it warns it does not
 load, by path and content: a comment counts, the environment's secrets do not) and the git
-commit it ran at; apply refuses a plan whose digest is not the one of the files it finds,
-before it connects.
+commit it ran at (reconciler/git_repo.py head_commit); apply refuses a plan whose digest is
+not the one of the files it finds, before it connects.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 from pathlib import Path
 
 from reconciler.errors import ConfigError
@@ -46,16 +45,3 @@ def specs_digest(repo: Path) -> str:
         digest.update(b"%d:%s%d:" % (len(key), key, len(content)))
         digest.update(content)
     return f"sha256:{digest.hexdigest()}"
-
-
-def head_commit(repo: Path) -> str | None:
-    """The git commit checked out at `repo`; None outside a git work tree (or without git)."""
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(repo), "rev-parse", "--verify", "HEAD"],
-            capture_output=True, text=True, timeout=10, check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
-        return None
-    commit = done.stdout.strip()
-    return commit if done.returncode == 0 and commit else None

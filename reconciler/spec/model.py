@@ -81,6 +81,38 @@ class TopicSpec:
     def config_map(self) -> dict[str, str]:
         return dict(self.config)
 
+    @property
+    def effective_partitions(self) -> int | None:
+        """The partition count this spec asks for (see `partitions_of`)."""
+        return partitions_of(self.partitions, self.assignments)
+
+    @property
+    def effective_replication_factor(self) -> int | None:
+        """The replication factor this spec asks for (see `replication_factor_of`)."""
+        return replication_factor_of(self.replication_factor, self.assignments)
+
+
+# The one definition of a topic's effective counts: a spec's, a planned create's
+# (planning/changes.py CreateTopic) and, as Spark columns, fleet/drift.py's. Manual placement
+# fixes both counts (Kafka takes them from the assignment); validated specs never hold a 0 for
+# `or` to skip.
+
+
+def partitions_of(
+    partitions: int | None, assignments: tuple[tuple[int, ...], ...] | None
+) -> int | None:
+    """`partitions`, else the number of manually assigned partitions; None: the broker's
+    num.partitions decides at creation (KIP-464), and the count never drifts afterwards."""
+    return partitions or (len(assignments) if assignments else None)
+
+
+def replication_factor_of(
+    rf: int | None, assignments: tuple[tuple[int, ...], ...] | None
+) -> int | None:
+    """`rf`, else the first manually assigned partition's replica count; None: the broker's
+    default.replication.factor decides at creation (KIP-464)."""
+    return rf or (len(assignments[0]) if assignments else None)
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:

@@ -46,7 +46,7 @@ def test_an_apply_makes_the_plan_true_journals_it_and_releases_the_lock(tmp_path
     kafka = _kafka()
     plan = _plan(kafka)
     assert len(plan.changes) == 3
-    result = apply_plan(plan, kafka.client(), tmp_path)
+    result = apply_plan(plan, kafka.client())
     assert result.ok
     assert {r.operation.topic: r.status for r in result.results} == {
         "a.base": Status.APPLIED,
@@ -70,7 +70,7 @@ def test_an_error_mid_apply_reports_every_change_and_still_finishes_the_record(
     # Carried out, its answer lost; after pre-flight's validate_only request
     kafka.fail("alter_topic_configs", injected, after=1, lost=True)
     said: list[str] = []
-    result = apply_plan(plan, kafka.client(), tmp_path, progress=said.append)
+    result = apply_plan(plan, kafka.client(), progress=said.append)
     assert any("apply interrupted" in line and "injected" in line for line in said), said
     shown = [(r.operation.topic, r.status, r.message) for r in result.results]
     assert [(topic, status) for topic, status, _ in shown] == [

@@ -146,7 +146,7 @@ def test_a_failure_skips_its_dependents_but_not_independent_topics(
         ),
     )
     with adapter.Cluster(connection) as cluster:
-        result = apply_plan(plan, cluster, repo.root)
+        result = apply_plan(plan, cluster)
     by = {(r.operation.topic, r.operation.step.name): r for r in result.results}
     assert by[(a, "CONFIG")].status is Status.FAILED
     assert "rejected a config value" in by[(a, "CONFIG")].message

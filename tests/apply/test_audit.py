@@ -204,7 +204,7 @@ def test_interrupted_apply_reports_every_change_as_the_cluster_shows_it(
     connection = workflow.connection(workflow.load_specs(repo.root, "test").cluster)
     said: list[str] = []
     with _AnswerLost(connection) as cluster:
-        result = apply_plan(plan, cluster, repo.root, progress=said.append)
+        result = apply_plan(plan, cluster, progress=said.append)
     assert any("apply interrupted: the connection to the controller was lost" in s for s in said)
     by = {r.operation.topic: r for r in result.results}
     assert set(by) == {f"{ns}.t{i:02d}" for i in range(4)}

@@ -161,7 +161,7 @@ def test_a_throttle_a_finished_apply_could_not_remove_is_carried_in_its_record(
         connection = workflow.connection(workflow.load_specs(tmp_path, "test").cluster)
         with _ControllerAwayAtTheEnd(connection) as cluster:
             result = apply_plan(
-                plan, cluster, tmp_path, options=Options(throttle=1 << 20), progress=said.append
+                plan, cluster, options=Options(throttle=1 << 20), progress=said.append
             )
             tail = journal.read_tail(cluster)
         assert result.ok, said

@@ -134,7 +134,7 @@ def test_batches_respect_the_partitions_per_request_limit(
     ],
 )
 def test_each_kafka_error_code_becomes_a_sentence(code: str, words: str) -> None:
-    text = sentence(Failure(code, "why"), "a.b", "create")
+    text = sentence(Failure(code, "why"), "a.b", CreateTopic)
     assert words in text
     assert code in text  # Kafka's own code stays searchable
 

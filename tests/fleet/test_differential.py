@@ -23,11 +23,11 @@ from pyspark.sql import SparkSession
 from bench import fleet_gen
 from reconciler import compile as compiler
 from reconciler.cluster import jsonl
+from reconciler.cluster.overrides import OPERATIONAL_KEYS
 from reconciler.cluster.state import ClusterState, TopicState
 from reconciler.fleet import job
 from reconciler.patterns import UserPattern
 from reconciler.planning import placement, rules
-from reconciler.planning.configs import OPERATIONAL_KEYS
 from reconciler.planning.diff import ignored
 from reconciler.planning.drift import DriftItem, DriftReport, drift
 from reconciler.planning.plan import Plan, make_plan

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.spec.identity import head_commit, specs_digest
+from reconciler.git_repo import head_commit
+from reconciler.spec.identity import specs_digest
 
 CONFIG = (
     'topics: topics/\nclusters:\n  prod:\n    bootstrap: "${KAFKA_BOOTSTRAP:-k:9092}"\n'

@@ -12,19 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from reconciler.apply.execute.operations import Operation
+from reconciler.apply.execute.operations import KINDS, Operation
 from reconciler.cluster.adapter import LOCK_TOPIC, NewTopicRequest
 from reconciler.cluster.adapter.authorization import lacks
 from reconciler.cluster.ports import AccessProbe
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ApplyRefused
-from reconciler.planning.changes import (
-    AlterTopicConfig,
-    CreateTopic,
-    DeleteTopic,
-    IncreasePartitions,
-    ReassignReplicas,
-)
+from reconciler.planning.changes import CreateTopic
 
 DENIED = {"TOPIC_AUTHORIZATION_FAILED", "CLUSTER_AUTHORIZATION_FAILED"}
 
@@ -33,19 +27,12 @@ Need = tuple[str, str | None, str]
 
 
 def needs(ops: Sequence[Operation]) -> list[Need]:
+    """The ACL each operation needs, its change kind's row of KINDS."""
     found: list[Need] = []
     for op in ops:
-        change, topic = op.change, op.topic
-        if isinstance(change, CreateTopic):
-            found.append(("Describe", topic, f"tell whether {topic} exists before creating it"))
-        elif isinstance(change, AlterTopicConfig):
-            found.append(("AlterConfigs", topic, f"change the configs of {topic}"))
-        elif isinstance(change, IncreasePartitions):
-            found.append(("Alter", topic, f"add partitions to {topic}"))
-        elif isinstance(change, ReassignReplicas):
-            found.append(("Alter", None, f"reassign the replicas of {topic}"))
-        elif isinstance(change, DeleteTopic):
-            found.append(("Delete", topic, f"delete {topic}"))
+        kind = KINDS[type(op.change)]
+        resource = None if kind.acl_on_cluster else op.topic
+        found.append((kind.acl, resource, kind.needed_to.format(topic=op.topic)))
     return found
 
 

@@ -167,7 +167,7 @@ def validate(cluster: TopicWriter, state: ClusterState, ops: Sequence[Operation]
     try:
         for batch in batches(creates, lambda c: create_weight(c, state), MAX_RECORDS_PER_REQUEST):
             answers = cluster.create_topics([new_topic(c) for c in batch], validate_only=True)
-            problems += [sentence(f, t, "create") for t, f in sorted(answers.items()) if f]
+            problems += [sentence(f, t, CreateTopic) for t, f in sorted(answers.items()) if f]
         for sent in batches(updates, update_weight, MAX_RECORDS_PER_REQUEST):
             answers = cluster.alter_topic_configs(sent, validate_only=True)
             keys = {u.topic: u for u in sent}
@@ -176,7 +176,9 @@ def validate(cluster: TopicWriter, state: ClusterState, ops: Sequence[Operation]
             answers = cluster.create_partitions(
                 [partitions_request(c) for c in group], validate_only=True
             )
-            problems += [sentence(f, t, "partitions") for t, f in sorted(answers.items()) if f]
+            problems += [
+                sentence(f, t, IncreasePartitions) for t, f in sorted(answers.items()) if f
+            ]
     except ValueError as exc:
         # The Kafka client checks counts itself before sending (librdkafka caps a topic's
         # partitions at 100,000, and replication factors too): a count within Kafka's int32 but
@@ -220,4 +222,4 @@ def _refused_update(failure: Failure, update: ConfigUpdate) -> str:
     """A refused config update in words, naming the keys it carried: Kafka answers per topic,
     not per key, and its message does not always name the key."""
     keys = [f"{k}={v}" for k, v in update.set] + [f"{k} removed" for k in update.delete]
-    return f"{sentence(failure, update.topic, 'configure')} [the update: {', '.join(keys)}]"
+    return f"{sentence(failure, update.topic, AlterTopicConfig)} [the update: {', '.join(keys)}]"

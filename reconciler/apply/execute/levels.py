@@ -40,15 +40,6 @@ AfterLevel = Callable[[int, int, tuple[OperationResult, ...]], None]  # level, o
 # Topics about to be deleted -> those now in use beyond what the plan showed, with why (in_use.py)
 InUse = Callable[[Sequence[str]], Mapping[str, str]]
 
-_VERB = {
-    Step.CREATE: "create",
-    Step.CONFIG: "configure",
-    Step.PARTITIONS: "partitions",
-    Step.REASSIGN: "reassign",
-    Step.RAISE_ISR: "configure",
-    Step.DELETE: "delete",
-}
-
 
 @dataclass(frozen=True, slots=True)
 class Options:
@@ -146,7 +137,7 @@ class Executor:
                 case AlreadyDone(note):
                     self._done(op, Status.UNCHANGED, note, started)
                 case Refused(failure):
-                    words = sentence(failure, op.topic, _VERB[op.step])
+                    words = sentence(failure, op.topic, type(op.change))
                     self._done(op, Status.FAILED, words, started)
                 case NotSent():
                     self._done(op, Status.SKIPPED, _stopped(), started)

@@ -20,6 +20,7 @@ values; nothing here talks to Kafka.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import assert_never
@@ -58,6 +59,37 @@ _STEP_WORDS = {
     Step.REASSIGN: "reassign replicas",
     Step.RAISE_ISR: "raise min.insync.replicas",
     Step.DELETE: "delete topics",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class KindRow:
+    """What apply does with one kind of change: a row of KINDS."""
+
+    step: Step  # the step it runs in (a min.insync.replicas raise moves to RAISE_ISR)
+    acl: str  # the operation Kafka authorizes (KIP-430), checked before any change
+    acl_on_cluster: bool  # the ACL is on the cluster resource, not on the topic
+    needed_to: str  # what the ACL is needed for, `{topic}` filled in
+    verb: str  # what Kafka refused to do to a topic, in a sentence (apply/execute/sentences.py)
+
+
+# One row per change kind (the closed planning.changes.Change union; a test proves every kind
+# has its row): its step, the ACL pre-flight checks for it (apply/check/access.py) and the verb
+# of its refusal's sentence.
+KINDS: Mapping[type[Change], KindRow] = {
+    CreateTopic: KindRow(
+        Step.CREATE, "Describe", False, "tell whether {topic} exists before creating it", "create"
+    ),
+    AlterTopicConfig: KindRow(
+        Step.CONFIG, "AlterConfigs", False, "change the configs of {topic}", "alter the configs of"
+    ),
+    IncreasePartitions: KindRow(
+        Step.PARTITIONS, "Alter", False, "add partitions to {topic}", "add partitions to"
+    ),
+    ReassignReplicas: KindRow(
+        Step.REASSIGN, "Alter", True, "reassign the replicas of {topic}", "reassign the replicas of"
+    ),
+    DeleteTopic: KindRow(Step.DELETE, "Delete", False, "delete {topic}", "delete"),
 }
 
 
@@ -122,19 +154,7 @@ def describe(change: Change) -> str:
 
 
 def step_of(change: Change) -> Step:
-    match change:
-        case CreateTopic():
-            return Step.CREATE
-        case AlterTopicConfig():
-            return Step.CONFIG
-        case IncreasePartitions():
-            return Step.PARTITIONS
-        case ReassignReplicas():
-            return Step.REASSIGN
-        case DeleteTopic():
-            return Step.DELETE
-        case _:
-            assert_never(change)
+    return KINDS[type(change)].step
 
 
 def _split_min_isr(changes: tuple[Change, ...]) -> list[tuple[Step, Change]]:

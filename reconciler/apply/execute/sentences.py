@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from reconciler.apply.execute.operations import KINDS
 from reconciler.cluster.adapter import Failure
+from reconciler.planning.changes import Change
 
 _SENTENCES: dict[str, str] = {
     "TOPIC_AUTHORIZATION_FAILED": (
@@ -70,22 +72,13 @@ _SENTENCES: dict[str, str] = {
     ),
 }
 
-_VERBS = {
-    "create": "create",
-    "configure": "alter the configs of",
-    "partitions": "add partitions to",
-    "reassign": "reassign the replicas of",
-    "delete": "delete",
-}
 
-
-def sentence(failure: Failure, topic: str, verb: str = "create") -> str:
-    """`failure` in words, with Kafka's own code and message kept for searching."""
+def sentence(failure: Failure, topic: str, kind: type[Change]) -> str:
+    """`failure` of a `kind` change to `topic` in words (its verb from the kind's row of
+    KINDS), with Kafka's own code and message kept for searching."""
+    verb = KINDS[kind].verb
     template = _SENTENCES.get(failure.code)
     own = f" (Kafka: {failure})"
     if template is None:
-        return (
-            f"Kafka refused to {_VERBS.get(verb, verb)} {topic}: {failure}; fix the cause and "
-            "re-run apply"
-        )
-    return template.format(topic=topic, verb=_VERBS.get(verb, verb)) + own
+        return f"Kafka refused to {verb} {topic}: {failure}; fix the cause and re-run apply"
+    return template.format(topic=topic, verb=verb) + own

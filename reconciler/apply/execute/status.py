@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
+from reconciler.cluster.overrides import comparable_overrides
 from reconciler.cluster.state import Reassignment, TopicState
 from reconciler.planning.changes import (
     AlterTopicConfig,
@@ -37,8 +38,6 @@ from reconciler.planning.changes import (
     IncreasePartitions,
     ReassignReplicas,
 )
-from reconciler.planning.configs import OPERATIONAL_KEYS
-from reconciler.spec import catalog
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,13 +117,8 @@ def pending_entries(change: AlterTopicConfig, topic: TopicState | None) -> tuple
     """The entries the cluster does not show yet (all of them when the topic is absent)."""
     if topic is None:
         return change.entries
-    overrides = _canonical(topic)
+    overrides = comparable_overrides(topic, named={e.key for e in change.entries})
     return tuple(e for e in change.entries if overrides.get(e.key) != e.desired)
-
-
-def _canonical(topic: TopicState) -> dict[str, str]:
-    """The topic's overrides in canonical form, as the planner compares them."""
-    return {k: catalog.canonical(k, v) for k, v in topic.overrides.items()}
 
 
 def _create(change: CreateTopic, topic: TopicState | None, configs_read: bool) -> Verdict:
@@ -138,20 +132,16 @@ def _create(change: CreateTopic, topic: TopicState | None, configs_read: bool) -
             differences.append("its replicas are placed otherwise")
     # A count left to the broker (KIP-464) is what its default resolved to when planned: a topic
     # someone else made with another count is not the planned one either
-    wanted = change.partitions if change.partitions is not None else change.default_partitions
+    wanted = change.effective_partitions
     if wanted is not None and count != wanted:
         differences.append(f"{count} partitions, the plan has {wanted}")
-    wanted_rf = len(change.assignments[0]) if change.assignments else change.replication_factor
-    if wanted_rf is None:
-        wanted_rf = change.default_replication_factor
+    wanted_rf = change.effective_replication_factor
     if wanted_rf is not None and rf != wanted_rf:
         differences.append(f"replication factor {rf}, the plan has {wanted_rf}")
     if configs_read:
         planned = dict(change.config)
         # Throttled-replica lists are operational state: compared only when the plan sets them
-        shown = {
-            k: v for k, v in _canonical(topic).items() if k in planned or k not in OPERATIONAL_KEYS
-        }
+        shown = comparable_overrides(topic, named=planned)
         for key in sorted(shown.keys() | planned.keys()):
             if shown.get(key) != planned.get(key):
                 differences.append(
@@ -167,7 +157,7 @@ def _create(change: CreateTopic, topic: TopicState | None, configs_read: bool) -
 def _configs(change: AlterTopicConfig, topic: TopicState | None) -> Verdict:
     if topic is None:
         return Diverged(f"{change.topic} was deleted")
-    overrides = _canonical(topic)
+    overrides = comparable_overrides(topic, named={e.key for e in change.entries})
     raw = topic.overrides
     done: list[str] = []
     reasons: list[str] = []

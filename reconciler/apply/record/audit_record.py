@@ -142,7 +142,7 @@ class Started:
     cluster: str
     cluster_id: str | None  # apply refuses a plan of another id: the cluster's
     who: str
-    git: dict[str, Any] | None  # the spec repository's HEAD (content.git_info)
+    git: dict[str, Any] | None  # the spec repository's HEAD (reconciler.git_repo.Checkout.to_json)
     plan_hash: str
     based_on: str
     started: str  # ISO 8601, UTC

@@ -9,10 +9,7 @@ import hashlib
 import json
 import os
 import socket
-import subprocess
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any
 
 from reconciler.planning.json_plan import to_json
 from reconciler.planning.plan import Plan
@@ -33,36 +30,6 @@ def actor() -> str:
         except (KeyError, OSError):
             user = "unknown"
     return f"{user}@{socket.gethostname()}"
-
-
-def git_info(repo: Path) -> dict[str, Any] | None:
-    """The spec repository's HEAD (commit, author, message) and whether the work tree differs
-    from it (`dirty`, with the changed paths), when it is a git work tree."""
-
-    def git(*args: str) -> str | None:
-        try:
-            done = subprocess.run(
-                ["git", "-C", str(repo), *args],
-                capture_output=True, text=True, timeout=10, check=False,
-            )  # fmt: skip
-        except (OSError, subprocess.SubprocessError):
-            return None
-        return done.stdout.strip() if done.returncode == 0 else None
-
-    commit = git("rev-parse", "HEAD")
-    if not commit:
-        return None
-    # Paths relative to the spec repository; untracked files count, since a new topic file not
-    # yet committed is applied all the same.
-    changed = (git("diff", "--name-only", "--relative", "HEAD", "--", ".") or "").splitlines()
-    changed += (git("ls-files", "--others", "--exclude-standard", "--", ".") or "").splitlines()
-    return {
-        "commit": commit,
-        "author": git("log", "-1", "--format=%an <%ae>"),
-        "message": git("log", "-1", "--format=%B"),
-        "dirty": bool(changed),
-        "changed_files": sorted(set(changed)),
-    }
 
 
 def iso(epoch: float) -> str:
