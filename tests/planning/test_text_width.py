@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TextIO
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from reconciler.cli.width import text_width
@@ -50,9 +50,10 @@ WORD = re.compile(r"(?:`[^`]*`|[^ `]|`)+")  # a `quoted` span is one word: it ne
 
 
 def fits(line: str, width: int) -> bool:
-    """At most `width` columns, or a single word (a name or value that cannot break)."""
+    """At most `width` columns, or a single word (a name or value that cannot break), or no
+    word at all (an indent alone, wider than the width, has nothing to break)."""
     plain = ANSI.sub("", line)
-    return len(plain) <= width or len(WORD.findall(plain)) == 1
+    return len(plain) <= width or len(WORD.findall(plain)) <= 1
 
 
 def words(text: str) -> list[str]:
@@ -119,6 +120,7 @@ def test_an_approval_item_is_never_split() -> None:
     indent=st.integers(0, 10),
     width=st.integers(1, 100),
 )
+@example(text="", indent=2, width=1)  # an indent alone, wider than the width (found by a run)
 def test_wrap_keeps_every_word_in_order(text: str, indent: int, width: int) -> None:
     line = " " * indent + text
     lines = wrap(line, width)
