@@ -9,12 +9,22 @@ added it and the Kafka release that shipped it, instead of a hint about reachabi
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from confluent_kafka import KafkaError, KafkaException
+from confluent_kafka import KafkaError
 
-if TYPE_CHECKING:
-    from reconciler.cluster.adapter.connect import Connection
+from reconciler.cluster.adapter.failures import code_of
+
+
+class Where(Protocol):
+    """A connection as far as the sentence names it (connect.py imports this module)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def bootstrap(self) -> str: ...
+
 
 MINIMUM = "2.4"  # ListPartitionReassignments (KIP-455): replication-factor changes and reads
 # Requests reconciler sends that older brokers lack: name -> (KIP, Kafka release that added it).
@@ -34,13 +44,10 @@ _NAMED = re.compile(r"'(?P<a>\w+?)(?:Request)?' Kafka protocol|(?P<b>[A-Z]\w+) \
 
 
 def _unsupported(exc: BaseException) -> bool:
-    if isinstance(exc, KafkaException) and exc.args and isinstance(exc.args[0], KafkaError):
-        code = exc.args[0].code()
-        return code in (KafkaError._UNSUPPORTED_FEATURE, UNSUPPORTED_VERSION)
-    return getattr(exc, "errno", None) == UNSUPPORTED_VERSION
+    return code_of(exc) in (KafkaError._UNSUPPORTED_FEATURE, UNSUPPORTED_VERSION)
 
 
-def too_old(connection: Connection, exc: BaseException) -> str | None:
+def too_old(connection: Where, exc: BaseException) -> str | None:
     """The sentence for a request the cluster's brokers do not know, else None."""
     if not _unsupported(exc):
         return None
