@@ -57,7 +57,7 @@ class Connection:
     cluster_id: str | None = None  # the pinned id (reconciler.yaml): any other is refused first
     # This connection's refused logins, as its clients report them (state, not part of the
     # value: equal connections made apart keep their own)
-    watch: Watch = field(default_factory=Watch, compare=False, repr=False)
+    watch: Watch = field(default_factory=Watch, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         redaction.remember_client(self.client)  # whatever prints or logs it later
