@@ -524,9 +524,10 @@ def _option_regex(option: str, pattern: str | None) -> UserPattern | None:
 
 # ---------------------------------------------------------------------------- compile and fleet
 
-# Appended here, not at the top, to keep the fleet's part of this module in one place; the
-# summary module is plain Python (the job itself, which imports pyspark, is imported lazily).
-from reconciler.fleet.summary import FleetResult  # noqa: E402
+# Here, not at the top, to keep the fleet's part of this module in one place; only `fleet drift`
+# loads the summary module (the job itself, which imports pyspark, is imported lazily too).
+if TYPE_CHECKING:
+    from reconciler.fleet.summary import FleetResult
 
 
 @dataclass(frozen=True, slots=True)
