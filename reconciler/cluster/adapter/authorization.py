@@ -20,9 +20,9 @@ request. The operation each request needs (Kafka's "Operations and Resources on 
 Kafka implies Describe from Read, Write, Delete and Alter, and DescribeConfigs from
 AlterConfigs. A wrong password or an untrusted certificate never reaches a request: librdkafka
 retries the connection and reports the reason only through its error callback, so each
-connection's `Watch` (failures.py) records it and `explain` uses it when the request then times
-out. The failures are classified by their codes in failures.py; this module names what the
-principal may do (pre-flight) and makes the sentences callers outside the adapter use.
+connection's `Watch` (failures.py) records it and `Connection.failure` uses it when the request
+then times out. The failures are classified by their codes in failures.py; this module names
+what the principal may do (pre-flight) and makes the sentences apply and the lock use.
 """
 
 from __future__ import annotations
@@ -55,11 +55,6 @@ _IMPLIED = {  # Kafka's AclAuthorizer/StandardAuthorizer rules
 }
 
 
-def principal(connection: Connection) -> str:
-    """The principal Kafka sees for this connection's `client:` settings."""
-    return connection.principal
-
-
 def lacks(
     connection: Connection, operation: str, resource: str, why: str, unchanged: bool = True
 ) -> str:
@@ -78,20 +73,6 @@ def refused(
         on = "the cluster" if code == "CLUSTER_AUTHORIZATION_FAILED" else resource
         return lacks(connection, operation, on, why)
     return None
-
-
-def explain(connection: Connection, action: str, exc: BaseException) -> str | None:
-    """One sentence for an authentication or authorization failure, else None."""
-    failed = connection.failure(action, exc)
-    return failed.sentence() if failed is not None else None
-
-
-def credentials_refused(connection: Connection) -> str | None:
-    """The sentence for credentials or a certificate the cluster refused since this
-    connection's clients were made, else None: librdkafka only reconnects and retries after
-    such a failure, so a caller waiting on a request asks this to stop at once."""
-    found = connection.unauthenticated()
-    return found.sentence() if found is not None else None
 
 
 # ---------------------------------------------------------------------------- pre-flight
