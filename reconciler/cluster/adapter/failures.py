@@ -7,6 +7,7 @@ either, and the values below carry what a sentence needs:
 
     Denied            TOPIC/CLUSTER/GROUP_AUTHORIZATION_FAILED: operation, resource, principal
     Unauthenticated   refused credentials, token or certificate: principal, how, the reason
+    Unsupported       UNSUPPORTED_VERSION or librdkafka's _UNSUPPORTED_FEATURE: which request
 
 Kafka answers an authorization failure with a code and no more: the operation that was missing
 follows from the request that was sent (`need`, after Kafka's "Operations and Resources on
@@ -14,7 +15,8 @@ Protocols"). Where a client gives only text, the text is read here and nowhere e
 kafka-python's per-group DescribeGroups answer is a string, it names a refused group only in
 its message, and passes Kafka's own message, which may name the operation; only Kafka's message
 tells a KIP-848 group from a missing one; librdkafka reports a refused connection only through
-its error callback, with a code and a sentence.
+its error callback, with a code and a sentence; both clients name a request the brokers do not
+know only in their message.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ TOPIC_DENIED = KafkaError.TOPIC_AUTHORIZATION_FAILED  # 29: the same number in b
 GROUP_DENIED = KafkaError.GROUP_AUTHORIZATION_FAILED  # 30
 CLUSTER_DENIED = KafkaError.CLUSTER_AUTHORIZATION_FAILED  # 31
 SASL_FAILED = KafkaError.SASL_AUTHENTICATION_FAILED  # 58
+UNSUPPORTED_VERSION = KafkaError.UNSUPPORTED_VERSION  # 35; kafka-python's IncompatibleBrokerVersion
 DENIED = {TOPIC_DENIED, GROUP_DENIED, CLUSTER_DENIED}
 # A login the cluster refused: librdkafka's own SASL and TLS failures, and Kafka's SASL answer
 UNAUTHENTICATED = {KafkaError._AUTHENTICATION, KafkaError._SSL, SASL_FAILED}
@@ -93,6 +96,40 @@ def group_named(exc: BaseException) -> str | None:
     """The consumer group a kafka-python failure names, else None."""
     named = _GROUP_NAMED.search(str(exc))
     return (named.group("quoted") or named.group("bare")) if named else None
+
+
+# ---------------------------------------------------------------------------- unsupported
+
+
+@dataclass(frozen=True, slots=True)
+class Unsupported:
+    """The brokers do not know `request` (or share no version of it with the client: then
+    `versions`, the client's and the brokers' ranges)."""
+
+    request: str  # e.g. ListPartitionReassignments
+    versions: tuple[str, str] | None = None
+
+
+# kafka-python: "... does not support the 'ListPartitionReassignmentsRequest' Kafka protocol."
+# librdkafka: "IncrementalAlterConfigs (API 44) not supported by broker, requires ..."
+# kafka-python: "No version of the 'X' Kafka protocol is supported by both the client [a-b]
+# and broker [c-d]."
+_NO_COMMON = re.compile(r"client (?P<client>\[[^\]]*\]) and broker (?P<broker>\[[^\]]*\])")
+_NAMED = re.compile(r"'(?P<a>\w+?)(?:Request)?' Kafka protocol|(?P<b>[A-Z]\w+) \(API \d+\)")
+
+
+def unsupported(exc: BaseException) -> Unsupported | None:
+    """The request a failure says the brokers do not know, else None."""
+    if code_of(exc) not in (KafkaError._UNSUPPORTED_FEATURE, UNSUPPORTED_VERSION):
+        return None
+    found = _NAMED.search(str(exc))
+    if found is None:
+        return None
+    versions = _NO_COMMON.search(str(exc))
+    return Unsupported(
+        found.group("a") or found.group("b"),
+        (versions.group("client"), versions.group("broker")) if versions else None,
+    )
 
 
 # ---------------------------------------------------------------------------- authorization
