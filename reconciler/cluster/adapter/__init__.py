@@ -7,7 +7,8 @@ back reconciler.cluster.state values, never a client object or a client library'
 
     cluster.py    Cluster: owns the clients, every request reconciler sends, frozen values out
     connect.py    Connection (bootstrap, `client:` properties, timeout); building the clients
-    failures.py   the clients' failures classified by Kafka's codes: Denied, Unauthenticated
+    failures.py   the clients' failures classified by Kafka's codes: Denied, Unauthenticated,
+                  Unsupported (the only module that reads a client's message text)
     authorization.py  what the principal may do (KIP-430), and the sentences of a refusal
     describe.py   DescribeCluster: brokers, racks, controller (also behind `local status`)
     read.py       the whole ClusterState in a fixed number of round trips; some topics' state
