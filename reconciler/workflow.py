@@ -128,8 +128,6 @@ def plan(
     """The plan for one cluster. With `changed_since` (a git ref) the plan is still whole, and
     each change is marked as the spec repository's own since that ref or as pre-existing drift
     (`caused_by_change`, `mark_causes`)."""
-    from reconciler.cluster.adapter.authorization import check_visible
-
     specs = load_specs(repo, cluster)
     changed = None
     if changed_since is not None:  # gitpython is loaded only for this
@@ -137,8 +135,8 @@ def plan(
 
         # Git is asked before the cluster, so a ref git does not know fails without a round trip
         changed = changed_files(repo, changed_since)
-    state = read_state(specs.cluster, snapshot)
     if snapshot is not None:  # a snapshot holds no evidence of use: the plan says so
+        state = read_state(specs.cluster, snapshot)
         whole = make_plan(
             specs.desired,
             state,
@@ -149,18 +147,15 @@ def plan(
         )
         if deleted := deleted_partitions(whole):
             whole = _with(whole, evidence_not_read(len(deleted)))
-    else:
+    else:  # one connection: the state, the in-use evidence and the creates' visibility
+        from reconciler.apply.check import leftovers
+        from reconciler.cluster import adapter
 
-        def read_evidence(deleted: Mapping[str, int]) -> Evidence:
-            from reconciler.cluster import adapter
-
-            with adapter.Cluster(connection(specs.cluster)) as kafka:
-                return kafka.evidence(deleted)
-
-        whole = planned(specs, state, read_evidence, prune, targets, specs.warnings)
-    if snapshot is None:  # a topic the principal may not Describe looks absent: say so
-        creates = [c.topic for c in whole.changes if c.action is Action.CREATE]
-        check_visible(connection(specs.cluster), creates)
+        with adapter.Cluster(connection(specs.cluster)) as kafka:
+            state = leftovers.observe(kafka, kafka.read_state())
+            whole = planned(specs, state, kafka.evidence, prune, targets, specs.warnings)
+            # a topic the principal may not Describe looks absent: say so
+            kafka.check_visible([c.topic for c in whole.changes if c.action is Action.CREATE])
     whole = dataclasses.replace(whole, source=PlanSource(head_commit(repo), specs_digest(repo)))
     if changed_since is None or changed is None:
         return whole
@@ -533,9 +528,10 @@ def _option_regex(option: str, pattern: str | None) -> UserPattern | None:
 
 # ---------------------------------------------------------------------------- compile and fleet
 
-# Appended here, not at the top, to keep the fleet's part of this module in one place; the
-# summary module is plain Python (the job itself, which imports pyspark, is imported lazily).
-from reconciler.fleet.summary import FleetResult  # noqa: E402
+# Here, not at the top, to keep the fleet's part of this module in one place; only `fleet drift`
+# loads the summary module (the job itself, which imports pyspark, is imported lazily too).
+if TYPE_CHECKING:
+    from reconciler.fleet.summary import FleetResult
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,11 +3,15 @@ client libraries are most of the start-up time (issue 14 measures it in bench/).
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from reconciler.local.state import LocalCluster
+from tests.spec_repo import SpecRepo
 
 HEAVY = ("confluent_kafka", "kafka", "pyspark", "jinja2", "jsonschema")
 
@@ -23,7 +27,9 @@ print("LOADED", ",".join(loaded))
 """
 
 
-def _run(args: list[str], heavy: tuple[str, ...]) -> tuple[str, str]:
+def _run(
+    args: list[str], heavy: tuple[str, ...], env: dict[str, str] | None = None
+) -> tuple[str, str]:
     """The command's output, and its last line: LOADED and which of `heavy` it imported."""
     done = subprocess.run(
         [sys.executable, "-c", PROBE.format(heavy=heavy), *args],
@@ -31,6 +37,7 @@ def _run(args: list[str], heavy: tuple[str, ...]) -> tuple[str, str]:
         text=True,
         check=True,
         timeout=60,
+        env={**os.environ, **(env or {})},
     )
     return done.stdout + done.stderr, done.stdout.strip().splitlines()[-1]
 
@@ -78,4 +85,54 @@ def test_plan_against_a_snapshot_loads_no_kafka_python(tmp_path: Path) -> None:
     ]
     output, last = _run(args, ("kafka",))
     assert "No changes" in output, output
+    assert last == "LOADED", last
+
+
+# What `plan` never uses: Jinja2 without templates, apply's machinery (plan reads only what other
+# applies left: apply/check/leftovers.py), the saved-plan schema check, git without
+# --changed-since, the fleet's code and Spark.
+PLAN_HEAVY = ("jinja2", "reconciler.spec.templates", "reconciler.apply.run",
+              "reconciler.apply.execute.levels", "reconciler.apply.execute.dispatch",
+              "jsonschema", "git", "reconciler.fleet", "pyspark")  # fmt: skip
+
+
+def _snapshot_repo(root: Path) -> list[str]:
+    """A repository of one plain topic file and a snapshot it matches; the plan's arguments."""
+    from reconciler.cluster.snapshot import write_snapshot
+    from tests.planning.factories import cluster, topic
+
+    (root / "topics").mkdir()
+    (root / "reconciler.yaml").write_text("clusters:\n  dev: {bootstrap: 127.0.0.1:9092}\n")
+    (root / "topics" / "a.yaml").write_text("topics:\n  - name: a.b\n    partitions: 3\n")
+    write_snapshot(root / "snap.json", "dev", cluster(topic("a.b", [[1], [2], [3]])))
+    return ["--repo", str(root), "plan", "--cluster", "dev", "--state", str(root / "snap.json")]
+
+
+def test_plan_loads_no_template_engine_nor_applys_machinery(tmp_path: Path) -> None:
+    # from a snapshot: no Kafka client either
+    output, last = _run(_snapshot_repo(tmp_path), (*PLAN_HEAVY, "confluent_kafka", "kafka"))
+    assert "No changes" in output, output
+    assert last == "LOADED", last
+
+
+def test_templates_load_jinja2_when_a_repository_has_them(tmp_path: Path) -> None:
+    args = _snapshot_repo(tmp_path)
+    (tmp_path / "topics" / "a.yaml").unlink()
+    (tmp_path / "topics" / "a.yaml.j2").write_text(
+        "topics:\n  - name: a.{{ 'b' }}\n    partitions: 3\n"
+    )
+    output, last = _run(args, PLAN_HEAVY)
+    assert "No changes" in output, output
+    assert last == "LOADED jinja2,reconciler.spec.templates", last
+
+
+def test_a_live_plan_loads_only_what_it_uses(kafka1: LocalCluster, ns: str, tmp_path: Path) -> None:
+    repo = SpecRepo(tmp_path, kafka1.bootstrap, ns)
+    repo.topics({"name": f"{ns}.a", "partitions": 1, "replication_factor": 1})
+    output, last = _run(
+        ["--repo", str(tmp_path), "plan", "--cluster", "test"],
+        PLAN_HEAVY,
+        env={"KAFKA_BOOTSTRAP": kafka1.bootstrap, "NO_COLOR": "1"},
+    )
+    assert f"{ns}.a" in output, output
     assert last == "LOADED", last

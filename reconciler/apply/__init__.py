@@ -37,10 +37,38 @@ apply's own refusals (ApplyRefused, StalePlan, PlanMismatch, LockHeld), are in r
 a stop asked by SIGINT/SIGTERM is reconciler.stopping's.
 """
 
-from reconciler.apply.execute.levels import Options
-from reconciler.apply.execute.operations import Level, Operation, Step, levels, operations
-from reconciler.apply.record.results import ApplyResult, OperationResult, Status
-from reconciler.apply.run import apply_plan
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reconciler.apply.execute.levels import Options
+    from reconciler.apply.execute.operations import Level, Operation, Step, levels, operations
+    from reconciler.apply.record.results import ApplyResult, OperationResult, Status
+    from reconciler.apply.run import apply_plan
+
+# Imported on first use: `plan` and `drift` read what other applies left (check/leftovers.py)
+# and must not load the whole apply machinery for it.
+_FROM = {
+    "Options": "reconciler.apply.execute.levels",
+    "Level": "reconciler.apply.execute.operations",
+    "Operation": "reconciler.apply.execute.operations",
+    "Step": "reconciler.apply.execute.operations",
+    "levels": "reconciler.apply.execute.operations",
+    "operations": "reconciler.apply.execute.operations",
+    "ApplyResult": "reconciler.apply.record.results",
+    "OperationResult": "reconciler.apply.record.results",
+    "Status": "reconciler.apply.record.results",
+    "apply_plan": "reconciler.apply.run",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name not in _FROM:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_FROM[name]), name)
+
 
 __all__ = [
     "ApplyResult",

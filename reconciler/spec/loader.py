@@ -31,10 +31,11 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reconciler import gcpause
 from reconciler.diagnostics import Diagnostic, Location, sort_key
-from reconciler.spec import plain_files, templates
+from reconciler.spec import plain_files
 from reconciler.spec.cross_file import cross_file
 from reconciler.spec.discovery import (
     TEMPLATE_SUFFIX,
@@ -48,6 +49,9 @@ from reconciler.spec.repo_config import load_repo_config
 from reconciler.spec.source import Source, read_source, real_path
 from reconciler.spec.topic_reader import Topic, read_topic_file
 from reconciler.spec.yaml_reader import parse_yaml
+
+if TYPE_CHECKING:  # Jinja2 is imported only for a repository that has templates
+    from reconciler.spec import templates
 
 # workflow.py finds topic files by these names; they belong to discovery.py.
 __all__ = ["TEMPLATE_SUFFIX", "TOPIC_SUFFIXES", "LoadResult", "load_repo"]
@@ -130,14 +134,19 @@ def _load_repo(root: Path, cluster: str | None, env: Mapping[str, str] | None) -
     # The templates render in a child process on another core while this one (with, for a
     # large repository, a second child: plain_files.py) reads the plain files; the results are
     # taken in file order all the same.
-    rendering = templates.start_all(run.queued)
+    rendering = None
+    if run.queued:
+        from reconciler.spec import templates
+
+        rendering = templates.start_all(run.queued)
     try:
         for topics, problems in plain_files.read_all(plain, run.known_clusters):
             run.plain(topics, problems)
     except BaseException:
-        rendering.cancel()
+        if rendering is not None:
+            rendering.cancel()
         raise
-    run.read_rendered(rendering.results())
+    run.read_rendered(rendering.results() if rendering is not None else [])
 
     desired: dict[str, DesiredState] = {}
     for group in run.groups:
@@ -199,9 +208,11 @@ class _Run:
     def template(self, source: Source) -> None:
         """Queued: compiled once (syntax errors once) and rendered per selected cluster.
         Without reconciler.yaml there are no vars to render with: compiled only."""
+        from reconciler.spec.templates import TemplateJob
+
         config = self.config
         clusters = [(n, config.clusters[n].vars) for n in self.selected] if config else []
-        self.queued.append(templates.TemplateJob(source, tuple(clusters)))
+        self.queued.append(TemplateJob(source, tuple(clusters)))
 
     def read_rendered(self, outcomes: Sequence[templates.TemplateOutcome]) -> None:
         """Read what the queued templates rendered (templates.start_all: in one child process

@@ -7,7 +7,7 @@ from confluent_kafka import KafkaError, KafkaException
 from kafka import errors as kafka_errors
 
 from reconciler.cluster.adapter import Connection
-from reconciler.cluster.adapter.connect import NoAnswer
+from reconciler.cluster.adapter.failures import NoAnswer
 from reconciler.cluster.adapter.retry import retriable, within_timeout
 from reconciler.errors import ClusterError
 

@@ -28,7 +28,6 @@ from types import TracebackType
 
 from reconciler.cluster.adapter import AUDIT_TOPIC, LOCK_TOPIC, ClusterDescription, Connection
 from reconciler.cluster.adapter.authorization import Authorized
-from reconciler.cluster.adapter.describe import Broker
 from reconciler.cluster.adapter.lock_topic import TOKEN_KEY
 from reconciler.cluster.adapter.records import Record
 from reconciler.cluster.adapter.replication_throttle import (  # the merge rules: Kafka-free
@@ -206,7 +205,7 @@ class FakeCluster:
     def describe(self) -> ClusterDescription:
         self.kafka._called("describe")
         brokers = tuple(
-            Broker(b, "127.0.0.1", 9092 + b, rack) for b, rack in sorted(self.kafka.brokers)
+            BrokerState(b, "127.0.0.1", 9092 + b, rack) for b, rack in sorted(self.kafka.brokers)
         )
         return ClusterDescription(self.kafka.cluster_id, self.kafka._broker_ids()[0], brokers)
 

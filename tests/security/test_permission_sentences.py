@@ -11,9 +11,19 @@ from kafka.errors import (  # type: ignore[attr-defined]  # not in typings/kafka
 )
 
 from reconciler.cluster.adapter import Connection
-from reconciler.cluster.adapter.authorization import Authorized, explain, principal, refused
+from reconciler.cluster.adapter.authorization import Authorized, refused
 
 CONN = Connection("prod", "kafka:9092", (("sasl.username", "ci"), ("sasl.password", "pw-123")))
+
+
+def explain(connection: Connection, action: str, exc: BaseException) -> str | None:
+    """The sentence Connection.error gives a refusal (failures.py's typed value), else None."""
+    failed = connection.failure(action, exc)
+    return failed.sentence() if failed is not None else None
+
+
+def principal(connection: Connection) -> str:
+    return connection.principal
 
 
 def _denied(code: int) -> KafkaException:

@@ -7,6 +7,9 @@ back reconciler.cluster.state values, never a client object or a client library'
 
     cluster.py    Cluster: owns the clients, every request reconciler sends, frozen values out
     connect.py    Connection (bootstrap, `client:` properties, timeout); building the clients
+    failures.py   the clients' failures classified by Kafka's codes: Denied, Unauthenticated,
+                  Unsupported (the only module that reads a client's message text)
+    authorization.py  what the principal may do (KIP-430), and the sentences of a refusal
     describe.py   DescribeCluster: brokers, racks, controller (also behind `local status`)
     read.py       the whole ClusterState in a fixed number of round trips; some topics' state
     retry.py      reads retried with backoff within the request timeout, for failures that pass
@@ -22,7 +25,7 @@ back reconciler.cluster.state values, never a client object or a client library'
 from reconciler.cluster.adapter.audit_topic import AUDIT_TOPIC
 from reconciler.cluster.adapter.cluster import Cluster, describe_cluster, read_state
 from reconciler.cluster.adapter.connect import Connection
-from reconciler.cluster.adapter.describe import Broker, ClusterDescription
+from reconciler.cluster.adapter.describe import ClusterDescription
 from reconciler.cluster.adapter.lock_topic import LOCK_TOPIC
 from reconciler.cluster.adapter.replication_throttle import Moves, Throttle
 from reconciler.cluster.adapter.values import (
@@ -31,11 +34,12 @@ from reconciler.cluster.adapter.values import (
     NewTopicRequest,
     PartitionsRequest,
 )
+from reconciler.cluster.state import BrokerState
 
 __all__ = [
     "AUDIT_TOPIC",
     "LOCK_TOPIC",
-    "Broker",
+    "BrokerState",
     "Cluster",
     "ClusterDescription",
     "ConfigUpdate",

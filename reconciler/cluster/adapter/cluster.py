@@ -280,6 +280,12 @@ class Cluster:
         """What this principal may do on the cluster and on these topics (apply's pre-flight)."""
         return authorization.authorized(self.connection, self._admin(), topics)
 
+    def check_visible(self, creates: Collection[str]) -> None:
+        """Raise ClusterError when Kafka hides some of these topics (a plan's creates) from
+        this principal: one Metadata request naming them (authorization.check_visible)."""
+        if creates:
+            authorization.check_visible(self.connection, self._admin(), creates)
+
     def topics(self, names: Sequence[str], *, configs: bool = False) -> dict[str, TopicState]:
         """These topics as the brokers show them now (absent ones left out); their configs only
         with `configs` (one more request), else each topic's `configs` is empty."""
@@ -373,7 +379,7 @@ class Cluster:
             lambda _, t: replication_throttle.broker_rates(self.connection, self._admin(), ids)
         )
 
-    # --- the apply lock and the audit log (lock_topic.py, audit_topic.py) ----------------------
+    # --- the apply lock and the audit log (lock_topic.py, audit_topic.py) ------------------------
 
     def try_lock(self, holder: bytes, token: int | None = None) -> bool:
         """Take the apply lock with `token` (random if None) and record `holder` in it; False

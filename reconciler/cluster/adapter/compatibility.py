@@ -2,19 +2,27 @@
 
 A client learns which requests a broker knows from its ApiVersions answer (both client
 libraries ask it on every connection). When a request reconciler needs is not in that answer,
-the failure names the request; this turns it into one sentence naming the request, the KIP that
-added it and the Kafka release that shipped it, instead of a hint about reachability.
+the failure names the request (in the client's message only: failures.py reads it); this turns
+it into one sentence naming the request, the KIP that added it and the Kafka release that
+shipped it, instead of a hint about reachability.
 """
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from confluent_kafka import KafkaError, KafkaException
+from reconciler.cluster.adapter.failures import unsupported
 
-if TYPE_CHECKING:
-    from reconciler.cluster.adapter.connect import Connection
+
+class Where(Protocol):
+    """A connection as far as the sentence names it (connect.py imports this module)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def bootstrap(self) -> str: ...
+
 
 MINIMUM = "2.4"  # ListPartitionReassignments (KIP-455): replication-factor changes and reads
 # Requests reconciler sends that older brokers lack: name -> (KIP, Kafka release that added it).
@@ -24,37 +32,21 @@ INTRODUCED = {
     "IncrementalAlterConfigs": ("KIP-339", "2.3"),
     "DescribeCluster": ("KIP-700", "2.8"),
 }
-UNSUPPORTED_VERSION = 35  # the broker's own code; kafka-python's IncompatibleBrokerVersion too
-# kafka-python: "... does not support the 'ListPartitionReassignmentsRequest' Kafka protocol."
-# librdkafka: "IncrementalAlterConfigs (API 44) not supported by broker, requires ..."
-# kafka-python: "No version of the 'X' Kafka protocol is supported by both the client [a-b]
-# and broker [c-d]."
-_NO_COMMON = re.compile(r"client (?P<client>\[[^\]]*\]) and broker (?P<broker>\[[^\]]*\])")
-_NAMED = re.compile(r"'(?P<a>\w+?)(?:Request)?' Kafka protocol|(?P<b>[A-Z]\w+) \(API \d+\)")
 
 
-def _unsupported(exc: BaseException) -> bool:
-    if isinstance(exc, KafkaException) and exc.args and isinstance(exc.args[0], KafkaError):
-        code = exc.args[0].code()
-        return code in (KafkaError._UNSUPPORTED_FEATURE, UNSUPPORTED_VERSION)
-    return getattr(exc, "errno", None) == UNSUPPORTED_VERSION
-
-
-def too_old(connection: Connection, exc: BaseException) -> str | None:
+def too_old(connection: Where, exc: BaseException) -> str | None:
     """The sentence for a request the cluster's brokers do not know, else None."""
-    if not _unsupported(exc):
-        return None
-    found = _NAMED.search(str(exc))
+    found = unsupported(exc)
     if found is None:
         return None
-    request = found.group("a") or found.group("b")
+    request = found.request
     where = f"cluster '{connection.name}' at {connection.bootstrap}"
-    if (versions := _NO_COMMON.search(str(exc))) is not None:  # known, but no shared version
+    if found.versions is not None:  # known, but no shared version
+        client, broker = found.versions
         return (
             f"{where} and reconciler's Kafka client share no version of the {request} request "
-            f"(the brokers speak {versions.group('broker')}, the client "
-            f"{versions.group('client')}): upgrade reconciler, or report it with the brokers' "
-            "Kafka version."
+            f"(the brokers speak {broker}, the client {client}): upgrade reconciler, or report "
+            "it with the brokers' Kafka version."
         )
     kip, since = INTRODUCED.get(request, (None, None))
     added = f" ({kip}, added in Kafka {since})" if kip else ""

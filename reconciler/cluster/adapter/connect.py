@@ -11,17 +11,23 @@ clients in with tokens of one source (oauth.py).
 from __future__ import annotations
 
 import logging
-import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, TypeVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
 
 from reconciler import redaction
-from reconciler.cluster.adapter import authorization, compatibility, oauth
+from reconciler.cluster.adapter import compatibility, failures, oauth
+from reconciler.cluster.adapter.failures import (
+    Denied,
+    NoAnswer,
+    Resource,
+    Unauthenticated,
+    Watch,
+)
 from reconciler.errors import ClusterError
 
 if TYPE_CHECKING:
@@ -49,6 +55,9 @@ class Connection:
     client: tuple[tuple[str, str], ...] = ()  # librdkafka properties (may hold secrets)
     timeout: float | None = None  # seconds per request; None: request.timeout.ms or 30 s
     cluster_id: str | None = None  # the pinned id (reconciler.yaml): any other is refused first
+    # This connection's refused logins, as its clients report them (state, not part of the
+    # value: equal connections made apart keep their own)
+    watch: Watch = field(default_factory=Watch, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         redaction.remember_client(self.client)  # whatever prints or logs it later
@@ -76,12 +85,68 @@ class Connection:
     def client_id(self) -> str:
         return dict(self.client).get("client.id", DEFAULT_CLIENT_ID)
 
+    @property
+    def principal(self) -> str:
+        """The principal Kafka sees for this connection's `client:` settings."""
+        client = dict(self.client)
+        if (tokens := self.tokens()) is not None:
+            return f"the subject of client id '{tokens.oidc.client_id}''s tokens"
+        if client.get("sasl.username"):
+            return f"User:{client['sasl.username']}"
+        if client.get("ssl.certificate.location"):
+            return "the principal of the certificate in ssl.certificate.location"
+        return "User:ANONYMOUS"
+
+    def denied(
+        self, operation: str, resource: Resource, why: str, unchanged: bool = True
+    ) -> Denied:
+        """This principal lacks `operation` on `resource`, needed to do `why`."""
+        return Denied(
+            self.name, self.bootstrap, self.principal, operation, resource, why, unchanged
+        )
+
+    def unauthenticated(self, fallback: tuple[int, str] | None = None) -> Unauthenticated | None:
+        """The login the cluster refused since this connection's clients were made (else
+        `fallback`, a client's own code and reason), else None."""
+        refused = self.watch.refused() or fallback
+        if refused is None:
+            return None
+        code, text = refused
+        tokens = self.tokens()
+        how: Literal["oauth", "sasl", "tls"] = (
+            "oauth" if tokens is not None else "tls" if code == KafkaError._SSL else "sasl"
+        )
+        return Unauthenticated(
+            self.name,
+            self.bootstrap,
+            self.principal,
+            how,
+            text,
+            token_issuer=tokens.oidc.where() if tokens is not None else "",
+            ca_location=dict(self.client).get("ssl.ca.location", "the system CAs"),
+        )
+
+    def failure(self, action: str, exc: BaseException) -> Denied | Unauthenticated | None:
+        """The failure of `action` as a typed value, when it is an authorization or
+        authentication failure (or a timeout a refused login explains)."""
+        code = failures.code_of(exc)
+        if code in (failures.TOPIC_DENIED, failures.CLUSTER_DENIED):
+            operation, resource = failures.need(action, code, exc)
+            why = action[:-3] if action.endswith((" of", " on")) else action
+            # Throttles are set mid-apply, after earlier levels' changes; reads change nothing.
+            return self.denied(operation, resource, why, unchanged="throttle" not in action)
+        if code in failures.UNAUTHENTICATED:  # kafka-python says so itself
+            return self.unauthenticated(fallback=(code, f"SASL authentication error: {exc}"))
+        if code == KafkaError._TIMED_OUT or code is None:
+            return self.unauthenticated()
+        return None
+
     def error(self, action: str, exc: BaseException) -> ClusterError:
         """A ClusterError naming the cluster, its bootstrap servers and Kafka's reason."""
         if (old := compatibility.too_old(self, exc)) is not None:
             return ClusterError(old)  # a missing request, not a network problem
-        if (denied := authorization.explain(self, action, exc)) is not None:
-            return ClusterError(denied)  # the missing permission, or the refused credentials
+        if (failed := self.failure(action, exc)) is not None:
+            return ClusterError(failed.sentence())  # the missing ACL, or the refused login
         return ClusterError(
             f"could not {action} cluster '{self.name}' at {self.bootstrap}: {reason(exc)}. {HINT}"
         )
@@ -100,14 +165,14 @@ def librdkafka_admin(connection: Connection) -> AdminClient:
         for key in oauth.OIDC_KEYS:
             conf.pop(key, None)
         conf["oauth_cb"] = tokens.librdkafka_callback()
-    authorization.watch(connection, conf)  # type: ignore[arg-type]  # adds error_cb
+    connection.watch.attach(conf)  # type: ignore[arg-type]  # adds error_cb
     try:
         # The logger is not a librdkafka property, so the typed `conf` does not take it; with
         # it, librdkafka never writes to stderr itself.
         admin = AdminClient(conf, logger=LIBRDKAFKA_LOG)
     except KafkaException as exc:  # a `client:` property librdkafka does not know or accept
         raise connection.error("connect to", exc) from exc
-    return authorization.register(connection, admin)
+    return connection.watch.register(admin)
 
 
 def kafka_python_admin(
@@ -160,20 +225,6 @@ def pin_controller(admin: KafkaAdminClient, broker_id: int) -> None:
     broker forwards ListPartitionReassignments and AlterPartitionReassignments to the real one.
     kafka-python has no API for it: this sets the attribute it caches the id in."""
     setattr(admin, "_controller_id", broker_id)  # noqa: B010  (not in kafka-python's stubs)
-
-
-class NoAnswer(Exception):
-    """kafka-python's call did not return in time (retriable, as its own timeouts are)."""
-
-    retriable = True
-
-
-def is_kafka_python_error(exc: BaseException) -> bool:
-    """Whether `exc` is kafka-python's (or a call of its that did not return in time). Only
-    the KIP-455 requests need kafka-python, so it is imported where they are sent: when it is
-    not loaded, nothing raised can be its."""
-    errors = sys.modules.get("kafka.errors")
-    return isinstance(exc, NoAnswer) or (errors is not None and isinstance(exc, errors.KafkaError))
 
 
 def bounded(call: Callable[[], T], seconds: float) -> T:
@@ -232,9 +283,3 @@ def reason(exc: BaseException) -> str:
     if isinstance(exc, KafkaError):
         return f"{exc.name()}: {exc.str()}"
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-
-
-def error_code(exc: KafkaException) -> int | None:
-    """librdkafka's error code of a failed future (e.g. KafkaError.UNKNOWN_TOPIC_OR_PART)."""
-    error = exc.args[0] if exc.args else None
-    return error.code() if isinstance(error, KafkaError) else None

@@ -1,4 +1,7 @@
-"""DescribeCluster: the brokers, their racks and the active controller, in one round trip."""
+"""DescribeCluster: the brokers, their racks and the active controller, in one round trip.
+
+The brokers are cluster/state.py's `BrokerState`, the one model of a broker, whether a cluster
+is only described (`reconciler local status`) or its whole state read."""
 
 from __future__ import annotations
 
@@ -8,26 +11,18 @@ from dataclasses import dataclass
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient, DescribeClusterResult
 
-from reconciler.cluster.adapter import authorization
 from reconciler.cluster.adapter.connect import Connection
+from reconciler.cluster.state import BrokerState
 from reconciler.errors import ClusterError
 
 _SLICE = 0.25  # seconds between looks at whether the cluster refused our credentials
 
 
 @dataclass(frozen=True, slots=True)
-class Broker:
-    id: int
-    host: str
-    port: int
-    rack: str | None
-
-
-@dataclass(frozen=True, slots=True)
 class ClusterDescription:
     cluster_id: str | None
     controller_id: int | None
-    brokers: tuple[Broker, ...]  # sorted by id
+    brokers: tuple[BrokerState, ...]  # sorted by id
 
 
 def describe(
@@ -45,13 +40,14 @@ def describe(
             raise connection.error("describe", exc) from exc
         except TimeoutError:
             # Refused credentials are final: say so now rather than after the whole timeout
-            if (refused := authorization.credentials_refused(connection)) is not None:
-                raise ClusterError(refused) from None
+            if (refused := connection.unauthenticated()) is not None:
+                raise ClusterError(refused.sentence()) from None
             if time.monotonic() >= deadline:
                 raise connection.error("describe", TimeoutError("no answer")) from None
     brokers = tuple(
         sorted(
-            (Broker(n.id, n.host, n.port, n.rack or None) for n in result.nodes), key=lambda b: b.id
+            (BrokerState(n.id, n.host, n.port, n.rack or None) for n in result.nodes),
+            key=lambda b: b.id,
         )
     )
     controller = result.controller.id if result.controller is not None else None

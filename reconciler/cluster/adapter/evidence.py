@@ -23,7 +23,6 @@ cluster (its authorized operations, KIP-430) every topic's evidence is unreadabl
 
 from __future__ import annotations
 
-import re
 import time
 from collections import defaultdict
 from collections.abc import Mapping
@@ -32,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from confluent_kafka import KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
-from reconciler.cluster.adapter import authorization, records
+from reconciler.cluster.adapter import authorization, failures, records
 from reconciler.cluster.adapter.connect import Connection, reason
 from reconciler.cluster.evidence import Evidence, GroupUse, TopicEvidence
 
@@ -43,13 +42,8 @@ if TYPE_CHECKING:
 _SPEC_LATEST: OffsetSpec = OffsetSpec.latest()  # type: ignore[no-untyped-call]
 _SPEC_EARLIEST: OffsetSpec = OffsetSpec.earliest()  # type: ignore[no-untyped-call]
 _SPEC_MAX_TIMESTAMP: OffsetSpec = OffsetSpec.max_timestamp()  # type: ignore[no-untyped-call]
-_GROUP_DENIED = re.compile(r"GroupAuthorizationFailed|GROUP_AUTHORIZATION_FAILED", re.I)
-# kafka-python names the group as "group 'NAME'" (OffsetFetch) or "GROUP/NAME" (FindCoordinator)
-_GROUP_NAMED = re.compile(r"group '(?P<quoted>[^']*)'|GROUP/(?P<bare>[^\s:)]+)")
 # Why each group is read, one phrase for both requests: a group refused to both is said once
 _WHY = "read the consumer group's members and committed offsets"
-# What DescribeGroups answers for a group of the new consumer protocol (KIP-848, Kafka 4.x)
-_NOT_CLASSIC = "is not a classic group"
 
 
 def read(
@@ -154,11 +148,12 @@ def _describe(
     new_protocol: list[str] = []
     for group, answer in found.items():
         error = answer.get("error")
-        if error and _NOT_CLASSIC in str(error):
+        if error and failures.not_classic(str(error)):
             new_protocol.append(group)
             continue
-        if error:
-            problems.append(_group_problem(connection, group, str(error)))
+        if error:  # kafka-python answers each group with text only
+            code = failures.answer_code(str(error))
+            problems.append(_group_problem(connection, group, code, str(error)))
             continue
         members = answer.get("members") or []
         topics: set[str] = set()
@@ -189,7 +184,7 @@ def _describe_new_protocol(
         try:
             found = future.result()
         except KafkaException as exc:
-            problems.append(_group_problem(connection, group, reason(exc)))
+            problems.append(_group_problem(connection, group, failures.code_of(exc), reason(exc)))
             continue
         topics = {
             tp.topic
@@ -223,15 +218,14 @@ def _committed(
 
 def _failed(connection: Connection, exc: BaseException) -> str:
     """The reason a group request failed, naming the group Kafka refused where it says."""
-    named = _GROUP_NAMED.search(str(exc))
-    group = (named.group("quoted") or named.group("bare")) if named else None
+    group = failures.group_named(exc)
     if group is None:
         return f"the consumer groups could not be read ({_said(exc)})"
-    return _group_problem(connection, group, _said(exc))
+    return _group_problem(connection, group, failures.code_of(exc), _said(exc))
 
 
-def _group_problem(connection: Connection, group: str, error: str) -> str:
-    if _GROUP_DENIED.search(error):
+def _group_problem(connection: Connection, group: str, code: int | None, error: str) -> str:
+    if code == failures.GROUP_DENIED:
         return authorization.lacks(
             connection, "Describe", f"group {group}", _WHY, unchanged=False
         ).removesuffix(".")
@@ -274,7 +268,7 @@ def _list_offsets(
         try:
             result = future.result()
         except KafkaException as exc:
-            code = exc.args[0].code() if exc.args and isinstance(exc.args[0], KafkaError) else None
+            code = failures.code_of(exc)
             if unsupported is not None and code == KafkaError.UNSUPPORTED_VERSION:
                 unsupported.append(tp)
                 continue

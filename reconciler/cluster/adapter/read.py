@@ -55,16 +55,11 @@ from confluent_kafka.admin import (
 from confluent_kafka.admin import ConfigEntry as KafkaConfigEntry
 
 from reconciler import gcpause
-from reconciler.cluster.adapter.connect import (
-    Connection,
-    bounded,
-    error_code,
-    is_kafka_python_error,
-)
+from reconciler.cluster.adapter.connect import Connection, bounded
 from reconciler.cluster.adapter.describe import ClusterDescription
+from reconciler.cluster.adapter.failures import code_of, is_kafka_python_error
 from reconciler.cluster.state import (
     TOPIC_OVERRIDE,
-    BrokerState,
     ClusterState,
     ConfigEntry,
     PartitionState,
@@ -105,7 +100,7 @@ def state_of(
     return ClusterState(
         cluster_id=description.cluster_id,
         controller_id=description.controller_id,
-        brokers=tuple(BrokerState(b.id, b.host, b.port, b.rack) for b in description.brokers),
+        brokers=description.brokers,
         topics=dict(sorted(topics.items())),
         broker_defaults=defaults,
         reassignments=reassignments,
@@ -259,7 +254,7 @@ def _described(
         try:
             entries = future.result()
         except KafkaException as exc:
-            if error_code(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
+            if code_of(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
                 continue  # deleted since it was listed: it is not part of the state
             raise connection.error(f"describe the configs of {resource.name} on", exc) from exc
         del future
@@ -314,7 +309,7 @@ def _described_topics(
         try:
             description: TopicDescription = future.result()
         except KafkaException as exc:
-            if error_code(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
+            if code_of(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
                 continue  # not (or no longer) there: left out
             raise connection.error(f"describe topic '{name}' of", exc) from exc
         del future

@@ -18,7 +18,8 @@ from typing import TypeVar
 
 from confluent_kafka import KafkaError, KafkaException
 
-from reconciler.cluster.adapter.connect import Connection, is_kafka_python_error
+from reconciler.cluster.adapter.connect import Connection
+from reconciler.cluster.adapter.failures import is_kafka_python_error
 from reconciler.cluster.adapter.probe import probe_timeout
 from reconciler.errors import ClusterError
 
