@@ -40,10 +40,13 @@ $(STAMP): pyproject.toml
 kafka: env
 	$(BIN)/reconciler local fetch
 
+# lint-imports checks the layer contracts of pyproject.toml ([tool.importlinter]); --no-cache
+# leaves no cache folder in the clone (it takes well under a second without).
 lint: env
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 # The top-level schemas/ are the source; the package ships copies (tests/adopt/test_packaging.py).
 schemas:

@@ -373,7 +373,7 @@ class Cluster:
             lambda _, t: replication_throttle.broker_rates(self.connection, self._admin(), ids)
         )
 
-    # --- the apply lock and the audit log (lock_topic.py, audit_topic.py) ------------------------------------
+    # --- the apply lock and the audit log (lock_topic.py, audit_topic.py) -------------------------
 
     def try_lock(self, holder: bytes, token: int | None = None) -> bool:
         """Take the apply lock with `token` (random if None) and record `holder` in it; False
