@@ -23,10 +23,14 @@ TEST_WORKERS ?= 2
 test: kafka lint actionlint
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
-# The fast loop: lint, types and every test that starts no Kafka broker or Spark JVM (tests using
-# those fixtures are marked in tests/conftest.py). `make test` is the whole suite, as CI runs it.
+# The fast loop: lint, types and every test that starts no Kafka broker or Spark JVM and is not
+# marked slow (tests/conftest.py marks them all), on $(CHECK_WORKERS) pytest-xdist workers,
+# each test sent to whichever is free. `make test` is the whole suite, as CI runs it.
+CHECK_WORKERS ?= 2
+
 check: lint
-	$(BIN)/pytest -q -m "not kafka and not spark" -p no:cacheprovider
+	$(BIN)/pytest -q -m "not kafka and not spark and not slow" -p no:cacheprovider \
+	  -n $(CHECK_WORKERS) --dist load
 
 env: $(STAMP)
 
