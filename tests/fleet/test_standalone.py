@@ -24,7 +24,6 @@ import pytest
 from pyspark.sql import SparkSession
 
 from bench import fleet_gen
-from reconciler.cli import spark_submit
 from reconciler.fleet import job
 from reconciler.fleet.java_regex import translate
 from tests.spec_repo import run_cli
@@ -194,39 +193,6 @@ def test_the_cli_on_a_standalone_cluster_writes_the_tables_local_writes(
     assert "drift row(s)" in submitted.stdout
     # the work ran on the standalone cluster: its worker started an executor for the app
     assert any((Path(env["SPARK_WORKER_DIR"])).glob("app-*/0"))
-    for name in job.TABLES:
-        assert table(spark, remote, name) == table(spark, local, name), name
-    assert (remote / "summary.md").read_text() == (local / "summary.md").read_text()
-
-
-def test_spark_submit_of_the_entry_point_writes_the_tables_local_writes(
-    spark: SparkSession, standalone: tuple[str, dict[str, str]], tmp_path: Path
-) -> None:
-    """docs/fleet.md's form: spark-submit runs reconciler/cli/spark_submit.py on the master it
-    chose (the job itself names none), with the arguments of `reconciler fleet drift`."""
-    url, env = standalone
-    fleet_gen.write(SHAPE, tmp_path / "desired", tmp_path / "snapshots")
-    local = tmp_path / "local"
-    job.run(spark, str(tmp_path / "desired"), str(tmp_path / "snapshots"), str(local))
-
-    apps = Path(env["SPARK_WORKER_DIR"])
-    before = set(apps.glob("app-*"))
-    remote = tmp_path / "remote"
-    submitted = subprocess.run(
-        [str(SPARK_HOME / "bin" / "spark-submit"), "--master", url,
-         "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.driver.bindAddress=127.0.0.1",
-         "--conf", "spark.sql.shuffle.partitions=4", "--conf", "spark.executor.memory=1g",
-         spark_submit.__file__,
-         "--desired", str(tmp_path / "desired"), "--snapshots", str(tmp_path / "snapshots"),
-         "--out", str(remote)],
-        cwd=tmp_path, env={**env, "NO_COLOR": "1"}, capture_output=True, text=True,
-        timeout=600, check=False,
-    )  # fmt: skip
-    assert submitted.returncode == 0, submitted.stdout + submitted.stderr[-5000:]
-    assert "Traceback" not in submitted.stderr, submitted.stderr[-5000:]
-    assert "drift row(s)" in submitted.stdout
-    # the work ran on the standalone master: a new application with an executor on its worker
-    assert any((app / "0").exists() for app in set(apps.glob("app-*")) - before)
     for name in job.TABLES:
         assert table(spark, remote, name) == table(spark, local, name), name
     assert (remote / "summary.md").read_text() == (local / "summary.md").read_text()
