@@ -23,10 +23,14 @@ TEST_WORKERS ?= 2
 test: kafka lint actionlint
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
-# The fast loop: lint, types and every test that starts no Kafka broker or Spark JVM (tests using
-# those fixtures are marked in tests/conftest.py). `make test` is the whole suite, as CI runs it.
+# The fast loop: lint, types and every test that starts no Kafka broker or Spark JVM and is not
+# marked slow (tests/conftest.py marks them all), on $(CHECK_WORKERS) pytest-xdist workers,
+# each test sent to whichever is free. `make test` is the whole suite, as CI runs it.
+CHECK_WORKERS ?= 2
+
 check: lint
-	$(BIN)/pytest -q -m "not kafka and not spark" -p no:cacheprovider
+	$(BIN)/pytest -q -m "not kafka and not spark and not slow" -p no:cacheprovider \
+	  -n $(CHECK_WORKERS) --dist load
 
 env: $(STAMP)
 
@@ -40,10 +44,13 @@ $(STAMP): pyproject.toml
 kafka: env
 	$(BIN)/reconciler local fetch
 
+# lint-imports checks the layer contracts of pyproject.toml ([tool.importlinter]); --no-cache
+# leaves no cache folder in the clone (it takes well under a second without).
 lint: env
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 # The top-level schemas/ are the source; the package ships copies (tests/adopt/test_packaging.py).
 schemas:

@@ -30,7 +30,7 @@ from reconciler.local import cluster as local_cluster
 from reconciler.local import state as local_state
 from reconciler.local.commands import default_overrides
 from reconciler.local.distribution import ensure_distribution
-from reconciler.local.request_log import requests_by
+from tests.request_log import requests_by
 
 
 def write_repo(

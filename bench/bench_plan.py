@@ -42,8 +42,8 @@ from reconciler.local import state as local_state
 from reconciler.local.cluster import JVM_OPTS_ENV
 from reconciler.local.commands import default_overrides
 from reconciler.local.distribution import ensure_distribution
-from reconciler.local.request_log import requests_by
 from reconciler.planning.plan import make_plan
+from tests.request_log import requests_by
 
 PER_FILE = 50
 

@@ -8,8 +8,7 @@ remembered when a `Connection` is made (`remember_client`), and three choke poin
 - `RedactingFilter` on every logging handler the CLI installs: the formatted message, its
   arguments, the traceback and the stack of every record, whatever library logged it;
 - the CLI's output layer (reconciler/cli/output.py, installed by the CLI's `main`) around
-  sys.stdout and sys.stderr: everything printed, tracebacks included (`RedactingStream` and
-  `install_streams` do the same for other callers);
+  sys.stdout and sys.stderr: everything printed, tracebacks included;
 - `redact(text)` for anything else written (the CLI's JSON files).
 
 Also searched for: the value as repr() and JSON escape it (a password holding a quote or a
@@ -20,7 +19,6 @@ Values shorter than MIN_LENGTH are not searched for: they would blank out ordina
 
 from __future__ import annotations
 
-import io
 import json
 import logging
 import re
@@ -141,40 +139,6 @@ class RedactingFilter(logging.Filter):
         return True
 
 
-class RedactingStream(io.TextIOBase):
-    """A text stream that writes to another with every remembered secret replaced."""
-
-    def __init__(self, inner: TextIO) -> None:
-        super().__init__()
-        self.inner = inner
-
-    def write(self, text: str) -> int:
-        if not isinstance(text, str):  # click probes for binary streams with write(b"")
-            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        self.inner.write(redact(text))
-        return len(text)
-
-    def flush(self) -> None:
-        self.inner.flush()
-
-    def isatty(self) -> bool:
-        return self.inner.isatty()
-
-    def fileno(self) -> int:
-        return self.inner.fileno()
-
-    def writable(self) -> bool:
-        return True
-
-    @property
-    def encoding(self) -> str:  # type: ignore[override]
-        return self.inner.encoding
-
-    @property
-    def errors(self) -> str | None:  # type: ignore[override]
-        return self.inner.errors
-
-
 class _StderrHandler(logging.StreamHandler[TextIO]):
     """Writes to whatever sys.stderr is at the time (the redacting stream, or a test's)."""
 
@@ -188,14 +152,6 @@ class _StderrHandler(logging.StreamHandler[TextIO]):
     @stream.setter
     def stream(self, _: TextIO) -> None:
         pass
-
-
-def install_streams() -> None:
-    """Redact everything written to sys.stdout and sys.stderr from now on (idempotent)."""
-    if not isinstance(sys.stdout, RedactingStream):
-        sys.stdout = RedactingStream(sys.stdout)
-    if not isinstance(sys.stderr, RedactingStream):
-        sys.stderr = RedactingStream(sys.stderr)
 
 
 def install_logging(debug: bool) -> None:

@@ -7,13 +7,24 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from reconciler import redaction
+
 RECONCILER = [sys.executable, "-m", "reconciler"]
+
+
+def redacted(client: Mapping[str, str] | Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Client properties as output would show them: secret-looking values replaced by '***',
+    and the secrets remembered so that reconciler.redaction hides them wherever they appear."""
+    pairs = list(client.items() if isinstance(client, Mapping) else client)
+    redaction.remember_client(pairs)
+    return redaction.redacted_properties(pairs)
 
 
 @dataclass

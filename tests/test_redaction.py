@@ -10,9 +10,9 @@ import re
 from pathlib import Path
 
 from reconciler import redaction
+from reconciler.cli.output import Channel
 from reconciler.local.state import LocalCluster
-from reconciler.spec.repo_config import redacted
-from tests.spec_repo import SpecRepo
+from tests.spec_repo import SpecRepo, redacted
 
 PASSWORD = "Hunter2-'quoted'\\slash-pw"  # a quote and a backslash: logged escaped by repr()
 KEY_PASSWORD = "Key-Pa55word-9f3e"
@@ -66,7 +66,7 @@ def test_streams_are_redacted() -> None:
     """Finding 5: what is printed (click.echo, tracebacks) passes through the same redaction."""
     redaction.remember([KEY_PASSWORD])
     out = io.StringIO()
-    stream = redaction.RedactingStream(out)
+    stream = Channel(out)  # what the CLI's `main` puts in place of sys.stdout and sys.stderr
     stream.write(f"error: key {KEY_PASSWORD} refused\n")
     assert out.getvalue() == "error: key *** refused\n"
 

@@ -10,7 +10,8 @@
     summary.py      summary.md from a few small aggregates
     shipping.py     what the executors' Python runs, shipped with the job (workers need no
                     reconciler of their own)
-    job.py          the job: a SparkSession, the tables, `spark-submit` entry point
+    job.py          the job: a SparkSession, the tables (spark-submit runs it through
+                    reconciler/cli/spark_submit.py, the CLI's `fleet drift`)
 
 Only job.py and the modules it calls import pyspark; the CLI reaches them through guard.py.
 `reconciler help fleet` describes the tables.

@@ -9,9 +9,10 @@
 
 Everything is DataFrame operations: the only rows that reach the driver are the summary's
 few aggregates. The same code runs on `local[*]` from `reconciler fleet drift` and on a
-cluster through `spark-submit` of this file, which hands its arguments to the same command:
+cluster through `spark-submit` of reconciler/cli/spark_submit.py, which hands its arguments to
+the same command:
 
-    spark-submit --master spark://HOST:7077 reconciler/fleet/job.py \\
+    spark-submit --master spark://HOST:7077 reconciler/cli/spark_submit.py \\
         --desired DESIRED --snapshots SNAPSHOTS --out OUT [--since YYYY-MM-DD]
 """
 
@@ -537,15 +538,3 @@ def _summary(
         incomplete=observed.incomplete,
     )
     return _Collected(result, drift.count(), consistent.count())
-
-
-def main(argv: list[str] | None = None) -> None:
-    """`spark-submit reconciler/fleet/job.py ARGS`: the same as `reconciler fleet drift ARGS`,
-    on the master spark-submit chose."""
-    from reconciler.cli import main as cli_main
-
-    cli_main(["fleet", "drift", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":
-    main()

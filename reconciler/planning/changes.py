@@ -61,10 +61,6 @@ class ConfigChange:
     def is_set(self) -> bool:
         return self.current is None
 
-    @property
-    def is_removal(self) -> bool:
-        return self.desired is None
-
 
 @dataclass(frozen=True, slots=True)
 class AlterTopicConfig:

@@ -59,23 +59,15 @@ class Stopped(Exception):
         self.timeout = timeout
 
 
-def run_all(
-    jobs: Sequence[Job],
-    work: Callable[[Job], Result],
-    stopped: Callable[[Job, Stopped], Result],
-) -> list[Result]:
-    """`work(job)` for each job, in a limited child; `stopped(job, why)` for a job whose child
-    died or was killed. Results come back in the order of `jobs`."""
-    return start(jobs, work, stopped).results()
-
-
 def start(
     jobs: Sequence[Job],
     work: Callable[[Job], Result],
     stopped: Callable[[Job, Stopped], Result],
 ) -> Pending[Job, Result]:
-    """run_all, begun: the child starts rendering now, on another core, while the caller does
-    other work (load_repo parses the plain files meanwhile); `results()` collects."""
+    """`work(job)` for each job, in a limited child; `stopped(job, why)` for a job whose child
+    died or was killed. The child starts rendering now, on another core, while the caller does
+    other work (load_repo parses the plain files meanwhile); `results()` collects them, in the
+    order of `jobs`."""
     return Pending(jobs, work, stopped)
 
 

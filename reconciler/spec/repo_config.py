@@ -11,8 +11,8 @@ The result is built even when some parts are wrong (a bad part falls back to its
 topic files are still checked against the cluster names and `vars` that are known; the
 diagnostics say what was wrong, and any error makes the repository invalid.
 
-Client properties may hold secrets (`${KAFKA_PASSWORD}` expanded): `redacted()` is what any
-output shows instead.
+Client properties may hold secrets (`${KAFKA_PASSWORD}` expanded): reconciler.redaction hides
+their values in any output.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import ipaddress
 import os
 import re
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -53,14 +53,6 @@ _VARIABLE = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?::-(?P<default>.*))?"
 def is_secret(key: str) -> bool:
     """Whether a client property's value must never be shown (reconciler.redaction's rule)."""
     return redaction.is_secret(key)
-
-
-def redacted(client: Mapping[str, str] | Iterable[tuple[str, str]]) -> dict[str, str]:
-    """Client properties safe to print: secret-looking values replaced by '***', and the
-    secrets remembered so that reconciler.redaction hides them wherever else they appear."""
-    pairs = list(client.items() if isinstance(client, Mapping) else client)
-    redaction.remember_client(pairs)
-    return redaction.redacted_properties(pairs)
 
 
 def expand_env(text: str, env: Mapping[str, str]) -> tuple[str, list[str]]:

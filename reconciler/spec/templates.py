@@ -24,7 +24,7 @@ arithmetic whose result would be too large to hold (R607): strings and lists fro
 `MAX_OUTPUT_CHARS` items, integers from `*`, `**`, `+`, `-` over `MAX_INT_BITS` bits; `range`
 is capped by Jinja2's sandbox. Everything else (filters that expand, nested loops, recursion
 via macros) is bounded by rendering in a child process with hard CPU, memory and wall-clock
-limits (render_limits.py): R606 for time, R607 for memory. `process_all` compiles and renders
+limits (render_limits.py): R606 for time, R607 for memory. `start_all` compiles and renders
 a batch in one child.
 """
 
@@ -200,17 +200,13 @@ class TemplateOutcome:
     rendered: dict[str, tuple[Rendered | None, list[Diagnostic]]]  # per cluster
 
 
-def process_all(jobs: Sequence[TemplateJob]) -> list[TemplateOutcome]:
-    """Each template compiled and rendered under the hard limits of render_limits.py, all in
-    one child process. Compiling runs in the child too: Jinja2 folds constant expressions
-    (filters included) while compiling, so `{{ "x"|center(10**9) }}` runs then."""
-    return start_all(jobs).results()
-
-
 def start_all(
     jobs: Sequence[TemplateJob],
 ) -> render_limits.Pending[TemplateJob, TemplateOutcome]:
-    """process_all, begun in the background: `.results()` collects the outcomes."""
+    """Each template compiled and rendered under the hard limits of render_limits.py, all in
+    one child process, begun in the background: `.results()` collects the outcomes. Compiling
+    runs in the child too: Jinja2 folds constant expressions (filters included) while
+    compiling, so `{{ "x"|center(10**9) }}` runs then."""
     _batch_output[0] = 0  # the child starts counting from here
     return render_limits.start(jobs, _process, _stopped)
 

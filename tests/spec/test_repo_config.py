@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from reconciler.spec.model import Limits, Policy
-from reconciler.spec.repo_config import expand_env, is_secret, load_repo_config, redacted
+from reconciler.spec.repo_config import expand_env, is_secret, load_repo_config
+from tests.spec_repo import redacted
 
 
 @pytest.mark.parametrize(

@@ -134,9 +134,9 @@ def test_a_child_that_never_answers_is_killed_and_the_next_job_still_runs(
             time.sleep(3600)  # blocked: only the parent's wall clock ends it
         return f"done {job}"
 
-    results = render_limits.run_all(
+    results = render_limits.start(
         [0, 1, 2], work, lambda job, why: f"stopped {job} timeout={why.timeout}"
-    )
+    ).results()
     assert results == ["done 0", "stopped 1 timeout=True", "done 2"]
 
 
@@ -149,9 +149,9 @@ def test_a_child_that_dies_costs_only_its_job() -> None:
             os.kill(os.getpid(), signal.SIGXCPU)
         return f"done {job}"
 
-    results = render_limits.run_all(
+    results = render_limits.start(
         [0, 1, 2], work, lambda job, why: f"stopped {job} timeout={why.timeout}"
-    )
+    ).results()
     assert results == ["done 0", "stopped 1 timeout=True", "done 2"]
 
 
