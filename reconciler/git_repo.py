@@ -1,6 +1,7 @@
 """The spec repository's git, read through GitPython: the checkout an apply records (its audit
 record's `git`, and the warning of uncommitted changes), what `plan --changed-since REF`
-compares with, and the commit a saved plan was made at. The work tree and the index are never
+compares with, the commit a saved plan was made at, and the branch `reconciler init` wires
+into the apply workflow. The work tree and the index are never
 touched.
 
 Each command reads git once: `checkout` is called by the CLI's apply and its value passed along
@@ -162,3 +163,32 @@ def _lines(here: git.Git, *args: str) -> list[str]:
     except (git.GitCommandError, OSError):
         return []
     return str(out).splitlines()
+
+
+def _answer(*args: str, cwd: Path | None = None) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=_TIMEOUT, check=False
+        )
+    except (OSError, subprocess.SubprocessError):  # no git here: nothing to detect
+        return None
+    answer = done.stdout.strip()
+    return answer if done.returncode == 0 and answer else None
+
+
+def default_branch(directory: Path) -> tuple[str, str] | None:
+    """The branch the apply workflow `reconciler init` writes applies merges to, as (branch,
+    how it was found), or None when git says neither: the branch of the git repository
+    `directory` already is (even before its first commit: `git init` then `reconciler init`
+    is what the README shows), else git's `init.defaultBranch` setting (what a later
+    `git init` makes). The CLI then asks on a terminal, or takes `main` and says so."""
+    where = next((p for p in (directory, *directory.parents) if p.is_dir()), None)
+    if where is not None and directory.is_dir():
+        inside = _answer("rev-parse", "--show-toplevel", cwd=directory)
+        current = _answer("symbolic-ref", "--short", "HEAD", cwd=directory) if inside else None
+        if current:
+            return current, f"the current branch of the git repository {inside}"
+    configured = _answer("config", "--get", "init.defaultBranch", cwd=where)
+    if configured:
+        return configured, "git's init.defaultBranch setting"
+    return None

@@ -88,14 +88,14 @@ def init(directory: Path | None, bootstrap: str, cluster: str, branch: str | Non
 
 def _branch(root: Path, given: str | None) -> tuple[str, str]:
     """The branch for apply.yml and how it was chosen: --branch, else what git says
-    (reconciler/default_branch.py), else asked on a terminal, else main."""
+    (reconciler/git_repo.py), else asked on a terminal, else main."""
     import sys
 
-    from reconciler import default_branch
+    from reconciler import git_repo
 
     if given is not None:
         return given, "--branch"
-    found = default_branch.detect(root.absolute())
+    found = git_repo.default_branch(root.absolute())
     if found is not None:
         return found
     if sys.stdin.isatty():
