@@ -246,6 +246,7 @@ def run(
     _check_inputs(desired, snapshots)
     storage.check_input(spark, desired, "--desired", _DESIRED_HINT)  # remote ones: by Hadoop
     storage.check_input(spark, snapshots, "--snapshots", _SNAPSHOTS_HINT)
+    storage.check_output(spark, out)  # a remote OUT takes a write, before any input is read
     for key, value in _SQL.items():
         spark.conf.set(key, value)
     # Both reads run a first pass of their own (the cluster lines): at once (see _at_once)
