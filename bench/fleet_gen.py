@@ -165,18 +165,13 @@ def _cluster(shape: Shape, index: int) -> GeneratedCluster:
     # not (drift reports both)
     policy = Policy(ignore=ignore, allow_delete=index % 2 == 0)
     if run.special == 3:
-        # every create breaks each policy and limit: limits of one partition, a name pattern
-        # no topic matches, more replicas than any topic has
-        limits = Limits(max_broker_partitions=1, max_partitions=1)
+        # every create breaks each policy: a name pattern no topic matches, one partition a
+        # topic, more replicas than any topic has
         policy = replace(
             policy, min_replication_factor=4, max_partitions_per_topic=1, name_pattern="^never\\."
         )
     if run.special == 4:
         policy = replace(policy, max_deletes=0)  # its one planned delete is over the limit
-    config = ClusterConfig(
-        run.name, "127.0.0.1:9092", limits=limits, policy=policy,
-        vars={"env": run.env},
-    )  # fmt: skip
     run.specs = dict(_specs(run))
     # a spec file the loader did not read: the planner holds every delete back
     unread = (("topics/UPPER.YAML", "its extension is not in lower case"),)
@@ -184,6 +179,20 @@ def _cluster(shape: Shape, index: int) -> GeneratedCluster:
         run.name, dict(sorted(run.specs.items())), unread=unread if run.special == 0 else ()
     )
     base = _in_sync(run)
+    if run.special == 3:
+        # at its limits in sync: every create goes over them (the least loaded broker's
+        # replicas, the cluster's partitions)
+        load: dict[int, int] = dict.fromkeys(run.broker_ids, 0)
+        for topic in base.values():
+            for partition in topic.partitions:
+                for broker in partition.replicas:
+                    load[broker] += 1
+        partitions = sum(len(t.partitions) for t in base.values())
+        limits = Limits(max_broker_partitions=min(load.values()), max_partitions=partitions)
+    config = ClusterConfig(
+        run.name, "127.0.0.1:9092", limits=limits, policy=policy,
+        vars={"env": run.env},
+    )  # fmt: skip
     events = _events(run, base)
     days = [shape.start + timedelta(days=d) for d in range(shape.dates)]
     snapshots = []
