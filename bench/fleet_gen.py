@@ -9,12 +9,13 @@ plus drift injected on a schedule: each drifting topic starts on some date and k
 changes, or loses) its difference for a while, so first_seen has runs to find.
 
 Every drift kind is injected (missing, config, partitions both ways, replication_factor,
-placement, present, unmanaged), and so is every rule that holds one back: internal topics,
-policy.ignore (with a Python-only pattern), the `_reconciler_` prefix, throttle overrides,
-counts a spec leaves to the broker, reassignments in progress, '.'/'_' collisions, unknown
-brokers, replication factors above the broker count, a snapshot listing no brokers, a date a
-cluster was not snapshot, non-canonical values on the cluster side (`delete,compact`) and
-keys the catalog does not know.
+placement, present, unmanaged), and so is every rule of planning/drift_rules.py (the odd
+clusters, `_Cluster.special`, hold the rarer ones: a broker down, unread spec files, an
+invalid ignore pattern, the policies and limits, max_deletes, a leftover throttle,
+min.insync.replicas above the broker default), besides internal topics, a Python-only
+policy.ignore pattern, the `_reconciler_` prefix, throttle overrides, counts a spec leaves to
+the broker, a snapshot listing no brokers, a date a cluster was not snapshot, non-canonical
+values on the cluster side (`delete,compact`) and keys the catalog does not know.
 
     clusters(shape)        the fleet, one cluster at a time (states of all its dates)
     write(shape, d, s)     compile lines to d/NAME.jsonl, snapshot lines to
@@ -36,6 +37,7 @@ from reconciler.cluster.state import (
     BrokerState,
     ClusterState,
     ConfigEntry,
+    LeftoverThrottle,
     PartitionState,
     Reassignment,
     TopicState,
@@ -46,6 +48,7 @@ from reconciler.spec.model import ClusterConfig, DesiredState, Limits, Policy, P
 
 ENVS = ("dev", "staging", "prod")
 PYTHON_ONLY_IGNORE = r"^(?P<team>qa|perf)-sandbox\."  # (?P<...>) is not Java's regex syntax
+INVALID_IGNORE = "^(unclosed"  # no regular expression at all: the planner skips it
 DRIFT_KINDS = (
     "config_value", "config_value_changes", "config_removed", "config_extra", "config_unknown",
     "throttle", "grow", "above", "rf", "rf_moving", "placement", "missing", "collision",
@@ -152,6 +155,8 @@ def _cluster(shape: Shape, index: int) -> GeneratedCluster:
         ignore = ()  # only internal topics and the reserved prefix are out of reach
     elif index % 4 == 0:
         ignore = (*ignore, PYTHON_ONLY_IGNORE)
+    if run.special == 1:
+        ignore = (*ignore, INVALID_IGNORE)  # skipped, and the plan says so
     limits = Limits(
         max_broker_partitions=run.rng.choice((None, 200, 400, 1000, 4000)),
         max_partitions=run.rng.choice((None, 500, 2000, 20000)),
@@ -159,13 +164,35 @@ def _cluster(shape: Shape, index: int) -> GeneratedCluster:
     # Tombstones: a delete the plan makes where the policy allows it, one it holds back where
     # not (drift reports both)
     policy = Policy(ignore=ignore, allow_delete=index % 2 == 0)
+    if run.special == 3:
+        # every create breaks each policy: a name pattern no topic matches, one partition a
+        # topic, more replicas than any topic has
+        policy = replace(
+            policy, min_replication_factor=4, max_partitions_per_topic=1, name_pattern="^never\\."
+        )
+    if run.special == 4:
+        policy = replace(policy, max_deletes=0)  # its one planned delete is over the limit
+    run.specs = dict(_specs(run))
+    # a spec file the loader did not read: the planner holds every delete back
+    unread = (("topics/UPPER.YAML", "its extension is not in lower case"),)
+    desired = DesiredState(
+        run.name, dict(sorted(run.specs.items())), unread=unread if run.special == 0 else ()
+    )
+    base = _in_sync(run)
+    if run.special == 3:
+        # at its limits in sync: every create goes over them (the least loaded broker's
+        # replicas, the cluster's partitions)
+        load: dict[int, int] = dict.fromkeys(run.broker_ids, 0)
+        for topic in base.values():
+            for partition in topic.partitions:
+                for broker in partition.replicas:
+                    load[broker] += 1
+        partitions = sum(len(t.partitions) for t in base.values())
+        limits = Limits(max_broker_partitions=min(load.values()), max_partitions=partitions)
     config = ClusterConfig(
         run.name, "127.0.0.1:9092", limits=limits, policy=policy,
         vars={"env": run.env},
     )  # fmt: skip
-    run.specs = dict(_specs(run))
-    desired = DesiredState(run.name, dict(sorted(run.specs.items())))
-    base = _in_sync(run)
     events = _events(run, base)
     days = [shape.start + timedelta(days=d) for d in range(shape.dates)]
     snapshots = []
@@ -175,6 +202,12 @@ def _cluster(shape: Shape, index: int) -> GeneratedCluster:
         state = _on(run, base, events, number)
         if run.special == 5 and number == 1:
             state = replace(state, brokers=())  # a partial snapshot: no brokers listed
+        if run.special == 0 and number == 3:
+            state = replace(state, brokers=state.brokers[:-1])  # its last broker is down
+        if run.special == 3 and number == 1:
+            # a throttle an apply left (its audit record is not in the snapshot file)
+            left = LeftoverThrottle("apply-1", None, 1_048_576, (run.broker_ids[0],), ())
+            state = replace(state, leftover_throttles=(left,))
         snapshots.append((day.isoformat(), state))
     return GeneratedCluster(config, desired, tuple(snapshots))
 
@@ -234,6 +267,12 @@ def _specs(run: _Cluster) -> Iterator[tuple[str, TopicSpec]]:
         yield "odd.unknown-brokers", TopicSpec("odd.unknown-brokers", at, assignments=((1, 2),))
     if run.special == 1:  # no replication factor: the broker default (3) cannot be placed
         yield "odd.default-rf", TopicSpec("odd.default-rf", at, partitions=2)
+    if run.special == 0:  # a replica on every broker: refused while one is down
+        every = len(run.broker_ids)
+        yield "odd.every-broker", TopicSpec("odd.every-broker", at, replication_factor=every)
+    if run.special == 5:  # min.insync.replicas above the broker default replication factor
+        insync = (("min.insync.replicas", "4"),)
+        yield "odd.insync", TopicSpec("odd.insync", at, partitions=1, config=insync)
 
 
 def _replicas(run: _Cluster, partitions: int, rf: int, offset: int) -> tuple[tuple[int, ...], ...]:
@@ -275,6 +314,8 @@ def _in_sync(run: _Cluster) -> dict[str, TopicState]:
     for offset, (name, spec) in enumerate(sorted(run.specs.items())):
         if spec.state is Presence.ABSENT or name in ("connect-configs", "__consumer_offsets"):
             continue
+        if name == "odd.every-broker":
+            continue  # never created: a create on every date, refused while a broker is down
         if spec.assignments:
             if not {b for r in spec.assignments for b in r} <= known:
                 continue  # the create is refused: the topic never came to be
@@ -353,6 +394,14 @@ def _events(run: _Cluster, base: dict[str, TopicState]) -> list[_Event]:
             events.append(_Event(kind, topic, start, end))
             if rng.random() < 0.2 and end + 1 < dates:  # the same difference comes back later
                 events.append(_Event(kind, topic, end + 1, dates))
+    if run.special in (0, 4):
+        # a tombstone's topic back on every date, one `protect` does not hold: a delete held
+        # back for the unread file (0), a delete over max_deletes (4)
+        open_ = sorted(
+            n for n, s in run.specs.items() if s.state is Presence.ABSENT and not s.protect
+        )
+        if open_:
+            events.append(_Event("present", open_[0], 0, dates))
     return events
 
 

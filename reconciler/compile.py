@@ -2,7 +2,8 @@
 JSON Lines (schemas/desired-line.schema.json, format_version 1): the fleet pipeline's desired
 side.
 
-    {"record": "cluster", ...}   first line: the cluster's KIP-578 limits and policy.ignore
+    {"record": "cluster", ...}   first line: the cluster's KIP-578 limits, policy.ignore,
+                                 policy.allow_delete and the spec files not read
     {"record": "topic", ...}     one line per topic the specs declare for the cluster, sorted
                                  by name, tombstones included (`state: absent`)
 
@@ -39,6 +40,10 @@ def lines(cluster: ClusterConfig, desired: DesiredState) -> Iterator[str]:
                 "max_partitions": cluster.limits.max_partitions,
             },
             "ignore": list(cluster.policy.ignore),
+            "allow_delete": cluster.policy.allow_delete,
+            # files that could hold topics but were not read: the planner deletes nothing
+            # while there are any (its delete_with_unread_specs), and so reports the fleet
+            "unread": [path for path, _ in desired.unread],
         }
     )
     for _, spec in sorted(desired.topics.items()):

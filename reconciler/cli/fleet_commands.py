@@ -104,7 +104,9 @@ def fleet_drift(
     from reconciler import workflow
     from reconciler.writable import check_dir
 
-    if "://" not in out:  # a local folder is checked before the job starts (s3a:// is Spark's)
+    # a local folder is checked before the job starts; a remote one takes a probe write as
+    # soon as the session is up, before any input is read (fleet/storage.check_output)
+    if "://" not in out:
         check_dir(Path(out), "--out")
     log: Path | None = None
     if not ctx.debug:  # with --debug the JVM's own output stays on the terminal

@@ -3,30 +3,38 @@
 `reconciler drift` reports what `reconciler.planning.drift.drift` finds in the plan
 `make_plan` makes; this module computes the same items for each (cluster, date) snapshot, in
 the same kinds, fields and canonical values, and tests/fleet/test_differential.py holds the two
-to each other on generated fleets. The rules, each mirroring planning/diff.py and
-planning/drift.py (their names in brackets):
+to each other on generated fleets. The rules that hold a change back or mark drift are the
+planner's list, planning/drift_rules.py: `COMPUTED` below names the column expression of each
+one this job computes, `PLANNER_ONLY` why the others are not computed (a test holds the three
+to each other). The items, each mirroring planning/diff.py and planning/drift.py (their names
+in brackets):
 
 - Out of reach, never reported: internal topics, names the planner's `ignored` matches (the
   `_reconciler_` prefix and policy.ignore, in Java's regex dialect where that is provably the
-  same, else by the planner's own function: ignore.py), a spec
-  naming one of them [ignored_spec].
-- missing: a spec's topic the snapshot lacks, unless its create is refused: a name colliding
-  with an existing topic over '.' versus '_', manual assignments naming unknown brokers, or a
-  replication factor (the spec's, its assignments', else the broker default) above the number
-  of brokers [create].
+  same, else by the planner's own function: ignore.py), a spec naming one of them
+  [ignored_topic].
+- missing: a spec's topic the snapshot lacks, unless its create is refused, which is a
+  `blocked` item instead: a name colliding with an existing topic over '.' versus '_'
+  [topic_collision], manual assignments naming brokers the snapshot does not list
+  [unknown_broker, or broker_down when existing replicas name them], a replication factor (the
+  spec's, its assignments', else the broker default) above the number of brokers
+  [replication_factor_unreachable, or broker_down likewise].
 - config: keys the spec sets or the cluster overrides, throttles (OPERATIONAL_KEYS) only when
   the spec names them, compared as canonical strings [_config_changes].
 - partitions (growth) and replication_factor: only where the spec gives a count (omitted
-  counts never drift, KIP-464), and not while a reassignment of the topic is in progress, a
-  replication factor needs more brokers than there are, or manual assignments name unknown
-  brokers [update].
+  counts never drift, KIP-464), and not while a reassignment of the topic is in progress
+  [reassignment_in_progress], a replication factor needs more brokers than there are
+  [replication_factor_unreachable, broker_down], or manual assignments name unknown brokers
+  [unknown_broker, broker_down]; more partitions than the spec's [partition_decrease].
+- min.insync.replicas above the replication factor the cluster decides, for a spec that
+  leaves it to the cluster [min_insync_replicas].
 - placement where a spec sets assignments and the replication factor matches
-  [drift._placement]; partitions above the spec and present for a tombstone's topic, the
-  fleet's words for two of the planner's `blocked` items (its partition_decrease, and a delete
-  held back or planned). The planner's other blocked items (every error of the plan) are not
-  rows yet: the compiled desired state lacks the policies, protect and allow_delete they come
-  from (`reconciler help fleet`).
+  [drift._placement].
+- present for a tombstone's topic the plan deletes; a delete it holds back is `blocked`
+  [delete_protected, delete_not_allowed, delete_with_unread_specs].
 - unmanaged: on the cluster, named by no spec (tombstones included), not out of reach.
+
+A `blocked` item is the planner's: kind `blocked`, field the rule's name, no values.
 
 `first_seen` is the first date of the unbroken run of snapshots (consecutive snapshots of the
 cluster, whatever the calendar gaps between them) showing the same difference: same kind,
@@ -43,8 +51,11 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from reconciler.cluster.overrides import OPERATIONAL_KEYS
+from reconciler.diagnostics import Rule
 from reconciler.fleet import ignore
 from reconciler.fleet.inputs import Desired, Observed
+from reconciler.planning import rules
+from reconciler.spec import rules as spec_rules
 
 DRIFT_COLUMNS = (
     "cluster",
@@ -76,8 +87,47 @@ _ITEM = T.StructType(
         T.StructField("field", T.StringType()),
         T.StructField("desired", T.StringType()),
         T.StructField("actual", T.StringType()),
+        # what tells a refusal for a down broker from the others (_down_brokers): the
+        # replicas a replication factor needs, and the brokers assignments name that the
+        # snapshot does not list
+        T.StructField("needs", T.IntegerType()),
+        T.StructField("unlisted", T.ArrayType(T.IntegerType())),
     ]
 )
+
+# The planner's rules (planning/drift_rules.py) this module computes, each with the function
+# whose column expression does
+COMPUTED: dict[str, str] = {
+    rules.PARTITION_DECREASE.name: "_count_items",
+    rules.REASSIGNMENT_IN_PROGRESS.name: "_count_items",
+    rules.REPLICATION_FACTOR_UNREACHABLE.name: "_count_items, _missing",
+    rules.UNKNOWN_BROKER.name: "_count_items, _missing",
+    rules.BROKER_DOWN.name: "_down_brokers",
+    rules.TOPIC_COLLISION.name: "_missing",
+    rules.DELETE_PROTECTED.name: "_tombstone_item",
+    rules.DELETE_NOT_ALLOWED.name: "_tombstone_item",
+    rules.DELETE_WITH_UNREAD_SPECS.name: "_tombstone_item",
+    rules.IGNORED_TOPIC.name: "ignore.ignored (prepare's `ignored` column)",
+    spec_rules.MIN_INSYNC_REPLICAS.name: "_min_insync_item, _missing",
+}
+# ... and why the others are the planner's alone: they need what a compiled desired state and a
+# snapshot do not carry, or the whole plan's placement
+PLANNER_ONLY: dict[str, str] = {
+    rules.INVALID_IGNORE_PATTERN.name: "a cluster-wide item with no topic; the job skips such "
+    "patterns as the planner does, and `reconciler validate` names them",
+    rules.MAX_BROKER_PARTITIONS.name: "judges the load after the plan's own placement of every "
+    "new replica (planning/placement.py), which the job does not place",
+    rules.MAX_PARTITIONS.name: "judges the partitions after the whole plan; the broker_load "
+    "table shows the cluster's count against the limit instead",
+    rules.MIN_REPLICATION_FACTOR.name: "policy.min_replication_factor is not in the compiled "
+    "desired state",
+    rules.MAX_PARTITIONS_PER_TOPIC.name: "policy.max_partitions_per_topic is not in the "
+    "compiled desired state",
+    rules.NAME_PATTERN.name: "policy.name_pattern is not in the compiled desired state",
+    rules.MAX_DELETES.name: "policy.max_deletes is not in the compiled desired state",
+    rules.LEFTOVER_THROTTLE.name: "a snapshot carries no audit record, which names the "
+    "throttles an apply left",
+}
 
 _KEYS = ["cluster", "date", "topic"]
 
@@ -122,7 +172,11 @@ def prepare(desired: Desired, observed: Observed) -> Rows:
         observed.snapshots.drop("brokers", "taken_at").join(
             # only whether the cluster has a desired state: the limits are broker_load's, which
             # joins them to its few rows, not to every cached one
-            F.broadcast(desired.clusters.select("cluster", F.lit(True).alias("has_desired"))),
+            F.broadcast(
+                desired.clusters.select(
+                    "cluster", F.lit(True).alias("has_desired"), "allow_delete", "unread"
+                )
+            ),
             "cluster",
             "left",
         )
@@ -155,6 +209,16 @@ def prepare(desired: Desired, observed: Observed) -> Rows:
             ).alias("want_rf"),
             F.size("broker_ids").alias("broker_count"),
         )
+        .withColumn(
+            # the replicas naming brokers the snapshot does not list (rare; null otherwise):
+            # the brokers the planner counts as down (_down_brokers)
+            "unlisted",
+            F.when(
+                F.col("broker_count") > 0,
+                F.array_except(F.flatten("replicas"), F.col("broker_ids")),
+            ),
+        )
+        .withColumn("unlisted", F.when(F.size("unlisted") > 0, F.col("unlisted")))
         # what no later step reads stays out of the cache: each column costs its build. The
         # broker ids are read only to check manual assignments (drift._known)
         .withColumn("broker_ids", F.when(F.col("manual"), F.col("broker_ids")))
@@ -237,13 +301,16 @@ def items(prepared: Rows) -> DataFrame:
     config = _config_items(c("config"), c("overrides"))
     counts = _count_items()
     placement = _placement_item()
-    present = F.when(spec & absent, _item("present", "topic", None, "present"))
+    # the planner judges min.insync.replicas on the topic's own replication factor: a spec
+    # that leaves it to the cluster never reassigns
+    insync = _min_insync_item(c("cur_rf"))
+    tombstone = F.when(spec & absent, _tombstone_item())
     unmanaged = F.when(in_reach & ~c("managed"), _item("unmanaged", "topic", None, "present"))
     found = F.concat(
-        F.when(update, F.concat(config, counts, F.array(placement))).otherwise(
+        F.when(update, F.concat(config, counts, F.array(placement, insync))).otherwise(
             F.array().cast(T.ArrayType(_ITEM))
         ),
-        F.array(present, unmanaged),
+        F.array(tombstone, unmanaged),
     )
     # The items are computed in a projection and only then exploded, for the rows that have
     # any (few): an explode of the expression itself ran all of it interpreted, row by row,
@@ -256,7 +323,8 @@ def items(prepared: Rows) -> DataFrame:
         .select("*", "i.*")
         .drop("i")
     )
-    return exploded.unionByName(_missing(prepared.seen, prepared.absent)).select(
+    found_items = exploded.unionByName(_missing(prepared.seen, prepared.absent))
+    return _down_brokers(found_items, rows).select(
         "cluster",
         "date",
         "seq",
@@ -275,14 +343,43 @@ def items(prepared: Rows) -> DataFrame:
 
 _ITEM_CONTEXT = (
     "cluster", "date", "seq", "topic", "spec_file", "spec_line", "spec_column", "cur_count",
-    "cur_rf",
+    "cur_rf", "broker_count",
 )  # fmt: skip
 
 
+def _down_brokers(found: DataFrame, rows: DataFrame) -> DataFrame:
+    """A refusal for brokers the snapshot does not list is broker_down when existing replicas
+    name those brokers (down, not gone: the planner's ClusterState.down_brokers) and, for a
+    replication factor, the brokers down and up together could hold it [diff._unreachable,
+    diff._brokers_known]; else it stays replication_factor_unreachable or unknown_broker.
+    The brokers down come from the few rows naming an unlisted broker, per snapshot."""
+    c = F.col
+    down = F.broadcast(
+        rows.where(c("unlisted").isNotNull())
+        .groupBy("cluster", "seq")
+        .agg(F.array_distinct(F.flatten(F.collect_list("unlisted"))).alias("down"))
+    )
+    count = F.coalesce(F.size("down"), F.lit(0))
+    unreachable = (c("field") == rules.REPLICATION_FACTOR_UNREACHABLE.name) & (count > 0)
+    unknown = (c("field") == rules.UNKNOWN_BROKER.name) & (count > 0)
+    waits = (unreachable & (c("needs") <= c("broker_count") + count)) | (
+        unknown & (F.size(F.array_intersect(c("unlisted"), c("down"))) > 0)
+    )
+    return (
+        found.join(down, ["cluster", "seq"], "left")
+        .withColumn(
+            "field",
+            F.when((c("kind") == "blocked") & waits, rules.BROKER_DOWN.name).otherwise(c("field")),
+        )
+        .drop("down", "needs", "unlisted", "broker_count")
+    )
+
+
 def _missing(seen: DataFrame, absent: DataFrame) -> DataFrame:
-    """Spec'd topics a snapshot lacks, less the creates the planner refuses [diff.create]: a
-    name policy.ignore covers, one colliding with an existing topic over '.' versus '_',
-    assignments naming unknown brokers, a replication factor above the broker count."""
+    """Spec'd topics a snapshot lacks: a create, or the planner's refusal of it [diff.create]
+    (a blocked item): a name colliding with an existing topic over '.' versus '_',
+    assignments naming unknown brokers, a replication factor above the broker count. A name
+    policy.ignore covers is out of reach."""
     c = F.col
     # Kafka's unifyCollisionChars ('.' as '_'); `replace`, not `translate`, which looks each
     # character of each name up in a map
@@ -302,12 +399,31 @@ def _missing(seen: DataFrame, absent: DataFrame) -> DataFrame:
         & _held(c("on"), c("seq"))
     )
     rf = F.coalesce(c("want_rf"), c("default_rf"))
-    refused = (c("manual") & ~_known(c("assignments"))) | (
-        rf.isNotNull() & (c("broker_count") > 0) & (rf > c("broker_count"))
+    unknown = c("manual") & ~_known(c("assignments"))
+    unreachable = rf.isNotNull() & (c("broker_count") > 0) & (rf > c("broker_count"))
+    # the create's replication factor when the spec leaves it to the broker (insync.create_rf)
+    insync = _min_insync_item(c("default_rf"))
+    collided = wanted.join(taken, collides, "left_semi").select(
+        *_MISSING_CONTEXT, F.array(_blocked(rules.TOPIC_COLLISION)).alias("items")
+    )
+    created = wanted.join(taken, collides, "left_anti").select(
+        *_MISSING_CONTEXT,
+        F.when(
+            unknown,
+            F.array(
+                _blocked(
+                    rules.UNKNOWN_BROKER,
+                    unlisted=F.array_except(F.flatten("assignments"), c("broker_ids")),
+                )
+            ),
+        )
+        .when(unreachable, F.array(_blocked(rules.REPLICATION_FACTOR_UNREACHABLE, needs=rf)))
+        .otherwise(F.array(_item("missing", "topic", F.lit("present"), None), insync))
+        .alias("items"),
     )
     return (
-        wanted.join(taken, collides, "left_anti")
-        .where(~refused)
+        collided.unionByName(created)
+        .select(*_MISSING_CONTEXT, F.explode(F.filter("items", lambda i: i.isNotNull())).alias("i"))
         .select(
             "cluster",
             "date",
@@ -318,12 +434,15 @@ def _missing(seen: DataFrame, absent: DataFrame) -> DataFrame:
             "spec_column",
             F.lit(None).cast("int").alias("cur_count"),
             F.lit(None).cast("int").alias("cur_rf"),
-            F.lit("missing").alias("kind"),
-            F.lit("topic").alias("field"),
-            F.lit("present").alias("desired"),
-            F.lit(None).cast("string").alias("actual"),
+            "broker_count",
+            "i.*",
         )
     )
+
+
+_MISSING_CONTEXT = (
+    "cluster", "date", "seq", "topic", "spec_file", "spec_line", "spec_column", "broker_count",
+)  # fmt: skip
 
 
 _BITS = 63  # snapshots to a long (its sign bit left alone)
@@ -350,13 +469,34 @@ def _held(seen: Column, seq: Column) -> Column:
     return F.coalesce(shifted.bitwiseAND(1) == 1, F.lit(False))
 
 
-def _item(kind: str, field: str | Column, desired: Column | None, actual: Column | str) -> Column:
+def _item(
+    kind: str,
+    field: str | Column,
+    desired: Column | None,
+    actual: Column | str | None,
+    needs: Column | None = None,
+    unlisted: Column | None = None,
+) -> Column:
     return F.struct(
         F.lit(kind).alias("kind"),
         (field if isinstance(field, Column) else F.lit(field)).alias("field"),
         (desired if desired is not None else F.lit(None).cast("string")).alias("desired"),
-        (actual if isinstance(actual, Column) else F.lit(actual)).alias("actual"),
+        (
+            actual
+            if isinstance(actual, Column)
+            else F.lit(actual)
+            if actual is not None
+            else F.lit(None).cast("string")
+        ).alias("actual"),
+        (needs if needs is not None else F.lit(None)).cast("int").alias("needs"),
+        (unlisted if unlisted is not None else F.lit(None)).cast("array<int>").alias("unlisted"),
     )
+
+
+def _blocked(rule: Rule, needs: Column | None = None, unlisted: Column | None = None) -> Column:
+    """The planner's blocked item: its rule's name as the field, no values
+    (planning/drift.py _blocked)."""
+    return _item("blocked", rule.name, None, None, needs, unlisted)
 
 
 def _config_items(wanted: Column, overrides: Column) -> Column:
@@ -395,24 +535,36 @@ def _known(ids: Column) -> Column:
 
 
 def _count_items() -> Column:
-    """Partition growth and replication-factor changes the plan would make [diff.update]."""
+    """Partition growth and replication-factor changes the plan would make, and the ones it
+    refuses [diff.update]."""
     c = F.col
     grow = F.coalesce(c("want_count") > c("cur_count"), F.lit(False))
-    # The planner judges the replication factor on the replicas an in-progress reassignment
-    # settles to, but a topic with one in progress gets neither change (moving, below), so the
-    # replicas as listed give the same answer wherever it matters.
     # "some partition's replica count differs from want_rf", without a lambda per partition:
     # cur_rf is the largest count, and the counts are all equal when they sum to
     # cur_count * cur_rf
     uniform = F.size(F.flatten("replicas")) == c("cur_count") * c("cur_rf")
+    listed = (c("cur_rf") != c("want_rf")) | ~uniform
+    # Mid-reassignment the planner judges the counts the moving partitions settle to
+    # (diff.settled_replicas); a lambda per partition, only on the few topics moving
+    settled = F.exists(
+        F.transform(
+            "replicas",
+            lambda r, i: F.coalesce(F.map_from_entries("settled")[i], F.size(r)),
+        ),
+        lambda n: n != c("want_rf"),
+    )
     reshape = (
-        c("want_rf").isNotNull() & (c("cur_count") > 0) & ((c("cur_rf") != c("want_rf")) | ~uniform)
+        c("want_rf").isNotNull()
+        & (c("cur_count") > 0)
+        & F.when(c("moving"), settled).otherwise(listed)
     )
     moving = c("moving")
+    held = (grow | reshape) & moving
     grow = grow & ~moving
     reshape = reshape & ~moving
     needed = F.greatest(F.coalesce(c("want_rf"), F.lit(0)), F.when(grow, c("cur_rf")).otherwise(0))
-    reshape = reshape & ~(needed > c("broker_count"))
+    unplaceable = reshape & (needed > c("broker_count"))
+    reshape = reshape & ~unplaceable
     used = F.when(reshape, c("assignments")).otherwise(
         F.filter("assignments", lambda _, i: i >= c("cur_count"))
     )
@@ -436,16 +588,38 @@ def _count_items() -> Column:
                 c("cur_rf").cast("string"),
             ),
         ),
-        # more partitions than the spec: Kafka cannot shrink them [diff: partition_decrease]
+        # more partitions than the spec: Kafka cannot shrink them
+        F.when(c("want_count") < c("cur_count"), _blocked(rules.PARTITION_DECREASE)),
+        F.when(held, _blocked(rules.REASSIGNMENT_IN_PROGRESS)),
+        F.when(unplaceable, _blocked(rules.REPLICATION_FACTOR_UNREACHABLE, needs=needed)),
         F.when(
-            c("want_count") < c("cur_count"),
-            _item(
-                "partitions",
-                "partitions",
-                c("want_count").cast("string"),
-                c("cur_count").cast("string"),
+            refused,
+            _blocked(
+                rules.UNKNOWN_BROKER,
+                unlisted=F.array_except(F.flatten(used), c("broker_ids")),
             ),
         ),
+    )
+
+
+def _min_insync_item(rf: Column) -> Column:
+    """min.insync.replicas above `rf`, the replication factor the cluster decides for a spec
+    that gives none (no count, no assignments) [insync.check_min_insync]."""
+    c = F.col
+    value = c("config")["min.insync.replicas"]
+    judged = c("want_rf").isNull() & value.rlike("^[0-9]+$") & rf.isNotNull()
+    return F.when(judged & (value.cast("long") > rf), _blocked(spec_rules.MIN_INSYNC_REPLICAS))
+
+
+def _tombstone_item() -> Column:
+    """A tombstone's topic still on the cluster: deleted by the plan (present), or held back
+    [diff.tombstone], in the planner's order."""
+    c = F.col
+    return (
+        F.when(c("protect"), _blocked(rules.DELETE_PROTECTED))
+        .when(~c("allow_delete"), _blocked(rules.DELETE_NOT_ALLOWED))
+        .when(c("unread"), _blocked(rules.DELETE_WITH_UNREAD_SPECS))
+        .otherwise(_item("present", "topic", None, "present"))
     )
 
 

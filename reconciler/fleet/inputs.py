@@ -117,7 +117,8 @@ class Counts:
 
 @dataclass(frozen=True)
 class Desired:
-    clusters: DataFrame  # cluster, max_broker_partitions, max_partitions, ignore (small)
+    clusters: DataFrame  # cluster, max_broker_partitions, max_partitions, ignore, allow_delete,
+    # unread (small)
     specs: DataFrame  # cluster, topic, state, partitions, replication_factor, config, ...
     counts: Counts
     cached: tuple[DataFrame, ...]  # small frames persisted for reuse: unpersist after the job
@@ -129,7 +130,8 @@ class Observed:
     # cluster), snap (1, 2, ... over the fleet), brokers, broker_ids, default_rf
     snapshots: DataFrame
     # One row per topic line of those snapshots: cluster, date, topic, internal, replicas (per
-    # partition, by id), overrides, moving (a reassignment in progress). A topic twice in one
+    # partition, by id), overrides, moving (a reassignment in progress), settled (its moving
+    # partitions' replica counts once they settle). A topic twice in one
     # snapshot is two rows: drift.prepare finds and drops the copy.
     topics: DataFrame
     superseded: DataFrame  # cluster, date, taken_at: snapshots a later one replaced (small)
@@ -208,6 +210,11 @@ def read_desired(spark: SparkSession, root: str) -> Desired:
         r.limits.max_broker_partitions.alias("max_broker_partitions"),
         r.limits.max_partitions.alias("max_partitions"),
         r.ignore.alias("ignore"),
+        # policy.allow_delete and the spec files the loader did not read (compile.py): a
+        # compiled state from before they were written holds neither, as a policy without
+        # allow_delete and a loader that read every file
+        F.coalesce(r.allow_delete, F.lit(False)).alias("allow_delete"),
+        F.coalesce(F.size(r.unread) > 0, F.lit(False)).alias("unread"),
         "file",
     ).withColumn("n", F.row_number().over(first))
     # Kept (few rows): both the clusters and the count of second cluster lines below come from
@@ -225,6 +232,7 @@ def read_desired(spark: SparkSession, root: str) -> Desired:
         r.replication_factor.alias("replication_factor"),
         F.coalesce(r.config, _empty_map()).alias("config"),
         r.assignments.alias("assignments"),
+        F.coalesce(r.protect, F.lit(False)).alias("protect"),
         r.file.alias("spec_file"),
         r.line.alias("spec_line"),
         r.column.alias("spec_column"),
@@ -459,6 +467,15 @@ def read_snapshots(
         F.sort_array(r.partitions).replicas.alias("replicas"),
         F.coalesce(r.overrides, _empty_map()).alias("overrides"),
         F.coalesce(F.size(r.reassignments) > 0, F.lit(False)).alias("moving"),
+        # (partition, replicas once it settles) of each moving partition: the counts the
+        # planner judges a replication factor on mid-reassignment (diff.settled_replicas)
+        F.transform(
+            r.reassignments,
+            lambda m: F.struct(
+                m.partition.alias("partition"),
+                F.size(F.array_except(m.replicas, F.coalesce(m.removing, F.array()))).alias("size"),
+            ),
+        ).alias("settled"),
         _snapshot_reason(r, day, dated=False).alias("line_reason"),
         is_topic.alias("is_topic"),
     )

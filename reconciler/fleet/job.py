@@ -58,6 +58,7 @@ from reconciler.fleet.report import REPORT
 from reconciler.fleet.report import collect as report_data
 from reconciler.fleet.report import page as report_page
 from reconciler.fleet.shipping import Inquiry, Shipment, ship
+from reconciler.planning.drift import KINDS
 
 A = TypeVar("A")
 B = TypeVar("B")
@@ -246,6 +247,7 @@ def run(
     _check_inputs(desired, snapshots)
     storage.check_input(spark, desired, "--desired", _DESIRED_HINT)  # remote ones: by Hadoop
     storage.check_input(spark, snapshots, "--snapshots", _SNAPSHOTS_HINT)
+    storage.check_output(spark, out)  # a remote OUT takes a write, before any input is read
     for key, value in _SQL.items():
         spark.conf.set(key, value)
     # Both reads run a first pass of their own (the cluster lines): at once (see _at_once)
@@ -407,7 +409,7 @@ def _summary(
             F.countDistinct("topic").alias("topics"),
             F.min("first_seen").alias("since"),
             F.min_by("from_first_snapshot", "first_seen").alias("open"),
-            *(F.count(F.when(c("kind") == k, 1)).alias(k) for k in report.KINDS),
+            *(F.count(F.when(c("kind") == k, 1)).alias(k) for k in KINDS),
         )
         .collect()
     }
@@ -420,7 +422,7 @@ def _summary(
                 date=r["date"],
                 differences=got["differences"] if got else 0,
                 topics=got["topics"] if got else 0,
-                by_kind=tuple((k, got[k] if got else 0) for k in report.KINDS),
+                by_kind=tuple((k, got[k] if got else 0) for k in KINDS),
                 since=str(got["since"]) if got and got["since"] else None,
                 from_first_snapshot=bool(got and got["open"]),
             )

@@ -21,7 +21,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from reconciler.fleet.summary import KINDS
+from reconciler.planning.drift import KINDS
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame

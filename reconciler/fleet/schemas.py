@@ -31,7 +31,14 @@ PARTITION = T.StructType(
     ]
 )
 
-REASSIGNMENT = T.StructType([T.StructField("partition", T.IntegerType())])
+# its replicas and those it removes: what the partition settles to (Reassignment.target)
+REASSIGNMENT = T.StructType(
+    [
+        T.StructField("partition", T.IntegerType()),
+        T.StructField("replicas", _IDS),
+        T.StructField("removing", _IDS),
+    ]
+)
 
 SNAPSHOT_LINE = T.StructType(
     [
@@ -70,6 +77,8 @@ DESIRED_LINE = T.StructType(
         # the cluster line
         T.StructField("limits", LIMITS),
         T.StructField("ignore", T.ArrayType(T.StringType())),
+        T.StructField("allow_delete", T.BooleanType()),
+        T.StructField("unread", T.ArrayType(T.StringType())),
         # a topic line
         T.StructField("topic", T.StringType()),
         T.StructField("state", T.StringType()),

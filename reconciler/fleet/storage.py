@@ -3,13 +3,16 @@ whose connector is on Spark's classpath) alike.
 
 Spark reads and writes the tables itself; this module does what the driver does beside them:
 checks that a remote input exists and holds `*.jsonl` files before the job's first pass (a
-local one is checked before Spark starts, inputs.local_dir), and writes summary.md and
+local one is checked before Spark starts, inputs.local_dir), that a remote OUT takes a write
+before any input is read (a local one is checked before Spark starts, writable.check_dir),
+and writes summary.md and
 report.html, to a local OUT with Python's own file calls, to a remote one through the same
 FileSystem Spark's writers use (and the same spark.hadoop.* settings and credentials).
 """
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -43,6 +46,50 @@ def check_input(spark: SparkSession, path: str, what: str, hint: str) -> None:
         if str(files.next().getPath().getName()).endswith(suffix):
             return
     raise InputError(f"{what} {path} holds no {GLOB} file; {hint}")
+
+
+# A marker the output check writes and deletes at once: named so no reader of OUT takes it for
+# a table (Spark and Hadoop skip names starting with `_` or `.`)
+PROBE = "_reconciler_write_probe_"
+
+
+def check_output(spark: SparkSession, path: str) -> None:
+    """A remote OUT takes a write: a marker object written under it and deleted, right after
+    the session starts and before the job reads its inputs, so a missing bucket or a missing
+    permission is one sentence now, not a Java exception after the whole job ran. The sentence
+    names the URI and what is missing, never the exception's text (S3A's messages may carry
+    request details; the credentials are never in it)."""
+    if is_local(path):
+        return
+    fs, where = _filesystem(spark, path, "--out")
+    marker = _jvm(spark).org.apache.hadoop.fs.Path(where, f"{PROBE}{uuid.uuid4().hex}")
+    try:
+        fs.create(marker, True).close()  # S3A sends the object on close
+        fs.delete(marker, False)
+    except Exception as exc:  # py4j's Py4JJavaError (untyped): a Java exception
+        if not type(exc).__module__.startswith("py4j"):
+            raise
+        raise ConfigError(f"--out {path} is not writable: {_why_not(exc, path)}") from exc
+
+
+def _why_not(exc: Exception, path: str) -> str:
+    """What the Java exception chain says is missing, by exception class (S3A maps S3's
+    NoSuchBucket to UnknownStoreException and a 403 to AccessDeniedException)."""
+    names: list[str] = []
+    cause = getattr(exc, "java_exception", None)
+    while cause is not None and len(names) < 20:
+        names.append(str(cause.getClass().getName()))
+        cause = cause.getCause()
+    bucket = urlparse(path).netloc
+    if any(n.endswith("UnknownStoreException") for n in names):
+        return f"the bucket {bucket} does not exist; create it, or name another --out"
+    if any(n.endswith("AccessDeniedException") for n in names):
+        return (
+            f"access denied: the credentials in use may not write objects to the bucket "
+            f"{bucket} (s3:PutObject and s3:DeleteObject); grant them, or name another --out"
+        )
+    shown = names[0].rsplit(".", 1)[-1] if names else type(exc).__name__
+    return f"writing a marker object there failed ({shown}); check the URI and the credentials"
 
 
 def write_text(spark: SparkSession, path: str, text: str) -> None:

@@ -8,17 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-TOP = 10  # incomplete snapshots listed by name
+# The planner's drift kinds, in its order: the table's columns
+from reconciler.planning.drift import KINDS
 
-KINDS = (
-    "missing",
-    "config",
-    "partitions",
-    "replication_factor",
-    "placement",
-    "present",
-    "unmanaged",
-)
+TOP = 10  # incomplete snapshots listed by name
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,8 @@ what the planner decided. Each difference is one `DriftItem`:
     blocked             an error diagnostic of the plan: a difference apply cannot or may not
                         change (a count above the spec's, a reassignment in progress, a
                         held-back delete, a refused create, ...); `field` is the rule's name,
-                        `diagnostic` the plan's own code and sentence
+                        `diagnostic` the plan's own code and sentence (planning/drift_rules.py
+                        lists the rules)
     placement           a spec with manual `assignments` whose replicas now sit elsewhere, at
                         the spec's replication factor: the one difference the planner leaves
                         alone by design (apply moves replicas only to change their number)
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Literal, assert_never
+from typing import Any, Literal, assert_never, get_args
 
 from reconciler.cluster.overrides import OPERATIONAL_KEYS
 from reconciler.cluster.state import ClusterState
@@ -52,10 +53,8 @@ DriftKind = Literal[
     "missing", "config", "partitions", "replication_factor", "placement", "present", "unmanaged",
     "blocked",
 ]  # fmt: skip
-KINDS: tuple[DriftKind, ...] = (
-    "missing", "config", "partitions", "replication_factor", "placement", "present", "unmanaged",
-    "blocked",
-)  # fmt: skip
+# The kinds in the type's order: the summaries, tables and charts list them so
+KINDS: tuple[DriftKind, ...] = get_args(DriftKind)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,13 +6,13 @@ human reading (`86400000 (1d)`), and end with what to do next.
 
 from __future__ import annotations
 
-from reconciler.planning.drift import DriftItem, DriftReport
+from reconciler.planning.drift import KINDS, DriftItem, DriftKind, DriftReport
 from reconciler.render import common
 from reconciler.wrap import wrap_all
 
 DEFAULT_MAX_CHARS = 60_000  # a GitHub issue or comment body holds 65,536 characters
 
-_WHAT = {
+_WHAT: dict[DriftKind, str] = {
     "missing": "missing from the cluster",
     "config": "config differs",
     "partitions": "partition count differs",
@@ -22,6 +22,10 @@ _WHAT = {
     "unmanaged": "on the cluster; no spec declares it for this cluster",
     "blocked": "the plan refuses or blocks it",
 }
+# Kinds whose items carry no values (a topic there or not, a refusal); the others show the
+# spec's value against the cluster's
+_BARE: frozenset[DriftKind] = frozenset({"missing", "present", "unmanaged", "blocked"})
+_VALUED: tuple[DriftKind, ...] = tuple(k for k in KINDS if k not in _BARE)
 
 
 def _value(item: DriftItem, value: str | None) -> str:
@@ -41,7 +45,7 @@ def _blocked(item: DriftItem) -> str:
 def _detail(item: DriftItem) -> str:
     if item.kind == "blocked":
         return _blocked(item)
-    if item.kind in ("missing", "present", "unmanaged"):
+    if item.kind in _BARE:
         return _WHAT[item.kind]
     label = item.field.removeprefix("config.") if item.kind == "config" else item.field
     return f"{label}: spec {_value(item, item.desired)}, cluster {_value(item, item.current)}"
@@ -109,12 +113,11 @@ def _cell(text: str) -> str:
 
 def _row(item: DriftItem) -> str:
     what = _blocked(item) if item.kind == "blocked" else _WHAT[item.kind]
-    if item.kind in ("config", "partitions", "replication_factor", "placement"):
+    if item.kind in _VALUED:
         label = item.field.removeprefix("config.") if item.kind == "config" else item.field
         what = f"`{label}`"
-    bare = ("missing", "present", "unmanaged", "blocked")
-    spec = "" if item.kind in bare else _value(item, item.desired)
-    cluster = "" if item.kind in bare else _value(item, item.current)
+    spec = "" if item.kind in _BARE else _value(item, item.desired)
+    cluster = "" if item.kind in _BARE else _value(item, item.current)
     where = f"`{item.location}`" if item.location else ""
     topic = f"`{item.topic}`" if item.topic is not None else "(cluster)"
     return f"| {topic} | {_cell(what)} | {_cell(spec)} | {_cell(cluster)} | {where} |"

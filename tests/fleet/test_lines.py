@@ -163,7 +163,7 @@ def test_compile_writes_each_clusters_desired_state_after_templates_and_defaults
     assert first == {
         "record": "cluster", "format_version": 1, "cluster": "dev",
         "limits": {"max_broker_partitions": 100, "max_partitions": None},
-        "ignore": ["^_", "^tmp\\."],
+        "ignore": ["^_", "^tmp\\."], "allow_delete": False, "unread": [],
     }  # fmt: skip
     # defaults merged, canonical values, tombstones kept, template rendered per cluster
     assert dev["a.orders"]["config"] == {

@@ -25,7 +25,7 @@ from PIL import Image, ImageChops
 from pyspark.sql import SparkSession
 
 from reconciler.fleet import charts, report
-from reconciler.fleet.summary import KINDS
+from reconciler.planning.drift import KINDS
 from tests.fleet.conftest import SmallRun
 
 DOCS_SCREENSHOT = Path(__file__).parents[2] / "reconciler" / "docs" / "fleet-report.png"

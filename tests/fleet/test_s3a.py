@@ -115,6 +115,22 @@ def download(endpoint: str, prefix: str, target: Path) -> list[str]:
     return keys
 
 
+def reconciler(
+    s3: str, args: list[str], env: dict[str, str], timeout: int = 600
+) -> subprocess.CompletedProcess[str]:
+    """The installed `reconciler` with `args`, its S3A settings pointing at the local server."""
+    command = Path(sys.executable).parent / "reconciler"
+    endpoint = [
+        "--conf", f"spark.hadoop.fs.s3a.endpoint={s3}",
+        "--conf", "spark.hadoop.fs.s3a.path.style.access=true",
+        "--conf", "spark.hadoop.fs.s3a.endpoint.region=us-east-1",
+    ]  # fmt: skip
+    return subprocess.run(
+        [str(command), *args, *endpoint],
+        env=env, capture_output=True, text=True, timeout=timeout, check=False,
+    )  # fmt: skip
+
+
 def table(spark: SparkSession, out: Path, name: str) -> list[tuple[Any, ...]]:
     return sorted(tuple(str(v) for v in r) for r in spark.read.parquet(str(out / name)).collect())
 
@@ -132,16 +148,13 @@ def test_fleet_drift_reads_and_writes_s3a_and_writes_the_local_runs_tables(
         "AWS_SECRET_ACCESS_KEY": secret,
         "AWS_REGION": "us-east-1",
     }
-    reconciler = Path(sys.executable).parent / "reconciler"
-    done = subprocess.run(
-        [str(reconciler), "--debug", "fleet", "drift",
+    done = reconciler(
+        s3,
+        ["--debug", "fleet", "drift",
          "--desired", f"s3a://{BUCKET}/desired", "--snapshots", f"s3a://{BUCKET}/snapshots",
          "--out", f"s3a://{BUCKET}/out", "--master", "local[2]",
-         "--conf", f"spark.hadoop.fs.s3a.endpoint={s3}",
-         "--conf", "spark.hadoop.fs.s3a.path.style.access=true",
-         "--conf", "spark.hadoop.fs.s3a.endpoint.region=us-east-1",
          "--conf", "spark.sql.shuffle.partitions=4"],
-        env=env, capture_output=True, text=True, timeout=900, check=False,
+        env, timeout=900,
     )  # fmt: skip
     output = done.stdout + done.stderr
     assert done.returncode == 0, output[-4000:]
@@ -164,19 +177,43 @@ def test_a_missing_s3a_input_is_one_sentence_naming_it(
 ) -> None:
     call("PUT", f"{s3}/{BUCKET}")
     env = {**os.environ, "AWS_ACCESS_KEY_ID": "id", "AWS_SECRET_ACCESS_KEY": "key"}
-    reconciler = Path(sys.executable).parent / "reconciler"
-    done = subprocess.run(
-        [str(reconciler), "fleet", "drift", "--desired", f"s3a://{BUCKET}/nothing-here",
+    done = reconciler(
+        s3,
+        ["fleet", "drift", "--desired", f"s3a://{BUCKET}/nothing-here",
          "--snapshots", str(small_run.snapshots), "--out", str(tmp_path / "out"),
-         "--master", "local[1]", "--conf", f"spark.hadoop.fs.s3a.endpoint={s3}",
-         "--conf", "spark.hadoop.fs.s3a.path.style.access=true",
-         "--conf", "spark.hadoop.fs.s3a.endpoint.region=us-east-1"],
-        env=env, capture_output=True, text=True, timeout=600, check=False,
+         "--master", "local[1]"],
+        env,
     )  # fmt: skip
     assert done.returncode == 1, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     assert f"--desired s3a://{BUCKET}/nothing-here is not a directory" in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_an_s3a_out_in_a_missing_bucket_is_one_sentence_before_the_inputs_are_read(
+    small_run: SmallRun, s3: str
+) -> None:
+    """The probe write (storage.check_output, which job.run calls before reading its inputs)
+    fails, naming the URI and the missing bucket: no Java trace, no credentials."""
+    missing = f"no-such-bucket-{uuid.uuid4().hex[:12]}"
+    key_id, secret = f"AKIA{uuid.uuid4().hex[:16].upper()}", f"secret-{uuid.uuid4().hex}"
+    env = {**os.environ, "AWS_ACCESS_KEY_ID": key_id, "AWS_SECRET_ACCESS_KEY": secret}
+    done = reconciler(
+        s3,
+        ["fleet", "drift", "--desired", str(small_run.desired),
+         "--snapshots", str(small_run.snapshots), "--out", f"s3a://{missing}/out",
+         "--master", "local[1]"],
+        env,
+    )  # fmt: skip
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output[-4000:]
+    last = done.stderr.strip().splitlines()[-1]
+    assert last == (
+        f"error: --out s3a://{missing}/out is not writable: the bucket {missing} does not "
+        "exist; create it, or name another --out"
+    ), output[-4000:]
+    assert "Traceback" not in output and "Py4JJavaError" not in output
+    assert secret not in output and key_id not in output
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,58 @@
+"""The planner's rules that hold a change back or mark drift, and how each shows in drift.
+
+One list, named by the planner (the modules below apply each rule; planning/drift.py turns
+every error of the plan into a `blocked` item) and by the fleet job (fleet/drift.py maps every
+entry to the column expression that computes it, or says why only the planner can), so a new
+rule is a test failure in both places until each says what it does with it:
+
+    shows "blocked"   an error of the plan: a drift item of kind `blocked` whose field is the
+                      rule's name (the change it concerns is left out, or kept but refused)
+    shows a kind      the rule's finding is drift of that kind (leftover_throttle: config)
+    shows None        the topic is out of reach: no drift item at all (ignored_topic)
+
+Configurable rules are listed at their default level (rules.CONFIGURABLE): an error by
+default shows as `blocked`; a warning raised to error by `policy.severity` shows so too.
+tests/planning/test_drift_rules.py holds the list to rules.RULES: every rule that is an
+error by default is here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from reconciler.diagnostics import Rule
+from reconciler.planning import rules
+from reconciler.planning.drift import DriftKind
+from reconciler.spec import rules as spec_rules
+
+
+@dataclass(frozen=True, slots=True)
+class DriftRule:
+    rule: Rule
+    shows: DriftKind | None  # see the module docstring
+    where: str  # the planner module that applies it
+
+
+DRIFT_RULES: tuple[DriftRule, ...] = (
+    DriftRule(rules.PARTITION_DECREASE, "blocked", "diff.update"),
+    DriftRule(rules.REPLICATION_FACTOR_UNREACHABLE, "blocked", "diff.create, diff.update"),
+    DriftRule(rules.REASSIGNMENT_IN_PROGRESS, "blocked", "diff.update"),
+    DriftRule(rules.UNKNOWN_BROKER, "blocked", "diff.create, diff.update"),
+    DriftRule(rules.BROKER_DOWN, "blocked", "diff.create, diff.update"),
+    DriftRule(rules.TOPIC_COLLISION, "blocked", "diff.create"),
+    DriftRule(rules.DELETE_PROTECTED, "blocked", "diff.tombstone"),
+    DriftRule(rules.DELETE_NOT_ALLOWED, "blocked", "diff.tombstone"),
+    DriftRule(rules.DELETE_WITH_UNREAD_SPECS, "blocked", "diff.tombstone"),
+    DriftRule(rules.INVALID_IGNORE_PATTERN, "blocked", "diff.ignore_patterns"),
+    DriftRule(rules.IGNORED_TOPIC, None, "diff.ignored_spec, ownership.in_scope"),
+    DriftRule(spec_rules.MIN_INSYNC_REPLICAS, "blocked", "insync.check_min_insync"),
+    DriftRule(rules.MAX_BROKER_PARTITIONS, "blocked", "limits.check_limits"),
+    DriftRule(rules.MAX_PARTITIONS, "blocked", "limits.check_limits"),
+    DriftRule(rules.MIN_REPLICATION_FACTOR, "blocked", "policies.min_replication_factor"),
+    DriftRule(rules.MAX_PARTITIONS_PER_TOPIC, "blocked", "policies.max_partitions_per_topic"),
+    DriftRule(rules.NAME_PATTERN, "blocked", "policies.name_pattern"),
+    DriftRule(rules.MAX_DELETES, "blocked", "policies.max_deletes"),
+    DriftRule(rules.LEFTOVER_THROTTLE, "config", "leftovers.diagnostics"),
+)
+
+NAMES: frozenset[str] = frozenset(r.rule.name for r in DRIFT_RULES)

@@ -1,0 +1,49 @@
+"""The one list of rules that hold a change back or mark drift (planning/drift_rules.py),
+against the rules the planner has, the drift kinds, and the fleet job's account of each."""
+
+from __future__ import annotations
+
+import pytest
+
+from reconciler.diagnostics import Severity
+from reconciler.planning import rules
+from reconciler.planning.drift import KINDS, DriftKind
+from reconciler.planning.drift_rules import DRIFT_RULES, NAMES
+from reconciler.render import drift as render_drift
+from reconciler.spec import rules as spec_rules
+
+
+def _errors_by_default() -> set[str]:
+    """Every rule the plan raises as an error unless policy.severity says otherwise: each is a
+    `blocked` drift item (planning/drift.py turns every error of the plan into one)."""
+    found = {
+        r.name
+        for r in rules.RULES
+        if rules.CONFIGURABLE.get(r.name, "error" if r.severity is Severity.ERROR else "warning")
+        == "error"
+    }
+    # validate's rule the plan raises too (planning/insync.py)
+    return found | {spec_rules.MIN_INSYNC_REPLICAS.name}
+
+
+def test_every_rule_the_plan_raises_as_an_error_is_listed_as_blocked() -> None:
+    blocked = {r.rule.name for r in DRIFT_RULES if r.shows == "blocked"}
+    assert _errors_by_default() <= blocked, _errors_by_default() - blocked
+    assert blocked <= _errors_by_default(), "a warning by default never blocks"
+
+
+def test_each_rule_is_listed_once_and_shows_as_a_drift_kind_or_not_at_all() -> None:
+    assert len(NAMES) == len(DRIFT_RULES)
+    for entry in DRIFT_RULES:
+        assert entry.shows is None or entry.shows in KINDS, entry
+        assert entry.where
+
+
+def test_the_drift_kinds_come_from_the_type_and_each_has_words() -> None:
+    assert KINDS[0] == "missing" and "blocked" in KINDS
+    assert set(render_drift._WHAT) == set(KINDS)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_rendered_item_of_each_kind_says_what_it_is(kind: DriftKind) -> None:
+    assert render_drift._WHAT[kind]
