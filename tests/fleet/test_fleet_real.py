@@ -132,4 +132,6 @@ def test_two_nights_of_a_real_cluster_show_the_change_and_the_load(
     assert sum(grown.values()) == sum(load[NIGHTS[1]].values()) - sum(load[NIGHTS[0]].values())
     assert result.summary.bad == ()
     summary = (out / "summary.md").read_text()
-    assert f"| test | {NIGHTS[1]} | 2 | 2 | 0 | 1 | 0 | 0 | 0 | 0 | 1 | {NIGHTS[1]} |" in summary
+    # differences, topics, then one count per drift kind (KINDS order: missing, config,
+    # partitions, replication_factor, placement, present, unmanaged, blocked)
+    assert f"| test | {NIGHTS[1]} | 2 | 2 | 0 | 1 | 0 | 0 | 0 | 0 | 1 | 0 | {NIGHTS[1]} |" in summary
