@@ -134,4 +134,5 @@ def test_two_nights_of_a_real_cluster_show_the_change_and_the_load(
     summary = (out / "summary.md").read_text()
     # differences, topics, then one count per drift kind (KINDS order: missing, config,
     # partitions, replication_factor, placement, present, unmanaged, blocked)
-    assert f"| test | {NIGHTS[1]} | 2 | 2 | 0 | 1 | 0 | 0 | 0 | 0 | 1 | 0 | {NIGHTS[1]} |" in summary
+    counts = "| 2 | 2 | 0 | 1 | 0 | 0 | 0 | 0 | 1 | 0 |"
+    assert f"| test | {NIGHTS[1]} {counts} {NIGHTS[1]} |" in summary
