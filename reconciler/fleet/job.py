@@ -233,7 +233,7 @@ def execute(
         where = f" (Spark's log: {log})" if log is not None else ""
         text = str(exc).strip()
         first = text.splitlines()[0] if text else type(exc).__name__
-        raise ReconcilerError(f"the Spark job failed: {first}{where}") from exc
+        raise ReconcilerError(f"the Spark job failed: {first}{_root_cause(text)}{where}") from exc
     finally:
         spark.stop()
         if shipped is not None:
@@ -540,3 +540,14 @@ def _summary(
         incomplete=observed.incomplete,
     )
     return _Collected(result, drift.count(), consistent.count())
+
+
+def _root_cause(text: str) -> str:
+    """The innermost Java exception of a py4j error's text (its last `Caused by:` line, else
+    the exception line under py4j's first), so the one line says why (`Java heap space`, a
+    refused path) instead of only which Java call failed; cut to one short line."""
+    lines = [line.strip() for line in text.splitlines()[1:]]
+    causes = [line.removeprefix("Caused by: ") for line in lines if line.startswith("Caused by: ")]
+    thrown = [line.removeprefix(": ") for line in lines if line.startswith(": ")]
+    cause = (causes or thrown or [""])[-1 if causes else 0]
+    return f" ({cause[:300]})" if cause else ""

@@ -33,6 +33,7 @@ def test_spark_submit_of_the_entry_point_writes_the_tables_local_writes(
     those the session's job wrote from the same input (small_run)."""
     submitted = subprocess.run(
         [str(SPARK_HOME / "bin" / "spark-submit"), "--master", "local[2]",
+             "--driver-memory", "2g",  # as the shared test session (tests/fleet/conftest.py)
          "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.driver.bindAddress=127.0.0.1",
          "--conf", "spark.sql.shuffle.partitions=4",
          spark_submit.__file__, "--desired", str(small_run.desired),
