@@ -76,6 +76,10 @@ _SQL = {
     # (cluster, topic) or (date, topic) then reuses that partitioning instead of shuffling the
     # fleet again
     "spark.sql.requireAllClusterKeysForCoPartition": "false",
+    # A key named twice in one input (an object's key, a partition listed twice among a
+    # topic's reassignments): the last wins, as in the planner's dicts. Spark's default
+    # fails the whole job on the first such map.
+    "spark.sql.mapKeyDedupPolicy": "LAST_WIN",
 }
 
 # Spark's own log: errors only. (The CLI also sends the JVM's output to a file.)

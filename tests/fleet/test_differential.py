@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime
 import itertools
+import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -386,6 +387,66 @@ def test_partitions_of_differing_sizes_drift_as_the_planner_says(
     on_day = {(item[0], item[4]) for item in expected[(g.config.name, day)]}
     assert (counted[0], "replication_factor") in on_day, on_day
     assert {name for name, _ in on_day} >= set(manual), on_day
+
+
+def test_a_key_named_twice_in_a_snapshot_is_read_as_the_planner_reads_it(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """A snapshot line naming a key twice: an override key twice in its object, a partition
+    twice among a topic's reassignments. Kafka never answers so, a hand-edited or foreign file
+    may; the planner's dicts keep the last, and so must the job (Spark's default fails the
+    whole job on the first such map: DUPLICATED_MAP_KEY). Each first value is chosen to change
+    the outcome, so a job keeping the first, or failing, fails this."""
+    shape = fleet_gen.Shape(clusters=1, topics=60, dates=1, seed=11, edge_cases=False)
+    (g,) = fleet_gen.clusters(shape)
+    day, _ = g.snapshots[-1]
+    compiler.write(tmp_path / "desired", g.config, g.desired)
+    where = tmp_path / "snapshots" / f"cluster={g.config.name}" / f"date={day}"
+    where.mkdir(parents=True)
+    path = where / "snapshot.jsonl"
+    jsonl.write(path, g.config.name, g.snapshots[-1][1], fleet_gen.taken_at(day))
+
+    specs = g.desired.topics
+    lines = path.read_text().splitlines()
+    twice = {"overrides": "", "reassignments": ""}
+    for n, line in enumerate(lines):
+        record = json.loads(line)
+        spec = specs.get(record.get("topic", ""))
+        if record.get("record") != "topic" or spec is None:
+            continue
+        if not twice["overrides"] and record["overrides"]:
+            key, value = next(iter(record["overrides"].items()))
+            head = json.dumps({key: f"{value}-first"})[:-1]  # '{"key": "value-first"'
+            text = json.dumps(record["overrides"])
+            lines[n] = json.dumps(record).replace(text, f"{head}, {text[1:]}", 1)
+            twice["overrides"] = record["topic"]
+        elif not twice["reassignments"] and spec.replication_factor == len(
+            record["partitions"][0]["replicas"]
+        ):
+            replicas = record["partitions"][0]["replicas"]
+            grown = [*replicas, max(replicas) + 1000]  # settles one replica over the spec
+            record["reassignments"] = [
+                {"partition": 0, "replicas": grown, "adding": grown[-1:], "removing": []},
+                {"partition": 0, "replicas": replicas, "adding": [], "removing": []},
+            ]
+            lines[n] = json.dumps(record)
+            twice["reassignments"] = record["topic"]
+    assert all(twice.values()), twice
+    path.write_text("\n".join(lines) + "\n")
+
+    _, _, state = jsonl.load(path)  # the planner's reading of the same file
+    before = g.snapshots[-1][1]
+    assert state.topics[twice["overrides"]].overrides == before.topics[twice["overrides"]].overrides
+    out = tmp_path / "out"
+    job.run(spark, str(tmp_path / "desired"), str(tmp_path / "snapshots"), str(out))
+    drift_rows = [r.asDict() for r in spark.read.parquet(str(out / "drift")).collect()]
+    read = replace(g, snapshots=((day, state),))
+    fleet = Fleet((read,), out, {"drift": drift_rows}, "")
+    assert spark_drift(fleet) == python_drift(fleet)
+    # the last values won: the edited topics drift no more than they did before the edit
+    edited = {r["topic"] for r in drift_rows} & set(twice.values())
+    unedited = drift(make_plan(g.desired, before, g.config, based_on=""), g.desired, before)
+    assert edited == {i.topic for i in unedited.items} & set(twice.values())
 
 
 # A longer history than one word of bits holds (drift.prepare keeps the snapshots each topic
