@@ -124,10 +124,12 @@ def plan(
     prune: bool = False,
     changed_since: str | None = None,
     targets: tuple[str, ...] = (),
+    commit: str | None = None,
 ) -> Plan:
     """The plan for one cluster. With `changed_since` (a git ref) the plan is still whole, and
     each change is marked as the spec repository's own since that ref or as pre-existing drift
-    (`caused_by_change`, `mark_causes`)."""
+    (`caused_by_change`, `mark_causes`). `commit`: the checkout's commit when the caller read
+    it already (apply reads the checkout once for its audit record); else git is asked here."""
     specs = load_specs(repo, cluster)
     changed = None
     if changed_since is not None:  # gitpython is loaded only for this
@@ -156,7 +158,8 @@ def plan(
             whole = planned(specs, state, kafka.evidence, prune, targets, specs.warnings)
             # a topic the principal may not Describe looks absent: say so
             kafka.check_visible([c.topic for c in whole.changes if c.action is Action.CREATE])
-    whole = dataclasses.replace(whole, source=PlanSource(head_commit(repo), specs_digest(repo)))
+    source = PlanSource(commit or head_commit(repo), specs_digest(repo))
+    whole = dataclasses.replace(whole, source=source)
     if changed_since is None or changed is None:
         return whole
     from reconciler.changed_since import caused_by_change

@@ -23,14 +23,9 @@ _KAFKA = frozenset({"kafka_dist", "kafka1", "kafka3"})
 
 # Tests that start no JVM yet take seconds to minutes each: `slow`, which `make test` runs and
 # `make check` leaves out (`--durations` put them at four fifths of the other tests' time: the
-# README's development section). By fixture, or by file with the reason.
+# README's development section). By fixture here; a slow module says so itself (`pytestmark =
+# pytest.mark.slow`, e.g. tests/spec/test_fuzz.py).
 _SLOW_FIXTURES = frozenset({"installed"})  # the wheel, built and installed in a fresh venv
-_SLOW_FILES = {
-    "tests/adopt/test_init_next_steps.py": "init and the generated workflows' scripts, run",
-    "tests/adopt/test_workflows.py": "the GitHub workflows run by a local stand-in",
-    "tests/spec/test_fuzz.py": "fuzzing: hundreds of generated repositories per test",
-    "tests/test_waiting.py": "waits out --timeout and the heartbeat's silences",
-}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -40,8 +35,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.kafka)
         if "spark" in names:
             item.add_marker(pytest.mark.spark)
-        where = item.path.relative_to(config.rootpath).as_posix()
-        if names & _SLOW_FIXTURES or where in _SLOW_FILES:
+        if names & _SLOW_FIXTURES:
             item.add_marker(pytest.mark.slow)
 
 

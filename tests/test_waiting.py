@@ -19,6 +19,9 @@ from reconciler.cli.heartbeat import Heartbeat
 from reconciler.local.state import LocalCluster
 from tests.spec_repo import RECONCILER, SpecRepo
 
+# slow: `make check` leaves it out (waits out --timeout and the heartbeat's silences)
+pytestmark = pytest.mark.slow
+
 TALKING = [("plan",), ("apply", "--auto-approve"), ("drift",), ("snapshot",), ("import",)]
 
 

@@ -269,7 +269,13 @@ def apply(
     else:
         cluster = chosen_cluster(ctx.repo, cluster)
         with Heartbeat(f"planning cluster '{cluster}'"):
-            reviewed = workflow.plan(ctx.repo, cluster, prune=prune, targets=targets(topics, prune))
+            reviewed = workflow.plan(
+                ctx.repo,
+                cluster,
+                prune=prune,
+                targets=targets(topics, prune),
+                commit=checkout.commit if checkout is not None else None,
+            )
         # Without its verdict: were the plan refused, apply's refusal below says why, once
         shown = render_text(
             reviewed, color=use_color(), width=width, verbose=verbose, verdict=False

@@ -13,6 +13,9 @@ import pytest
 from tests.adopt.workflow_runner import Event, Runner
 from tests.spec_repo import RECONCILER
 
+# slow: `make check` leaves it out (init and the generated workflows' scripts, run)
+pytestmark = pytest.mark.slow
+
 
 def _init(
     tmp_path: Path, *args: str, git_config: str = "", repo_branch: str | None = None

@@ -13,12 +13,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reconciler.diagnostics import to_json
 from reconciler.spec.loader import load_repo
+
+# slow: `make check` leaves it out (fuzzing: hundreds of generated repositories per test)
+pytestmark = pytest.mark.slow
 
 FUZZ = settings(
     max_examples=200,

@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from reconciler import workflow
+from reconciler.cluster.snapshot import write_snapshot
 from reconciler.git_repo import head_commit
 from reconciler.spec.identity import specs_digest
+from tests.planning.factories import cluster
 
 CONFIG = (
     'topics: topics/\nclusters:\n  prod:\n    bootstrap: "${KAFKA_BOOTSTRAP:-k:9092}"\n'
@@ -92,3 +95,23 @@ def test_the_commit_is_git_head_and_none_outside_git(tmp_path: Path) -> None:
         [*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True
     ).stdout.strip()
     assert head_commit(root) == head
+
+
+def test_a_commit_the_caller_read_already_is_not_asked_of_git_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """apply reads the checkout once (its audit record's commit) and hands the commit to the
+    plan it makes, so git is not asked for HEAD a second time."""
+    root = repository(tmp_path / "repo")
+    write_snapshot(tmp_path / "state.json", "prod", cluster())
+
+    def asked(repo: Path) -> str | None:
+        raise AssertionError(f"git asked for HEAD of {repo}")
+
+    monkeypatch.setattr(workflow, "head_commit", asked)
+    made = workflow.plan(root, "prod", snapshot=tmp_path / "state.json", commit="c" * 40)
+    assert made.source is not None and made.source.commit == "c" * 40
+    assert made.source.specs == specs_digest(root)
+    monkeypatch.setattr(workflow, "head_commit", lambda repo: None)  # outside git: asked
+    alone = workflow.plan(root, "prod", snapshot=tmp_path / "state.json")
+    assert alone.source is not None and alone.source.commit is None
