@@ -52,14 +52,12 @@ from tests.adopt.workflow_runner import (
 )
 from tests.kafka_helpers import wait_for_config, wait_for_topic
 
-# slow: `make check` leaves it out (the GitHub workflows run by a local stand-in)
-pytestmark = pytest.mark.slow
-
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = ROOT / ".github" / "workflows"
 REPOSITORY = "acme/topics"
 TOKEN = "ghs_token-of-this-test-run"
-pytestmark = pytest.mark.kafka
+# slow as well: `make check` leaves it out (the GitHub workflows run by a local stand-in)
+pytestmark = [pytest.mark.kafka, pytest.mark.slow]
 
 
 def git(repo: Path, *args: str) -> str:

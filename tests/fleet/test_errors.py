@@ -44,9 +44,15 @@ class _Gone:
         raise Py4JNetworkError("Answer from Java side is empty")
 
 
+class _Failed(Exception):
+    """An error holding its Java exception as py4j's does (`java_exception`)."""
+
+    java_exception = _Gone()
+
+
 def test_a_jvm_that_no_longer_answers_leaves_the_text_to_say_it() -> None:
-    error = Py4JJavaError("An error occurred", _Gone())
-    assert job._java_cause(error) == ""
+    assert job._java_cause(_Failed("An error occurred")) == ""
+    assert job._java_cause(ValueError("no Java exception behind it")) == ""
     text = (
         "An error occurred while calling o12.parquet.\n"
         ": org.apache.spark.SparkException: Job aborted.\n"
