@@ -15,7 +15,7 @@ only it decides: fleet/drift.py PLANNER_ONLY). Generated data is kept in --data 
 directory under /tmp named after the shape) and reused when present.
 
     .venv/bin/python -m bench.bench_fleet [--clusters 100 --topics 10000 --dates 7]
-        [--master local[2]] [--driver-memory 6g] [--data DIR] [--skip-python]
+        [--master local[2]] [--driver-memory 6g] [--data DIR] [--skip-python] [--out DIR]
 """
 
 from __future__ import annotations
@@ -179,6 +179,7 @@ def main() -> None:
     parser.add_argument("--driver-memory", default="6g")
     parser.add_argument("--data", type=Path)
     parser.add_argument("--skip-python", action="store_true")
+    parser.add_argument("--out", type=Path, help="keep the job's tables and pages here")
     args = parser.parse_args()
     shape = fleet_gen.Shape(
         clusters=args.clusters, topics=args.topics, dates=args.dates, seed=args.seed,
@@ -194,7 +195,8 @@ def main() -> None:
     )
     print(json.dumps({"data": str(data), **generate(shape, data)}), flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-fleet-") as tmp:
-        spark = run_spark(data, Path(tmp) / "out", args.master, args.driver_memory)
+        out = args.out or Path(tmp) / "out"
+        spark = run_spark(data, out, args.master, args.driver_memory)
         print(json.dumps({"spark": spark}), flush=True)
         if not args.skip_python:
             python = run_python(shape, data)
