@@ -94,10 +94,15 @@ def test_real_holder_in_another_pid_namespace_is_not_broken(
         "from reconciler.apply import lease as lock\n"
         "from reconciler.cluster import adapter\n"
         f"c = adapter.Cluster(adapter.Connection('test', {kafka3.bootstrap!r}))\n"
-        "me = lock.Holder.me('boxed', 'sha256:boxed', lease=3.0)\n"
+        # A live holder is never waited out, so its lease costs nothing here; a short one
+        # (3 s) lapsed on a busy machine while its heartbeat's clients were still connecting
+        "me = lock.Holder.me('boxed', 'sha256:boxed', lease=15.0)\n"
         "lock.acquire(c, me, False, print)\n"
         "lease = lock.Lease(c, me).start()\n"
-        "print('held', me.pid, flush=True)\n"
+        "first, end = lease.renewed, time.monotonic() + 60\n"
+        "while lease.renewed == first and time.monotonic() < end:\n"
+        "    time.sleep(0.05)  # until its first heartbeat is on the lock topic\n"
+        "print('held' if lease.renewed != first else 'no heartbeat', me.pid, flush=True)\n"
         "sys.stdin.read()\n"
         "lease.stop(); lock.release(c, me, print)\n"
     )
