@@ -34,7 +34,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from reconciler.errors import EnvironmentProblem, ReconcilerError
-from reconciler.fleet import s3a, storage
+from reconciler.fleet import java_errors, s3a, storage
 from reconciler.fleet import summary as report
 from reconciler.fleet.consistency import CONSISTENCY_COLUMNS, consistency
 from reconciler.fleet.drift import (
@@ -237,7 +237,8 @@ def execute(
         where = f" (Spark's log: {log})" if log is not None else ""
         text = str(exc).strip()
         first = text.splitlines()[0] if text else type(exc).__name__
-        cause = _java_cause(exc) or _root_cause(text)
+        asked = java_errors.innermost(exc)
+        cause = f" ({asked})" if asked else _root_cause(text)
         raise ReconcilerError(f"the Spark job failed: {first}{cause}{where}") from exc
     finally:
         spark.stop()
@@ -547,35 +548,9 @@ def _summary(
     return _Collected(result, drift.count(), consistent.count())
 
 
-_CAUSES = 50  # a cause chain longer than this is a cycle or a bug; stop walking
-
-
-def _java_cause(exc: Exception) -> str:
-    """The innermost cause of the Java exception behind `exc`, walked on the JVM with
-    getCause(), so the one line says why (`Java heap space`, a refused path) instead of only
-    which Java call failed; "" when there is no Java exception or the JVM no longer answers
-    (then the text is all there is: _root_cause)."""
-    # py4j's error holds it as java_exception, PySpark's captured errors as _origin
-    thrown = getattr(exc, "java_exception", None) or getattr(exc, "_origin", None)
-    if thrown is None:
-        return ""
-    try:
-        for _ in range(_CAUSES):
-            inner = thrown.getCause()
-            if inner is None or inner.equals(thrown):
-                break
-            thrown = inner
-        said = str(thrown.toString()).strip()  # `class: message`, as a stack trace says it
-    except Exception as asked:  # py4j's errors (untyped): the JVM is gone or refused the call
-        if not type(asked).__module__.startswith("py4j"):
-            raise
-        return ""
-    return f" ({said.splitlines()[0][:300]})" if said else ""
-
-
 def _root_cause(text: str) -> str:
     """The innermost Java exception of a py4j error's text (its last `Caused by:` line, else
-    the exception line under py4j's first), when the JVM cannot be asked (_java_cause); cut to
+    the exception line under py4j's first), when the JVM cannot be asked (java_errors); cut to
     one short line."""
     lines = [line.strip() for line in text.splitlines()[1:]]
     causes = [line.removeprefix("Caused by: ") for line in lines if line.startswith("Caused by: ")]

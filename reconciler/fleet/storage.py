@@ -20,6 +20,7 @@ from urllib.parse import urlparse
 from pyspark.sql import SparkSession
 
 from reconciler.errors import ConfigError
+from reconciler.fleet import java_errors
 from reconciler.fleet.inputs import GLOB, InputError
 
 
@@ -75,11 +76,7 @@ def check_output(spark: SparkSession, path: str) -> None:
 def _why_not(exc: Exception, path: str) -> str:
     """What the Java exception chain says is missing, by exception class (S3A maps S3's
     NoSuchBucket to UnknownStoreException and a 403 to AccessDeniedException)."""
-    names: list[str] = []
-    cause = getattr(exc, "java_exception", None)
-    while cause is not None and len(names) < 20:
-        names.append(str(cause.getClass().getName()))
-        cause = cause.getCause()
+    names = [str(cause.getClass().getName()) for cause in java_errors.chain(exc)]
     bucket = urlparse(path).netloc
     if any(n.endswith("UnknownStoreException") for n in names):
         return f"the bucket {bucket} does not exist; create it, or name another --out"

@@ -8,7 +8,7 @@ from typing import Any
 from py4j.protocol import Py4JJavaError, Py4JNetworkError  # type: ignore[import-untyped]
 from pyspark.sql import SparkSession
 
-from reconciler.fleet import job
+from reconciler.fleet import java_errors, job
 
 
 def test_the_innermost_cause_is_asked_of_the_jvm(spark: SparkSession) -> None:
@@ -18,10 +18,10 @@ def test_the_innermost_cause_is_asked_of_the_jvm(spark: SparkSession) -> None:
     outer = jvm.org.apache.spark.SparkException("Job aborted", middle)
     # the text names another cause: the answer must come from the JVM's objects
     error = Py4JJavaError("An error occurred while calling o3711.parquet.\n", outer)
-    assert job._java_cause(error) == " (java.lang.OutOfMemoryError: Java heap space)"
+    assert java_errors.innermost(error) == "java.lang.OutOfMemoryError: Java heap space"
     lone = jvm.java.lang.IllegalStateException("no cause of its own")
-    assert job._java_cause(Py4JJavaError("x", lone)) == (
-        " (java.lang.IllegalStateException: no cause of its own)"
+    assert java_errors.innermost(Py4JJavaError("x", lone)) == (
+        "java.lang.IllegalStateException: no cause of its own"
     )
 
 
@@ -30,11 +30,11 @@ def test_a_real_failure_captured_by_pyspark_names_its_cause(spark: SparkSession)
     try:
         spark.sql("SELECT assert_true(id < 0, 'the row that failed') FROM range(1)").collect()
     except Exception as exc:
-        said = job._java_cause(exc)
+        said = java_errors.innermost(exc)
     else:
         raise AssertionError("the query did not fail")
     assert "the row that failed" in said, said
-    assert said.startswith(" (") and said.endswith(")") and "\n" not in said
+    assert "\n" not in said
 
 
 class _Gone:
@@ -51,8 +51,8 @@ class _Failed(Exception):
 
 
 def test_a_jvm_that_no_longer_answers_leaves_the_text_to_say_it() -> None:
-    assert job._java_cause(_Failed("An error occurred")) == ""
-    assert job._java_cause(ValueError("no Java exception behind it")) == ""
+    assert java_errors.innermost(_Failed("An error occurred")) == ""
+    assert java_errors.innermost(ValueError("no Java exception behind it")) == ""
     text = (
         "An error occurred while calling o12.parquet.\n"
         ": org.apache.spark.SparkException: Job aborted.\n"
