@@ -25,7 +25,7 @@ import re
 import sys
 import threading
 import urllib.parse
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TextIO
 
 REDACTED = "***"
@@ -73,11 +73,14 @@ def secret_values(client: Mapping[str, str] | Iterable[tuple[str, str]]) -> set[
         if not is_secret(key):
             continue
         found.add(value)
-        for match in _INNER_PAIR.finditer(value):
-            inner = next((g for g in match.groups()[1:] if g is not None), "")
-            if is_secret(match.group(1)):
-                found.add(inner)
+        found.update(inner for name, inner in inner_pairs(value) if is_secret(name))
     return {value for value in found if len(value) >= MIN_LENGTH}
+
+
+def inner_pairs(value: str) -> Iterator[tuple[str, str]]:
+    """The `name=value` pairs inside a JAAS line or an OAUTHBEARER config string."""
+    for match in _INNER_PAIR.finditer(value):
+        yield match.group(1), next((g for g in match.groups()[1:] if g is not None), "")
 
 
 def remember(values: Iterable[str]) -> None:

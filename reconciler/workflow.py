@@ -44,6 +44,7 @@ from reconciler.spec.loader import load_repo
 from reconciler.spec.model import ClusterConfig, DesiredState
 from reconciler.spec.repo_config import REPO_CONFIG, load_repo_config, select_cluster
 from reconciler.spec.rules import IGNORED_FILE
+from reconciler.spec.settings_scope import Settings
 from reconciler.spec.source import relative
 
 # Commands that never talk to Kafka or git (validate, compile) must not pay for loading the
@@ -74,6 +75,9 @@ def load_specs(repo: Path, cluster: str) -> Specs:
 
 def connection(cluster: ClusterConfig) -> adapter.Connection:
     from reconciler.cluster import adapter, wait_limit
+
+    # A load for another command's cluster leaves this one's settings unread and empty
+    assert cluster.settings_read, f"cluster {cluster.name}'s settings were not read"
 
     return adapter.Connection(
         cluster.name,
@@ -111,7 +115,7 @@ def read_state(cluster: ClusterConfig, snapshot: Path | None = None) -> ClusterS
 
 def cluster_config(repo: Path, cluster: str) -> ClusterConfig:
     """One cluster's settings from reconciler.yaml alone (topic files are not read)."""
-    config, found = load_repo_config(Path(repo), os.environ)
+    config, found = load_repo_config(Path(repo), os.environ, Settings.of(cluster))
     if config is None or any(d.is_error for d in found):
         raise InvalidSpecs(tuple(found))
     return select_cluster(config, cluster)
@@ -420,8 +424,9 @@ def import_topics(
 ) -> ImportRun:
     """Write spec files for the cluster's topics that no spec names yet, then plan over them.
 
-    1. load and validate the repository (every cluster: a name any spec declares for this
-       cluster is skipped, and the repository must be valid to know which those are);
+    1. load and validate the repository (every cluster's topics: a name any spec declares for
+       this cluster is skipped, and the repository must be valid to know which those are;
+       this cluster's settings alone);
     2. read the cluster (batched, as for plan); pin its id in reconciler.yaml if unpinned;
     3. choose the topics and lay them out in new files (import_cluster, pure);
     4. write them, never over an existing file;
@@ -438,7 +443,7 @@ def import_topics(
 
     include_re = _option_regex("--include", include)
     exclude_re = _option_regex("--exclude", exclude)
-    loaded = load_repo(repo, None)
+    loaded = load_repo(repo, None, settings=Settings.of(cluster))
     if any(d.is_error for d in loaded.diagnostics) or loaded.config is None:
         raise InvalidSpecs(loaded.diagnostics)
     config = loaded.config

@@ -8,13 +8,14 @@ from pathlib import Path
 
 from reconciler.errors import ConfigError, InvalidSpecs
 from reconciler.spec.repo_config import load_repo_config
+from reconciler.spec.settings_scope import NONE
 
 
 def chosen_cluster(repo: Path, given: str | None) -> str:
     """`given`, else the repository's only cluster; a ConfigError naming them when several."""
     if given is not None:
         return given
-    config, found = load_repo_config(repo, os.environ)
+    config, found = load_repo_config(repo, os.environ, NONE)  # names only: no settings read
     if config is None:  # no or unreadable reconciler.yaml: its diagnostics say why
         raise InvalidSpecs(tuple(found))
     names = sorted(config.clusters)

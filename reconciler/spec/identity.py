@@ -19,13 +19,14 @@ from pathlib import Path
 from reconciler.errors import ConfigError
 from reconciler.spec.discovery import find_topic_files
 from reconciler.spec.repo_config import REPO_CONFIG, load_repo_config
+from reconciler.spec.settings_scope import NONE
 
 
 def specs_digest(repo: Path) -> str:
     """The digest ("sha256:...") of reconciler.yaml and the topic files of `repo`, and of the
     files discovery warns it does not read (R013): their presence stops every delete."""
     root = Path(repo).absolute()
-    config, _ = load_repo_config(root, os.environ)
+    config, _ = load_repo_config(root, os.environ, NONE)  # the topics directory alone
     topics_dir = config.topics_dir if config is not None else root / "topics"
     files = {REPO_CONFIG: root / REPO_CONFIG}
     if os.path.isdir(topics_dir):

@@ -3,7 +3,9 @@
 The orchestration only; each step is a module of its own, and every step returns its
 diagnostics rather than stopping, so one run reports every problem:
 
-1. reconciler.yaml: read safely, schema, env expansion, regexes (repo_config.py).
+1. reconciler.yaml: read safely, schema, env expansion of the selected clusters' settings
+   (settings_scope.py: another cluster's variables are not looked up), regexes
+   (repo_config.py).
 2. Find the topic files (discovery.py): `topics/**/*.yaml` and `topics/**/*.yaml.j2`, sorted,
    and everything not loaded; what could hold topics goes into every DesiredState (`unread`),
    so the planner refuses deletes while it is there.
@@ -46,6 +48,7 @@ from reconciler.spec.discovery import (
 from reconciler.spec.model import DesiredState, RepoConfig, TopicSpec
 from reconciler.spec.pattern_bounds import check_pattern_bounds
 from reconciler.spec.repo_config import load_repo_config
+from reconciler.spec.settings_scope import EVERY, Settings
 from reconciler.spec.source import Source, read_source, real_path
 from reconciler.spec.topic_reader import Topic, read_topic_file
 from reconciler.spec.yaml_reader import parse_yaml
@@ -87,20 +90,29 @@ class LoadResult:
 
 
 def load_repo(
-    root: Path, cluster: str | None = None, env: Mapping[str, str] | None = None
+    root: Path,
+    cluster: str | None = None,
+    env: Mapping[str, str] | None = None,
+    settings: Settings | None = None,
 ) -> LoadResult:
     """Load and validate the spec repository at `root`, for one cluster or (None) all of them.
 
     A `cluster` reconciler.yaml does not define selects nothing: `desired` is then empty and
     the caller says so (the repository itself is not wrong). `env` defaults to os.environ.
+    `settings`: whose `bootstrap` and `client:` are read; by default the selected cluster's, or
+    with no cluster every one's (an unset variable then a warning: settings_scope.py).
     """
+    if settings is None:
+        settings = EVERY if cluster is None else Settings.of(cluster)
     with gcpause.paused():
-        return _load_repo(root, cluster, env)
+        return _load_repo(root, cluster, env, settings)
 
 
-def _load_repo(root: Path, cluster: str | None, env: Mapping[str, str] | None) -> LoadResult:
+def _load_repo(
+    root: Path, cluster: str | None, env: Mapping[str, str] | None, settings: Settings
+) -> LoadResult:
     root = Path(root).absolute()
-    config, found = load_repo_config(root, os.environ if env is None else env)
+    config, found = load_repo_config(root, os.environ if env is None else env, settings)
     files = 1 if config is not None or os.path.lexists(root / "reconciler.yaml") else 0
     if config is None:
         selected: list[str] = []

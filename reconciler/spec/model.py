@@ -159,6 +159,9 @@ class ClusterConfig:
     cluster_id: str | None = None
     location: Location | None = field(default=None, compare=False)  # its `NAME:` key
     confirm: str = "yes"  # what apply asks to be typed: "yes", or "name" (the cluster's name)
+    # False: a command for another cluster loaded this one, so its `bootstrap` and `client:`
+    # were neither read nor expanded (spec/settings_scope.py) and are empty here
+    settings_read: bool = True
 
 
 @dataclass(frozen=True, slots=True)

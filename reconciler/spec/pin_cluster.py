@@ -27,6 +27,7 @@ def pin_cluster_id(
     """Insert `cluster_id: "ID"` under `cluster`'s key in `config_file`; False (the file as it
     was) when its layout leaves no line to insert into."""
     from reconciler.spec.repo_config import load_repo_config  # the spec package's own reader
+    from reconciler.spec.settings_scope import Settings
 
     if cluster.location is None:
         return False
@@ -48,7 +49,7 @@ def pin_cluster_id(
     newline = "\r\n" if lines[key].endswith("\r\n") else "\n"
     lines.insert(key + 1, f"{indent}{pin_line(cluster_id)}{newline}")
     _replace(config_file, "".join(lines).encode("utf-8"))
-    config, _ = load_repo_config(config_file.parent, env)
+    config, _ = load_repo_config(config_file.parent, env, Settings.of(cluster.name))
     pinned = config.clusters.get(cluster.name) if config is not None else None
     if pinned is None or pinned.cluster_id != cluster_id:
         _replace(config_file, original)

@@ -4,7 +4,10 @@ Loading steps: read the file safely (source.py, yaml_reader.py), check it agains
 schemas/reconciler.schema.json, then the semantic rules a schema cannot express: the topics
 directory stays inside the repository, `${VAR}` / `${VAR:-default}` references in `bootstrap`
 and `client` values resolve (a variable neither set nor defaulted is an error), and the
-`name_pattern` / `ignore` regular expressions compile. Cluster names are keys of one mapping,
+`name_pattern` / `ignore` regular expressions compile. Only the clusters a command is for have
+their `bootstrap` and `client` read and expanded (settings_scope.py), and only theirs are
+checked for secrets written literally (literal_secrets.py, R509) or sent in clear
+(secret_in_clear.py, R510). Cluster names are keys of one mapping,
 so a cluster defined twice is the duplicate-key error of the YAML loader.
 
 The result is built even when some parts are wrong (a bad part falls back to its default), so
@@ -26,10 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from reconciler import patterns, redaction
-from reconciler.diagnostics import Diagnostic, Location
+from reconciler.diagnostics import Diagnostic, Location, Severity
 from reconciler.errors import ConfigError
 from reconciler.spec import rules, schema
+from reconciler.spec.literal_secrets import literal_secret
 from reconciler.spec.model import ClusterConfig, Limits, Policy, RepoConfig
+from reconciler.spec.secret_in_clear import secret_in_clear
+from reconciler.spec.settings_scope import EVERY, Settings, Unread
 from reconciler.spec.source import read_source, real_path
 from reconciler.spec.units import UnitError, parse_duration_ms
 from reconciler.spec.yaml_reader import JsonPath, YamlDocument, parse_yaml
@@ -55,32 +61,36 @@ def is_secret(key: str) -> bool:
     return redaction.is_secret(key)
 
 
-def expand_env(text: str, env: Mapping[str, str]) -> tuple[str, list[str]]:
+def expand_env(text: str, env: Mapping[str, str], shown: bool = True) -> tuple[str, list[str]]:
     """`text` with `${VAR}` and `${VAR:-default}` replaced, and the problems found.
 
     As in a POSIX shell, `${VAR:-default}` uses the default when VAR is unset or empty. A
     default cannot contain '}' or '${': a nested reference (`${X:-${Y}}`) is an error, not
-    text. There is no escape for a literal '${'.
+    text. There is no escape for a literal '${'. `shown=False` (a secret's value): the problems
+    quote no text of the value, only variable names.
     """
     problems: list[str] = []
 
     def substitute(match: re.Match[str]) -> str:
         body, closed = match.group("body"), match.group("close")
         if not closed:
-            problems.append(f"'${{{body}' is not closed: write ${{NAME}} or ${{NAME:-default}}")
+            quoted = f"'${{{body}'" if shown else "a '${'"
+            problems.append(f"{quoted} is not closed: write ${{NAME}} or ${{NAME:-default}}")
             return match.group(0)
         variable = _VARIABLE.fullmatch(body)
         if variable is None:
+            quoted = f"'${{{body}}}'" if shown else "a '${...}' (not shown: the value is a secret)"
             problems.append(
-                f"'${{{body}}}' is not a variable reference: write ${{NAME}} or "
+                f"{quoted} is not a variable reference: write ${{NAME}} or "
                 "${NAME:-default}, NAME made of letters, digits and '_'"
             )
             return match.group(0)
         name, default = variable.group("name"), variable.group("default")
         if default is not None and "${" in default:
             # `${X:-${Y}}` would otherwise read as default '${Y' plus a literal '}'.
+            quoted = f"'{match.group(0)}}}'" if shown else f"the default of ${{{name}:-...}}"
             problems.append(
-                f"'{match.group(0)}}}' nests a reference in a default, which is not supported: "
+                f"{quoted} nests a reference in a default, which is not supported: "
                 f"write a literal default (${{{name}:-host:9092}}), or set {name}"
             )
             return match.group(0)
@@ -100,9 +110,10 @@ def expand_env(text: str, env: Mapping[str, str]) -> tuple[str, list[str]]:
 
 
 def load_repo_config(
-    root: Path, env: Mapping[str, str]
+    root: Path, env: Mapping[str, str], settings: Settings = EVERY
 ) -> tuple[RepoConfig | None, list[Diagnostic]]:
-    """reconciler.yaml of the repository at `root`; None only when it is missing or unreadable."""
+    """reconciler.yaml of the repository at `root`; None only when it is missing or unreadable.
+    `settings`: the clusters whose `bootstrap` and `client:` are read and expanded."""
     root = root.absolute()
     path = root / REPO_CONFIG
     start = Location(REPO_CONFIG, 1, 1)
@@ -139,7 +150,7 @@ def load_repo_config(
     if isinstance(raw_clusters, dict):
         for name, raw in raw_clusters.items():
             if isinstance(raw, dict):
-                clusters[name], problems = _cluster(doc, ("clusters", name), raw, env)
+                clusters[name], problems = _cluster(doc, ("clusters", name), raw, env, settings)
                 found += problems
     return RepoConfig(root=root, topics_dir=topics_dir, clusters=clusters, location=start), found
 
@@ -190,15 +201,26 @@ def _topics_dir(doc: YamlDocument, root: Path) -> tuple[Path, list[Diagnostic]]:
 
 
 def _cluster(
-    doc: YamlDocument, path: JsonPath, raw: dict[str, Any], env: Mapping[str, str]
+    doc: YamlDocument,
+    path: JsonPath,
+    raw: dict[str, Any],
+    env: Mapping[str, str],
+    settings: Settings,
 ) -> tuple[ClusterConfig, list[Diagnostic]]:
     name = str(path[-1])
+    read = settings.reads(name)
+    # Another cluster's references are checked for their syntax alone: its variables are
+    # never looked up (a CI job holds only its own environment's secrets)
+    values: Mapping[str, str] = env if read else Unread()
     found: list[Diagnostic] = []
     bootstrap = ""
-    if isinstance(raw.get("bootstrap"), str):
+    raw_bootstrap = raw.get("bootstrap")
+    if isinstance(raw_bootstrap, str):
         at = doc.value_at((*path, "bootstrap"))
-        expanded, problems = _expanded(raw["bootstrap"], env, at)
+        expanded, problems = _expanded(raw_bootstrap, values, at, name, settings.unset)
         found += problems
+        if not read and "${" in raw_bootstrap:
+            expanded = None  # the environment's value: checked by the commands for this cluster
         bootstrap = (expanded or "").strip()
         if expanded is not None and not bootstrap:
             found.append(
@@ -219,32 +241,54 @@ def _cluster(
                     )
                 )
     client: list[tuple[str, str]] = []
-    if isinstance(raw.get("client"), dict):
-        for key, value in raw["client"].items():
-            if isinstance(value, str):
-                expanded, problems = _expanded(value, env, doc.value_at((*path, "client", key)))
-                found += problems
-                client.append((key, expanded or ""))
-            elif isinstance(value, bool):
-                client.append((key, "true" if value else "false"))
-            elif isinstance(value, int | float):
-                client.append((key, str(value)))
+    raw_client = raw.get("client")
+    for key, value in raw_client.items() if isinstance(raw_client, dict) else ():
+        at = doc.value_at((*path, "client", key))
+        if isinstance(value, str):
+            expanded, problems = _expanded(
+                value, values, at, name, settings.unset, shown=not is_secret(key)
+            )
+            found += problems
+            client.append((key, expanded or ""))
+            written, unset = expand_env(value, {}, shown=False)  # what the file itself holds
+            if read and all("is not set" in problem for problem in unset):
+                found += _literal(name, key, value, written, at)
+        elif isinstance(value, bool):
+            client.append((key, "true" if value else "false"))
+        elif isinstance(value, int | float):
+            client.append((key, str(value)))
+            if read:
+                found += _literal(name, key, str(value), str(value), at)
+    if read and bootstrap:
+        at = doc.value_at((*path, "client", "security.protocol"))
+        if not isinstance(raw_client, dict) or "security.protocol" not in raw_client:
+            at = doc.value_at((*path, "bootstrap"))
+        found += _listed(secret_in_clear(name, bootstrap, dict(client), at))
     variables = raw.get("vars")
     policy, problems = _policy(doc, (*path, "policy"), raw.get("policy"))
     found += problems
     found += _counts_in_range(doc, path, raw)
     cluster = ClusterConfig(
         name=name,
-        bootstrap=bootstrap,
-        client=tuple(sorted(client)),
+        bootstrap=bootstrap if read else "",
+        client=tuple(sorted(client)) if read else (),
         vars=dict(variables) if isinstance(variables, dict) else {},
         limits=_limits(raw.get("limits")),
         policy=policy,
         cluster_id=raw["cluster_id"] if isinstance(raw.get("cluster_id"), str) else None,
         location=doc.key_at(path),
         confirm="name" if raw.get("confirm") == "name" else "yes",  # the schema allows these
+        settings_read=read,
     )
     return cluster, found
+
+
+def _literal(cluster: str, key: str, raw: str, written: str, at: Location) -> list[Diagnostic]:
+    return _listed(literal_secret(cluster, key, raw, written, at))
+
+
+def _listed(diagnostic: Diagnostic | None) -> list[Diagnostic]:
+    return [] if diagnostic is None else [diagnostic]
 
 
 def bootstrap_problem(bootstrap: str) -> str | None:
@@ -277,16 +321,28 @@ def _shown_server(server: str) -> str:
 
 
 def _expanded(
-    value: str, env: Mapping[str, str], at: Location
+    value: str,
+    env: Mapping[str, str],
+    at: Location,
+    cluster: str,
+    unset: Severity,
+    shown: bool = True,
 ) -> tuple[str | None, list[Diagnostic]]:
-    """The expanded value, or None when a reference is wrong (and why)."""
-    text, problems = expand_env(value, env)
-    found = [
-        (rules.UNDEFINED_ENV_VAR if "is not set" in problem else rules.INVALID_ENV_REFERENCE)(
-            problem, at
+    """The expanded value, or None when a reference is wrong (and why). An unset variable is
+    an `unset` diagnostic: a warning naming the cluster when every cluster is read."""
+    text, problems = expand_env(value, env, shown)
+    found = []
+    for problem in problems:
+        if "is not set" not in problem:
+            found.append(rules.INVALID_ENV_REFERENCE(problem, at))
+            continue
+        # Every cluster read (validate): which one's commands fail, so the job for it is known
+        tail = (
+            ""
+            if unset is Severity.ERROR
+            else (f"; commands for cluster {cluster} fail until it is set where they run")
         )
-        for problem in problems
-    ]
+        found.append(rules.UNDEFINED_ENV_VAR(problem + tail, at, severity=unset))
     return (None if problems else text), found
 
 

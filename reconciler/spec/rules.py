@@ -80,6 +80,8 @@ INVALID_ENV_REFERENCE = Rule("R505", "invalid_env_reference", _E)
 EMPTY_BOOTSTRAP = Rule("R506", "empty_bootstrap", _E)
 INVALID_BOOTSTRAP = Rule("R507", "invalid_bootstrap", _E)
 PATTERN_TOO_SLOW = Rule("R508", "pattern_too_slow", _E)
+LITERAL_SECRET = Rule("R509", "literal_secret", _W)
+SECRET_IN_CLEAR = Rule("R510", "secret_in_clear", _W)
 
 # R6xx: templates
 TEMPLATE_SYNTAX = Rule("R601", "template_syntax", _E)
