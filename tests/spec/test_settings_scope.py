@@ -51,19 +51,19 @@ class Watched(Mapping[str, str]):
     """An environment that fails the test when a variable of `forbidden` is looked up."""
 
     def __init__(self, values: Mapping[str, str], forbidden: frozenset[str]) -> None:
-        self.values, self.forbidden = dict(values), forbidden
+        self.known, self.forbidden = dict(values), forbidden
         self.asked: list[str] = []
 
     def __getitem__(self, name: str) -> str:
         self.asked.append(name)
         assert name not in self.forbidden, f"{name} of another cluster was looked up"
-        return self.values[name]
+        return self.known[name]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.values)
+        return iter(self.known)
 
     def __len__(self) -> int:
-        return len(self.values)
+        return len(self.known)
 
 
 STAGING = frozenset({"STAGING_BOOTSTRAP", "STAGING_PASSWORD"})
