@@ -115,8 +115,9 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
     """Check reconciler.yaml and every topic file against the schemas and Kafka's rules.
 
     Reports every problem at once as `path:line:col: error[CODE]: message`. With --cluster,
-    templates are rendered for that cluster only; without, for every cluster. Reads no cluster.
-    Exit 0 when valid (warnings alone do not fail), 1 otherwise.
+    templates are rendered and settings (`bootstrap`, `client:`) expanded for that cluster
+    only; without, for every cluster, and an unset variable is then a warning naming its
+    cluster. Reads no cluster. Exit 0 when valid (warnings alone do not fail), 1 otherwise.
     """
 
     from reconciler import diagnostics
