@@ -34,7 +34,7 @@ MIN_LENGTH = 4
 # Property names that carry credentials in librdkafka / Kafka clients. Over-redacting a
 # harmless property (ssl.key.location) costs nothing; leaking a password costs a rotation.
 _SECRET_KEY = re.compile(
-    r"password|passwd|secret|token|credential|jaas|private|ssl\.key|keystore\.key|"
+    r"password|passwd|passphrase|secret|token|credential|jaas|private|ssl\.key|keystore\.key|"
     r"oauthbearer\.config|api\.?key",
     re.IGNORECASE,
 )

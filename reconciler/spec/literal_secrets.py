@@ -5,8 +5,8 @@ clone the repository, in every fork, and in git's history after it is removed. A
 should be a `${VAR}` reference, the variable set where the command runs (a CI secret).
 
 Which settings hold secrets is decided by the key's name, so settings added later (keystores,
-cloud login keys) are covered without a list: a name saying password, passwd, secret, token
-or credential, or naming a private key in PEM (`ssl.key.pem`, `ssl.keystore.key`,
+cloud login keys) are covered without a list: a name saying password, passwd, passphrase,
+secret, token or credential, or naming a private key in PEM (`ssl.key.pem`, `ssl.keystore.key`,
 `*.private.key`); not a name of where a secret is kept (`*.location`, `*.file`, `*.path`,
 `*.url`). The JAAS line and the OAUTHBEARER config string (`sasl.jaas.config`,
 `sasl.oauthbearer.config`) hold `name=value` pairs: a pair whose name says secret is checked
@@ -26,7 +26,7 @@ from reconciler.redaction import inner_pairs
 from reconciler.spec import rules
 
 _SECRET = re.compile(
-    r"password|passwd|secret|token|credential|(?:^|\.)(?:ssl\.key\.pem|keystore\.key|"
+    r"password|passwd|passphrase|secret|token|credential|(?:^|\.)(?:ssl\.key\.pem|keystore\.key|"
     r"private\.key)$",
     re.IGNORECASE,
 )

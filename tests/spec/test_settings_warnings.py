@@ -48,6 +48,7 @@ def diagnostics(
         "SSL.KEYSTORE.PASSWD",
         "ssl.key.pem",
         "ssl.keystore.key",
+        "sasl.oauthbearer.assertion.private.key.passphrase",
     ],
 )
 def test_a_secret_written_literally_is_a_warning_at_its_line(tmp_path: Path, key: str) -> None:
