@@ -35,9 +35,8 @@ def secret_in_clear(
 ) -> Diagnostic | None:
     """R510 when `cluster`'s SASL login would cross the network unencrypted (`bootstrap` and
     `client` expanded; `at` where to fix it: security.protocol's value)."""
-    mechanism = client.get("sasl.mechanism", client.get("sasl.mechanisms", "GSSAPI"))
-    mechanism = mechanism.strip().upper()
-    if mechanism == "GSSAPI":
+    mechanism = client.get("sasl.mechanism", client.get("sasl.mechanisms", "")).strip().upper()
+    if mechanism in ("GSSAPI", ""):  # "": not set, or its variable is (R502 says so)
         return None
     default = client.get("security.protocol", "PLAINTEXT").strip().upper()
     remote = []

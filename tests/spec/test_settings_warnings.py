@@ -162,6 +162,7 @@ CLEAR_PLAIN = {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN"}
         ("kafka:9093", {"security.protocol": "SASL_SSL", "sasl.mechanism": "PLAIN"}),
         ("kafka:9092", {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "GSSAPI"}),
         ("kafka:9092", {"security.protocol": "SASL_PLAINTEXT"}),  # GSSAPI by default
+        ("kafka:9092", {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": " "}),
         ("kafka:9092", {"sasl.mechanism": "PLAIN"}),  # PLAINTEXT: no SASL at all
     ],
 )  # fmt: skip
