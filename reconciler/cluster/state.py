@@ -8,6 +8,7 @@ cluster. This is the one model of what a cluster shows: apply's checks of single
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 # DescribeConfigs sources (KIP-226 ConfigSource). Only DYNAMIC_TOPIC_CONFIG is a topic override;
@@ -148,6 +149,11 @@ class ClusterState:
     leftover_throttles: tuple[LeftoverThrottle, ...] = ()
     # Brokers the cluster has registered but fenced (KIP-1073): down, so not in `brokers`
     fenced: tuple[int, ...] = ()
+    # The topic configs the cluster knows, by its own answer: the keys every topic's
+    # DescribeConfigs listed (`listed_config_keys`). None: no topic's configs were read (a
+    # cluster without topics, a state or snapshot without them), so nobody can tell.
+    # planning/cluster_configs.py decides a spec's keys from it.
+    topic_config_keys: frozenset[str] | None = None
 
     @property
     def down_brokers(self) -> tuple[int, ...]:
@@ -160,3 +166,16 @@ class ClusterState:
         listed = {b.id for b in self.brokers}
         named = {b for t in self.topics.values() for p in t.partitions for b in p.replicas}
         return tuple(sorted((named | set(self.fenced)) - listed))
+
+
+def listed_config_keys(topics: Iterable[TopicState]) -> frozenset[str] | None:
+    """The config keys every topic whose configs were read lists: DescribeConfigs answers a
+    topic with every topic config its broker knows, so these are the keys all the brokers that
+    answered know (the intersection, in case a rolling upgrade has brokers of two versions
+    answering). None when no topic's configs were read."""
+    known: frozenset[str] | None = None
+    for topic in topics:
+        if topic.configs:
+            keys = frozenset(key for key, _ in topic.configs)
+            known = keys if known is None else known & keys
+    return known
