@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 # DescribeConfigs sources (KIP-226 ConfigSource). Only DYNAMIC_TOPIC_CONFIG is a topic override;
 # every other source is a value the topic inherits.
@@ -173,9 +174,12 @@ def listed_config_keys(topics: Iterable[TopicState]) -> frozenset[str] | None:
     topic with every topic config its broker knows, so these are the keys all the brokers that
     answered know (the intersection, in case a rolling upgrade has brokers of two versions
     answering). None when no topic's configs were read."""
-    known: frozenset[str] | None = None
-    for topic in topics:
-        if topic.configs:
-            keys = frozenset(key for key, _ in topic.configs)
-            known = keys if known is None else known & keys
-    return known
+    # Topics list the same keys, so the distinct key lists are few: gathered in C (map,
+    # itemgetter), then intersected once each
+    distinct = {tuple(map(_KEY, t.configs)) for t in topics if t.configs}
+    if not distinct:
+        return None
+    return frozenset.intersection(*map(frozenset, distinct))
+
+
+_KEY = itemgetter(0)
