@@ -13,6 +13,7 @@ from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, Resourc
 from reconciler.cluster.adapter import Cluster, Connection
 from reconciler.cluster.adapter.values import NewTopicRequest
 from reconciler.local.state import LocalCluster
+from reconciler.spec.catalog import CATALOG
 from tests.spec_repo import SpecRepo
 
 KEY = "confluent.placement.constraints"
@@ -35,6 +36,8 @@ def test_a_vendor_key_on_apache_kafka_is_refused_naming_the_clusters_answer(
     before = _described(admin, old)
     listed = len(before)  # every topic config this broker knows, by its own answer
     assert KEY not in before
+    # the pinned broker lists every key of the catalog: none of Apache's is refused as unknown
+    assert set(CATALOG) <= set(before), set(CATALOG) - set(before)
     repo = SpecRepo(tmp_path, kafka1.bootstrap, ns)
     repo.topics(
         {"name": old, "partitions": 1, "replication_factor": 1, "config": {KEY: VALUE}},
@@ -55,6 +58,7 @@ def test_a_vendor_key_on_apache_kafka_is_refused_naming_the_clusters_answer(
         assert d["severity"] == "error"
         assert f"the cluster 'test' does not know topic config '{KEY}'" in d["message"]
         assert f"its brokers list {listed} topic configs, none of them this one" in d["message"]
+        assert listed == len(CATALOG)  # 33 on Kafka 4.1.1, the number docs/configs.md shows
     assert plan["changes"] == []
 
     text = repo.run("plan", "--cluster", "test")
