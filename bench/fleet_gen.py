@@ -273,6 +273,32 @@ def _specs(run: _Cluster) -> Iterator[tuple[str, TopicSpec]]:
     if run.special == 5:  # min.insync.replicas above the broker default replication factor
         insync = (("min.insync.replicas", "4"),)
         yield "odd.insync", TopicSpec("odd.insync", at, partitions=1, config=insync)
+    vendor = ((VENDOR_KEY, VENDOR_VALUE),)
+    if run.special == 2:  # a vendor's topic config this cluster knows: compared like any
+        yield (
+            "odd.vendor",
+            TopicSpec("odd.vendor", at, partitions=1, replication_factor=1, config=vendor),
+        )
+    if run.special == 5:  # one it does not know: the create is refused (unknown_topic_config)
+        yield (
+            "odd.vendor-unknown",
+            TopicSpec("odd.vendor-unknown", at, partitions=1, replication_factor=1, config=vendor),
+        )
+
+
+# A Kafka-compatible service's own topic config (spec/vendors.py), as a spec holds it
+VENDOR_KEY = "confluent.placement.constraints"
+VENDOR_VALUE = '{"version":1,"replicas":[{"count":1,"constraints":{"rack":"rack-0"}}]}'
+
+
+def _config_keys(run: _Cluster, day: int) -> frozenset[str] | None:
+    """The topic configs the cluster's DescribeConfigs lists: Apache Kafka's, the key the
+    config_unknown event sets, and on one cluster a vendor's; on one snapshot, not recorded
+    (the planner only warns then)."""
+    if run.special == 5 and day == 2:
+        return None
+    vendor = {VENDOR_KEY} if run.special == 2 else set()
+    return frozenset({*catalog.CATALOG, "x.custom.key", *vendor})
 
 
 def _replicas(run: _Cluster, partitions: int, rf: int, offset: int) -> tuple[tuple[int, ...], ...]:
@@ -314,8 +340,8 @@ def _in_sync(run: _Cluster) -> dict[str, TopicState]:
     for offset, (name, spec) in enumerate(sorted(run.specs.items())):
         if spec.state is Presence.ABSENT or name in ("connect-configs", "__consumer_offsets"):
             continue
-        if name == "odd.every-broker":
-            continue  # never created: a create on every date, refused while a broker is down
+        if name in ("odd.every-broker", "odd.vendor-unknown"):
+            continue  # never created: refused while a broker is down, or the key unknown
         if spec.assignments:
             if not {b for r in spec.assignments for b in r} <= known:
                 continue  # the create is refused: the topic never came to be
@@ -479,6 +505,7 @@ def _on(run: _Cluster, base: dict[str, TopicState], events: list[_Event], day: i
         topics=dict(sorted(topics.items())),
         broker_defaults=dict(run.defaults),
         reassignments=tuple(reassignments),
+        topic_config_keys=_config_keys(run, day),
     )
 
 

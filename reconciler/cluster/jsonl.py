@@ -97,6 +97,10 @@ def lines(cluster: str, state: ClusterState, taken_at: datetime | None = None) -
                 {"id": b.id, "host": b.host, "port": b.port, "rack": b.rack} for b in state.brokers
             ],
             "broker_defaults": dict(sorted(state.broker_defaults.items())),
+            # topic lines keep overrides only: the keys the cluster knows are stated here
+            "topic_config_keys": (
+                sorted(state.topic_config_keys) if state.topic_config_keys is not None else None
+            ),
         }
     )
     moving: dict[str, list[Reassignment]] = {}
@@ -229,8 +233,15 @@ def load(path: Path) -> tuple[str, datetime, ClusterState]:
         topics=dict(sorted(topics.items())),
         broker_defaults={str(k): str(v) for k, v in header.get("broker_defaults", {}).items()},
         reassignments=tuple(reassignments),
+        topic_config_keys=_config_keys(header.get("topic_config_keys")),
     )
     return cluster, taken_at, state
+
+
+def _config_keys(keys: object) -> frozenset[str] | None:
+    """The cluster line's topic config keys; None when absent (an older file): topic lines
+    hold overrides only, so they cannot tell."""
+    return frozenset(str(k) for k in keys) if isinstance(keys, list) else None
 
 
 def _topic(line: dict[str, Any]) -> tuple[TopicState, list[Reassignment]]:

@@ -26,6 +26,7 @@ from reconciler.cluster.state import (
     Reassignment,
     Synonym,
     TopicState,
+    listed_config_keys,
 )
 from reconciler.errors import ConfigError
 
@@ -45,6 +46,7 @@ def to_json(cluster: str, state: ClusterState, taken_at: datetime | None = None)
         ],
         "fenced_brokers": list(state.fenced),
         "broker_defaults": dict(sorted(state.broker_defaults.items())),
+        "topic_config_keys": _keys_json(state.topic_config_keys),
         "topics": [_topic_json(t) for _, t in sorted(state.topics.items())],
         "reassignments": [
             {
@@ -57,6 +59,10 @@ def to_json(cluster: str, state: ClusterState, taken_at: datetime | None = None)
             for r in state.reassignments
         ],
     }
+
+
+def _keys_json(keys: frozenset[str] | None) -> list[str] | None:
+    return sorted(keys) if keys is not None else None
 
 
 def _topic_json(topic: TopicState) -> dict[str, Any]:
@@ -107,8 +113,18 @@ def _state(document: dict[str, Any], topics: list[TopicState]) -> tuple[str, Clu
             for r in document.get("reassignments", [])
         ),
         fenced=tuple(document.get("fenced_brokers", ())),
+        topic_config_keys=_keys(document, topics),
     )
     return str(document["cluster"]), state
+
+
+def _keys(document: dict[str, Any], topics: list[TopicState]) -> frozenset[str] | None:
+    """The topic configs the cluster knew: as recorded, else (a snapshot written before they
+    were) what its topics' configs list, which is the same answer."""
+    if "topic_config_keys" not in document:
+        return listed_config_keys(topics)
+    keys = document["topic_config_keys"]
+    return frozenset(str(k) for k in keys) if keys is not None else None
 
 
 _Shared = dict[tuple[str, object, object, bool, object], tuple[str, ConfigEntry]]

@@ -8,7 +8,9 @@ cluster. This is the one model of what a cluster shows: apply's checks of single
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 # DescribeConfigs sources (KIP-226 ConfigSource). Only DYNAMIC_TOPIC_CONFIG is a topic override;
 # every other source is a value the topic inherits.
@@ -148,6 +150,11 @@ class ClusterState:
     leftover_throttles: tuple[LeftoverThrottle, ...] = ()
     # Brokers the cluster has registered but fenced (KIP-1073): down, so not in `brokers`
     fenced: tuple[int, ...] = ()
+    # The topic configs the cluster knows, by its own answer: the keys every topic's
+    # DescribeConfigs listed (`listed_config_keys`). None: no topic's configs were read (a
+    # cluster without topics, a state or snapshot without them), so nobody can tell.
+    # planning/cluster_configs.py decides a spec's keys from it.
+    topic_config_keys: frozenset[str] | None = None
 
     @property
     def down_brokers(self) -> tuple[int, ...]:
@@ -160,3 +167,19 @@ class ClusterState:
         listed = {b.id for b in self.brokers}
         named = {b for t in self.topics.values() for p in t.partitions for b in p.replicas}
         return tuple(sorted((named | set(self.fenced)) - listed))
+
+
+def listed_config_keys(topics: Iterable[TopicState]) -> frozenset[str] | None:
+    """The config keys every topic whose configs were read lists: DescribeConfigs answers a
+    topic with every topic config its broker knows, so these are the keys all the brokers that
+    answered know (the intersection, in case a rolling upgrade has brokers of two versions
+    answering). None when no topic's configs were read."""
+    # Topics list the same keys, so the distinct key lists are few: gathered in C (map,
+    # itemgetter), then intersected once each
+    distinct = {tuple(map(_KEY, t.configs)) for t in topics if t.configs}
+    if not distinct:
+        return None
+    return frozenset.intersection(*map(frozenset, distinct))
+
+
+_KEY = itemgetter(0)

@@ -20,7 +20,9 @@ in brackets):
   spec's, its assignments', else the broker default) above the number of brokers
   [replication_factor_unreachable, or broker_down likewise].
 - config: keys the spec sets or the cluster overrides, throttles (OPERATIONAL_KEYS) only when
-  the spec names them, compared as canonical strings [_config_changes].
+  the spec names them, compared as canonical strings [_config_changes]; a key the cluster
+  line's `topic_config_keys` does not list is a `blocked` item instead, for an update and a
+  create alike [unknown_topic_config].
 - partitions (growth) and replication_factor: only where the spec gives a count (omitted
   counts never drift, KIP-464), and not while a reassignment of the topic is in progress
   [reassignment_in_progress], a replication factor needs more brokers than there are
@@ -109,6 +111,7 @@ COMPUTED: dict[str, str] = {
     rules.DELETE_WITH_UNREAD_SPECS.name: "_tombstone_item",
     rules.IGNORED_TOPIC.name: "ignore.ignored (prepare's `ignored` column)",
     spec_rules.MIN_INSYNC_REPLICAS.name: "_min_insync_item, _missing",
+    rules.UNKNOWN_TOPIC_CONFIG.name: "_unknown_configs (prepare), items, _missing",
 }
 # ... and why the others are the planner's alone: they need what a compiled desired state and a
 # snapshot do not carry, or the whole plan's placement
@@ -208,6 +211,7 @@ def prepare(desired: Desired, observed: Observed) -> Rows:
                 F.when(manual, F.size(F.try_element_at("assignments", F.lit(1)))),
             ).alias("want_rf"),
             F.size("broker_ids").alias("broker_count"),
+            _unknown_configs().alias("unknown_configs"),
         )
         .withColumn(
             # the replicas naming brokers the snapshot does not list (rare; null otherwise):
@@ -222,7 +226,7 @@ def prepare(desired: Desired, observed: Observed) -> Rows:
         # what no later step reads stays out of the cache: each column costs its build. The
         # broker ids are read only to check manual assignments (drift._known)
         .withColumn("broker_ids", F.when(F.col("manual"), F.col("broker_ids")))
-        .drop("has_desired", "spec_partitions", "spec_rf", "default_rf")
+        .drop("has_desired", "spec_partitions", "spec_rf", "default_rf", "config_keys")
         .persist(StorageLevel.MEMORY_AND_DISK)
     )
     # The snapshots each topic was seen in, as bits of their numbers (seq) in a few longs: a
@@ -280,6 +284,7 @@ def prepare(desired: Desired, observed: Observed) -> Rows:
                 F.when(manual, F.size(F.try_element_at("assignments", F.lit(1)))),
             ).alias("want_rf"),
             F.size("broker_ids").alias("broker_count"),
+            _unknown_configs().alias("unknown_configs"),
         )
         # few rows, read twice by _missing (the candidates' keys, then the candidates)
         .persist()
@@ -298,7 +303,17 @@ def items(prepared: Rows) -> DataFrame:
     absent = c("state") == "absent"
     update = spec & ~absent
 
-    config = _config_items(c("config"), c("overrides"))
+    unknown = c("unknown_configs")
+    config = F.concat(
+        F.transform(unknown, lambda _: _blocked(rules.UNKNOWN_TOPIC_CONFIG)),
+        F.when(
+            F.size(unknown) > 0,
+            _config_items(
+                F.map_filter(c("config"), lambda k, _: ~F.array_contains(unknown, k)),
+                F.map_filter(c("overrides"), lambda k, _: ~F.array_contains(unknown, k)),
+            ),
+        ).otherwise(_config_items(c("config"), c("overrides"))),
+    )
     counts = _count_items()
     placement = _placement_item()
     # the planner judges min.insync.replicas on the topic's own replication factor: a spec
@@ -409,6 +424,10 @@ def _missing(seen: DataFrame, absent: DataFrame) -> DataFrame:
     created = wanted.join(taken, collides, "left_anti").select(
         *_MISSING_CONTEXT,
         F.when(
+            F.size("unknown_configs") > 0,
+            F.transform("unknown_configs", lambda _: _blocked(rules.UNKNOWN_TOPIC_CONFIG)),
+        )
+        .when(
             unknown,
             F.array(
                 _blocked(
@@ -497,6 +516,17 @@ def _blocked(rule: Rule, needs: Column | None = None, unlisted: Column | None = 
     """The planner's blocked item: its rule's name as the field, no values
     (planning/drift.py _blocked)."""
     return _item("blocked", rule.name, None, None, needs, unlisted)
+
+
+def _unknown_configs() -> Column:
+    """The keys a spec sets that the snapshot's cluster does not list among its topic configs,
+    sorted; empty when it lists them all, or when its snapshot does not say which it knows
+    (planning/cluster_configs.py: nobody can tell then, and the planner only warns)."""
+    keys = F.coalesce(F.map_keys("config"), F.array().cast(T.ArrayType(T.StringType())))
+    return F.when(
+        F.col("config_keys").isNotNull(),
+        F.array_sort(F.filter(keys, lambda k: ~F.array_contains(F.col("config_keys"), k))),
+    ).otherwise(F.array().cast(T.ArrayType(T.StringType())))
 
 
 def _config_items(wanted: Column, overrides: Column) -> Column:

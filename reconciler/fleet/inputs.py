@@ -331,6 +331,7 @@ def read_snapshots(
             F.try_to_timestamp(r.taken_at).alias("at"),
             r.brokers.alias("brokers"),
             F.coalesce(r.broker_defaults, _empty_map()).alias("broker_defaults"),
+            r.topic_config_keys.alias("config_keys"),
             r.cluster_id.alias("cluster_id"),
             r.topics.alias("topics"),
         )
@@ -424,6 +425,9 @@ def read_snapshots(
             .getItem("default.replication.factor")
             .try_cast("int")
             .alias("default_rf"),
+            # the topic configs the cluster knows (null: not known), which the planner
+            # decides a spec's keys from (planning/cluster_configs.py)
+            "config_keys",
         )
         .persist()
     )

@@ -51,6 +51,7 @@ SNAPSHOT_LINE = T.StructType(
         T.StructField("controller_id", T.IntegerType()),
         T.StructField("brokers", T.ArrayType(BROKER)),
         T.StructField("broker_defaults", T.MapType(T.StringType(), T.StringType())),
+        T.StructField("topic_config_keys", T.ArrayType(T.StringType())),
         # a topic line
         T.StructField("topic", T.StringType()),
         T.StructField("internal", T.BooleanType()),

@@ -41,6 +41,7 @@ from reconciler.planning.changes import (
     ReassignReplicas,
     TopicChange,
 )
+from reconciler.planning.cluster_configs import unknown_keys
 from reconciler.planning.configs import compacted, config_changes
 from reconciler.planning.ownership import owned
 from reconciler.spec.model import DesiredState, Policy, Presence, TopicSpec
@@ -61,7 +62,7 @@ def diff(
     `evidence`: whether the topics to delete are still in use (None: not read), carried by
     each delete and judged by hazards.in_use. Ordering the changes is `order.order`'s job.
     """
-    run = _Diff(state, policy, desired.unread, evidence)
+    run = _Diff(state, policy, desired.cluster, desired.unread, evidence)
     ignore = run.ignore_patterns()
     for name in sorted(desired.topics):
         spec = desired.topics[name]
@@ -114,6 +115,7 @@ class _Diff:
 
     state: ClusterState
     policy: Policy
+    cluster: str  # its name, for messages
     unread: tuple[tuple[str, str], ...] = ()  # DesiredState.unread: files that stop deletes
     evidence: Evidence | None = None  # of the topics to delete; None: not read
     changes: list[TopicChange] = field(default_factory=list)
@@ -178,6 +180,10 @@ class _Diff:
                 )
             )
             return
+        unknown, said = unknown_keys(spec, self.state, self.cluster, creating=True)
+        self.diagnostics.extend(said)
+        if unknown:
+            return
         assignments = spec.assignments
         if assignments and not self._brokers_known(spec, assignments, "creating it"):
             return
@@ -223,7 +229,10 @@ class _Diff:
         planned: list[Change] = []
         found: list[Hazard] = []
 
+        unknown, said = unknown_keys(spec, self.state, self.cluster, creating=False)
+        self.diagnostics.extend(said)
         entries = config_changes(spec, current, self.state.broker_defaults)
+        entries = tuple(e for e in entries if e.key not in unknown)
         if entries:
             planned.append(AlterTopicConfig(name, entries))
             found.extend(hazards.config_hazards(entries))

@@ -39,6 +39,7 @@ DRIFT_RULES: tuple[DriftRule, ...] = (
     DriftRule(rules.REASSIGNMENT_IN_PROGRESS, "blocked", "diff.update"),
     DriftRule(rules.UNKNOWN_BROKER, "blocked", "diff.create, diff.update"),
     DriftRule(rules.BROKER_DOWN, "blocked", "diff.create, diff.update"),
+    DriftRule(rules.UNKNOWN_TOPIC_CONFIG, "blocked", "cluster_configs.unknown_keys"),
     DriftRule(rules.TOPIC_COLLISION, "blocked", "diff.create"),
     DriftRule(rules.DELETE_PROTECTED, "blocked", "diff.tombstone"),
     DriftRule(rules.DELETE_NOT_ALLOWED, "blocked", "diff.tombstone"),

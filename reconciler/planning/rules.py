@@ -46,6 +46,10 @@ APPLY_LOCK_HELD = Rule("P131", "apply_lock_held", _WARNING)
 DELETE_WITH_UNREAD_SPECS = Rule("P117", "delete_with_unread_specs", _ERROR)
 # A change that needs a broker existing replicas name but the cluster does not list (diff.py)
 BROKER_DOWN = Rule("P118", "broker_down", _ERROR)
+# A spec's topic config the cluster's DescribeConfigs does not list (cluster_configs.py), and
+# one nobody could check (no topic's configs were read)
+UNKNOWN_TOPIC_CONFIG = Rule("P119", "unknown_topic_config", _ERROR)
+TOPIC_CONFIG_UNCHECKED = Rule("P120", "topic_config_unchecked", _WARNING)
 # Approvals (hazards.py review)
 ACKNOWLEDGE_UNBOUND = Rule("P132", "acknowledge_unbound", _WARNING)
 ACKNOWLEDGE_STALE = Rule("P133", "acknowledge_stale", _WARNING)
@@ -73,6 +77,8 @@ RULES: tuple[Rule, ...] = (
     APPLY_LOCK_HELD,
     DELETE_WITH_UNREAD_SPECS,
     BROKER_DOWN,
+    UNKNOWN_TOPIC_CONFIG,
+    TOPIC_CONFIG_UNCHECKED,
     ACKNOWLEDGE_UNBOUND,
     ACKNOWLEDGE_STALE,
     IN_USE_NOT_READ,

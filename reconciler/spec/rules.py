@@ -44,6 +44,8 @@ INVALID_CONFIG_VALUE = Rule("R101", "invalid_config_value", _E)
 REMOVED_CONFIG = Rule("R102", "removed_config", _E)
 MIN_INSYNC_REPLICAS = Rule("R103", "min_insync_replicas", _E)
 UNKNOWN_CONFIG = Rule("R105", "unknown_config", _E)
+# A key under a Kafka-compatible service's prefix (vendors.py): the cluster decides at plan time
+VENDOR_CONFIG = Rule("R106", "vendor_config", _W)
 
 # R2xx: topic names
 ILLEGAL_TOPIC_NAME = Rule("R201", "illegal_topic_name", _E)

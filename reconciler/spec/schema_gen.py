@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from typing import Any
 
-from reconciler.spec import catalog
+from reconciler.spec import catalog, vendors
 from reconciler.spec.catalog import ConfigDef, ConfigType
 from reconciler.spec.model import HAZARD_CODES
 from reconciler.spec.topic_rules import MAX_PARTITIONS, MAX_REPLICATION_FACTOR
@@ -65,6 +66,18 @@ def _one_of_words(words: tuple[str, ...]) -> str:
 
 
 # --- one config key ---------------------------------------------------------------------------
+
+
+def _vendor_value(vendor: vendors.VendorPrefix) -> Schema:
+    return {
+        "type": ["string", "integer", "number", "boolean", "array"],
+        "items": {"type": ["string", "integer", "number", "boolean"]},
+        "description": (
+            f"A topic config of {vendor.vendor}, not of Apache Kafka: `reconciler plan` asks "
+            "the cluster whether it has the key (validate warns, R106). The value is sent as "
+            f"written. {vendor.source}"
+        ),
+    }
 
 
 def config_value(defn: ConfigDef) -> Schema:
@@ -159,12 +172,16 @@ def _description(defn: ConfigDef) -> str:
 
 
 def config_map() -> Schema:
-    """`config:` of a topic or of the defaults: every key of the catalog, nothing else."""
+    """`config:` of a topic or of the defaults: every key of the catalog, and any key under a
+    Kafka-compatible service's prefix (vendors.py), which the cluster judges at plan time."""
     return {
         "description": _CONFIG_DESCRIPTION,
         "type": "object",
         "additionalProperties": False,
         "properties": {name: config_value(defn) for name, defn in sorted(catalog.CATALOG.items())},
+        "patternProperties": {
+            "^" + re.escape(v.prefix): _vendor_value(v) for v in vendors.VENDOR_PREFIXES
+        },
         "examples": [{"retention.ms": "7d", "min.insync.replicas": 2, "cleanup.policy": "delete"}],
     }
 

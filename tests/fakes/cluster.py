@@ -22,7 +22,7 @@ from __future__ import annotations
 import secrets
 import time
 import uuid
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 
@@ -55,6 +55,7 @@ from reconciler.cluster.state import (
     PartitionState,
     Reassignment,
     TopicState,
+    listed_config_keys,
 )
 from reconciler.errors import ClusterError
 from reconciler.spec.catalog import CATALOG
@@ -109,6 +110,11 @@ class FakeKafka:
     )
     # Topic configs inherited from a dynamic broker default rather than Kafka's built-in one
     dynamic_defaults: dict[str, str] = field(default_factory=lambda: {"min.insync.replicas": "1"})
+    # Topic configs these brokers know beyond Apache Kafka's, with their defaults: a
+    # Kafka-compatible service's own (`confluent.placement.constraints`), which no Apache broker
+    # the suite starts has. DescribeConfigs lists them and writes accept them, as such a
+    # service's brokers do.
+    vendor_configs: dict[str, str] = field(default_factory=dict)
     topics: dict[str, FakeTopic] = field(default_factory=dict)
     moves: dict[tuple[str, int], Replicas] = field(default_factory=dict)  # in progress: target
     moving: bool = False  # reassignments stay in progress (until finish_moves)
@@ -219,9 +225,10 @@ class FakeCluster:
             cluster_id=description.cluster_id,
             controller_id=description.controller_id,
             brokers=tuple(BrokerState(b.id, b.host, b.port, b.rack) for b in description.brokers),
-            topics=self._states(sorted(self.kafka.topics), configs=True),
+            topics=(topics := self._states(sorted(self.kafka.topics), configs=True)),
             broker_defaults=dict(sorted(self.kafka.broker_configs.items())),
             reassignments=self._reassignments(None),
+            topic_config_keys=listed_config_keys(topics.values()),
         )
 
     def topics(self, names: Sequence[str], *, configs: bool = False) -> dict[str, TopicState]:
@@ -275,6 +282,8 @@ class FakeCluster:
                 )
             else:
                 entries[key] = ConfigEntry(defn.default, "DEFAULT_CONFIG")
+        for key, value in self.kafka.vendor_configs.items():
+            entries[key] = ConfigEntry(value, "DEFAULT_CONFIG")
         for key, value in topic.overrides.items():
             entries[key] = ConfigEntry(value, TOPIC_OVERRIDE)
         return tuple(sorted(entries.items()))
@@ -310,7 +319,7 @@ class FakeCluster:
                 f"factor of {factor} cannot be reached because only {brokers} broker(s) are "
                 "registered.",
             )
-        return _config_refusal(request.config)
+        return _config_refusal(request.config, self.kafka.vendor_configs)
 
     def _factor(self, request: NewTopicRequest) -> int:
         if request.replication_factor is not None:
@@ -342,7 +351,9 @@ class FakeCluster:
                 failure = Failure(
                     "UNKNOWN_TOPIC_OR_PART", f"The topic '{update.topic}' does not exist."
                 )
-            failure = failure or _config_refusal((*update.set, *((k, "") for k in update.delete)))
+            failure = failure or _config_refusal(
+                (*update.set, *((k, "") for k in update.delete)), self.kafka.vendor_configs
+            )
             answers[update.topic] = failure
             if failure is None and topic is not None and not validate_only:
                 topic.overrides.update(update.set)
@@ -581,9 +592,11 @@ class FakeCluster:
         return Evidence(now, found)
 
 
-def _config_refusal(config: Iterable[tuple[str, str]]) -> Failure | None:
+def _config_refusal(
+    config: Iterable[tuple[str, str]], vendor_configs: Container[str]
+) -> Failure | None:
     for key, _ in config:
-        if key not in CATALOG:
+        if key not in CATALOG and key not in vendor_configs:
             return Failure("INVALID_CONFIG", f"Unknown topic config name: {key}")
     return None
 

@@ -47,8 +47,9 @@ _SENTENCES: dict[str, str] = {
         "allows and adjust the spec"
     ),
     "INVALID_CONFIG": (
-        "Kafka rejected a config value of {topic}: fix the value in the spec (see "
-        "`reconciler help configs` for the allowed range)"
+        "Kafka rejected a topic config of {topic}, a key the cluster does not know or a value "
+        "it refuses (Kafka's words follow): fix it in the spec (`reconciler help configs` "
+        "lists Apache Kafka's keys and ranges)"
     ),
     "UNKNOWN_TOPIC_OR_PART": (
         "{topic} does not exist on the cluster (any more); re-plan against the cluster as it is now"

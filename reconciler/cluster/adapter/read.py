@@ -66,6 +66,7 @@ from reconciler.cluster.state import (
     Reassignment,
     Synonym,
     TopicState,
+    listed_config_keys,
 )
 from reconciler.errors import ClusterError
 
@@ -105,6 +106,7 @@ def state_of(
         broker_defaults=defaults,
         reassignments=reassignments,
         fenced=fenced,
+        topic_config_keys=listed_config_keys(topics.values()),
     )
 
 
