@@ -32,13 +32,19 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
+from typing import Any, Literal, ParamSpec, Protocol, TypeVar
 
+from reconciler.cluster.adapter import broker_version
 from reconciler.cluster.adapter.failures import NoAnswer
 from reconciler.errors import ClusterError, ReconcilerError
 
-if TYPE_CHECKING:
-    from reconciler.cluster.adapter.connect import Connection
+
+class Connection(broker_version.Where, Protocol):
+    """What the boundary names: a connect.Connection (connect.py imports this module)."""
+
+    @property
+    def name(self) -> str: ...
+
 
 Library = Literal["confluent-kafka", "kafka-python"]
 
@@ -137,8 +143,6 @@ class Call:
 
     def failure(self, exc: BaseException) -> LibraryFailure:
         """The typed value of the library's failure `exc`."""
-        from reconciler.cluster.adapter import broker_version
-
         known = broker_version.of_client(self.client) if self.client is not None else None
         return LibraryFailure(
             self.connection.name,
@@ -191,15 +195,15 @@ def classified(exc: BaseException) -> bool:
 
 
 def library_version(library: Library) -> str:
-    """The library's name and version, as `pip show` names it."""
-    if library == "kafka-python":
-        from importlib.metadata import version
+    """The library's name and version, as `pip show` names it (librdkafka's too)."""
+    from importlib.metadata import version
 
+    if library == "kafka-python":
         return f"kafka-python {version('kafka-python')}"
     import confluent_kafka
 
-    python, c = confluent_kafka.version()[0], confluent_kafka.libversion()[0]
-    return f"confluent-kafka {python} (librdkafka {c})"
+    c = confluent_kafka.libversion()[0]
+    return f"confluent-kafka {version('confluent-kafka')} (librdkafka {c})"
 
 
 def _said(exc: BaseException) -> str:

@@ -15,10 +15,22 @@ from __future__ import annotations
 import socket
 import ssl
 import struct
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from reconciler.cluster.adapter.connect import Connection
+
+class Where(Protocol):
+    """A connection as far as asking its brokers needs it (connect.py imports the boundary,
+    which imports this module: no import back)."""
+
+    @property
+    def bootstrap(self) -> str: ...
+
+    @property
+    def client(self) -> tuple[tuple[str, str], ...]: ...
+
+    @property
+    def seconds(self) -> float: ...
+
 
 # ApiVersions v0 with request header v1: api key 18, version 0, correlation id 7, client id.
 _CLIENT_ID = b"reconciler-version"
@@ -35,15 +47,16 @@ def of_client(admin: Any) -> str | None:
         return None
 
 
-def asked(connection: Connection) -> str | None:
+def asked(connection: Where) -> str | None:
     """The release the first bootstrap server that answers ApiVersions runs, as kafka-python
-    infers it; None when none answers in time or the answer cannot be read."""
-    from reconciler.cluster.adapter.probe import bootstrap_addresses, probe_timeout
-
+    infers it; None when none answers in time or the answer cannot be read. Each server gets
+    the probe's timeout (probe.py): a quarter of the request timeout, at most 2 s."""
     tls = dict(connection.client).get("security.protocol", "").upper() in {"SSL", "SASL_SSL"}
-    for address in bootstrap_addresses(connection):
+    timeout = min(2.0, connection.seconds / 4)
+    for server in connection.bootstrap.split(","):
+        host, _, port = server.strip().rpartition("://")[2].rpartition(":")
         try:
-            versions = _api_versions(address.host, address.port, probe_timeout(connection), tls)
+            versions = _api_versions(host.strip("[]"), int(port), timeout, tls)
             from kafka.protocol.broker_version_data import infer_broker_version_from_api_versions
 
             return ".".join(map(str, infer_broker_version_from_api_versions(versions)))
