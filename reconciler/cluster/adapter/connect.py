@@ -177,7 +177,7 @@ def librdkafka_admin(connection: Connection) -> AdminClient:
     return connection.watch.register(admin)
 
 
-@boundary.calls("ApiVersions and Metadata requests of its bootstrap", "kafka-python")
+@boundary.calls("the ApiVersions and Metadata requests of its bootstrap", "kafka-python")
 def kafka_python_admin(
     connection: Connection, timeout: float | None = None, servers: list[str] | None = None
 ) -> KafkaAdminClient:
@@ -208,6 +208,8 @@ def kafka_python_admin(
             **oauth_provider,
         )
     except KafkaPythonError as exc:
+        if not boundary.classified(exc):
+            raise  # the library's own failure: the boundary above says it
         raise connection.error("connect to", exc) from exc
 
 
