@@ -177,3 +177,11 @@ def test_the_decorator_names_the_cluster_of_its_connection_argument() -> None:
     assert "the Metadata request for cluster 'prod' at 127.0.0.1:1 (IndexError: 3;" in str(
         raised.value
     )
+
+
+def test_a_librarys_own_failure_is_not_retried_even_when_the_library_calls_it_retriable() -> None:
+    from reconciler.cluster.adapter import retry
+
+    with pytest.raises(boundary.LibraryFailed) as raised, boundary.kafka_python(NOWHERE, "Fetch"):
+        raise CorrelationIdError("correlation ids do not match")
+    assert CorrelationIdError.retriable and not retry.retriable(raised.value)

@@ -318,6 +318,9 @@ def test_each_call_into_a_library_failing_each_way_is_one_sentence_and_changes_n
                             problems.append(f"{where}: exit code {exc.code}")
                         if "internal error" in err:
                             problems.append(f"{where}: {err.strip()}")
+                        said_lines = [ln for ln in err.splitlines() if ln.startswith("error: ")]
+                        if len(said_lines) != 1:
+                            problems.append(f"{where}: not one error line: {err}")
                         said = err.strip().splitlines()[-1] if err.strip() else ""
                         problems += [f"{where}: lacks {w}: {err}" for w in
                                      _sentence_problems(said, world, kind)]  # fmt: skip
