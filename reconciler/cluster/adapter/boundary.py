@@ -207,7 +207,10 @@ def library_version(library: Library) -> str:
 
 
 def _said(exc: BaseException) -> str:
-    """The exception as one short line: its type and (the start of) its message."""
+    """The exception as one short line: its type (with its module, unless a builtin: struct.error,
+    kafka.errors.KafkaProtocolError) and (the start of) its message."""
     text = " ".join(str(exc).split())
     text = text if len(text) <= 200 else text[:197] + "..."
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    kind = type(exc)
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    return f"{name}: {text}" if text else name
