@@ -9,6 +9,8 @@ back reconciler.cluster.state values, never a client object or a client library'
     connect.py    Connection (bootstrap, `client:` properties, timeout); building the clients
     failures.py   the clients' failures classified by Kafka's codes: Denied, Unauthenticated,
                   Unsupported (the only module that reads a client's message text)
+    boundary.py   the one boundary around every call into either library: a library's own
+                  failure becomes LibraryFailed, one sentence (broker_version.py: the release)
     authorization.py  what the principal may do (KIP-430), and the sentences of a refusal
     describe.py   DescribeCluster: brokers, racks, controller (also behind `local status`)
     read.py       the whole ClusterState in a fixed number of round trips; some topics' state

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from confluent_kafka import KafkaError, KafkaException, TopicCollection
 from confluent_kafka.admin import AclOperation, AdminClient
 
+from reconciler.cluster.adapter import boundary
 from reconciler.cluster.adapter.connect import Connection
 from reconciler.cluster.adapter.failures import TOPIC_DENIED, Resource, code_of
 from reconciler.errors import ClusterError
@@ -112,28 +113,32 @@ def names(operations: object) -> frozenset[str]:
 def authorized(connection: Connection, admin: AdminClient, topics: Collection[str]) -> Authorized:
     """One DescribeCluster and one Metadata request asking for the authorized operations."""
     try:
-        described = admin.describe_cluster(
-            request_timeout=connection.seconds, include_authorized_operations=True
-        ).result()
+        with boundary.librdkafka(connection, "DescribeCluster"):
+            described = admin.describe_cluster(
+                request_timeout=connection.seconds, include_authorized_operations=True
+            ).result()
+            granted = _names(described.authorized_operations)
     except KafkaException as exc:
         raise connection.error("describe", exc) from exc
     per_topic: dict[str, frozenset[str] | None] = {}
     if topics:
-        futures = admin.describe_topics(
-            TopicCollection(sorted(topics)),
-            request_timeout=connection.seconds,
-            include_authorized_operations=True,
-        )
+        with boundary.librdkafka(connection, "Metadata"):
+            futures = admin.describe_topics(
+                TopicCollection(sorted(topics)),
+                request_timeout=connection.seconds,
+                include_authorized_operations=True,
+            )
         for name, future in futures.items():
             try:
-                per_topic[name] = _names(future.result().authorized_operations)
+                with boundary.librdkafka(connection, "Metadata"):
+                    per_topic[name] = _names(future.result().authorized_operations)
             except KafkaException as exc:
                 if code_of(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
                     continue  # deleted meanwhile: nothing to check
                 if code_of(exc) != TOPIC_DENIED:
                     raise connection.error(f"describe topic '{name}' of", exc) from exc
                 per_topic[name] = None
-    return Authorized(_names(described.authorized_operations), per_topic)
+    return Authorized(granted, per_topic)
 
 
 def check_visible(connection: Connection, admin: AdminClient, creates: Collection[str]) -> None:
@@ -146,13 +151,15 @@ def check_visible(connection: Connection, admin: AdminClient, creates: Collectio
     """
     if not creates:
         return
-    futures = admin.describe_topics(
-        TopicCollection(sorted(creates)), request_timeout=connection.seconds
-    )
+    with boundary.librdkafka(connection, "Metadata"):
+        futures = admin.describe_topics(
+            TopicCollection(sorted(creates)), request_timeout=connection.seconds
+        )
     hidden = []
     for name, future in sorted(futures.items()):
         try:
-            future.result()
+            with boundary.librdkafka(connection, "Metadata"):
+                future.result()
         except KafkaException as exc:
             if code_of(exc) == TOPIC_DENIED:
                 hidden.append(name)

@@ -26,6 +26,7 @@ from confluent_kafka.admin import AdminClient
 from reconciler.cluster.adapter import (
     audit_topic,
     authorization,
+    boundary,
     evidence,
     lock_topic,
     probe,
@@ -102,7 +103,8 @@ class Cluster:
     def close(self) -> None:
         """Close the kafka-python client; librdkafka's closes when it is garbage."""
         if self._kafka_python is not None:
-            self._kafka_python.close()
+            with boundary.kafka_python(self.connection, "closing its client"):
+                self._kafka_python.close()
             self._kafka_python = None
         self._librdkafka = None
 
@@ -213,18 +215,20 @@ class Cluster:
         Metadata is asked again until it names a broker that answers."""
         self._logs()
         if self._kafka_python is not None:
-            self._kafka_python.close()
+            with boundary.kafka_python(self.connection, "closing its client"):
+                self._kafka_python.close()
             self._kafka_python = None
         self._librdkafka = None
         silent = {a.id for a, _ in self._probed() if a.id is not None}
         if silent and self._answering():
-            steer_controller(self._client(), silent)
+            steer_controller(self.connection, self._client(), silent)
 
     def _logs(self) -> None:
         """Hand librdkafka's queued log lines to Python logging (shown with --debug only): an
         admin client delivers them only when polled."""
         if self._librdkafka is not None:
-            self._librdkafka.poll(0)
+            with boundary.librdkafka(self.connection, "serving its client's log"):
+                self._librdkafka.poll(0)
 
     def describe(self) -> ClusterDescription:
         """Brokers, racks and controller: one DescribeCluster."""

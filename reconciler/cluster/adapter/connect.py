@@ -20,7 +20,7 @@ from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
 
 from reconciler import redaction
-from reconciler.cluster.adapter import compatibility, failures, oauth
+from reconciler.cluster.adapter import boundary, compatibility, failures, oauth
 from reconciler.cluster.adapter.failures import (
     Denied,
     NoAnswer,
@@ -108,7 +108,8 @@ class Connection:
     def unauthenticated(self, fallback: tuple[int, str] | None = None) -> Unauthenticated | None:
         """The login the cluster refused since this connection's clients were made (else
         `fallback`, a client's own code and reason), else None."""
-        refused = self.watch.refused() or fallback
+        with boundary.librdkafka(self, "reading its clients' refused logins"):
+            refused = self.watch.refused() or fallback
         if refused is None:
             return None
         code, text = refused
@@ -152,6 +153,7 @@ class Connection:
         )
 
 
+@boundary.calls("setting up its client", "confluent-kafka")
 def librdkafka_admin(connection: Connection) -> AdminClient:
     """A librdkafka admin client; connections open lazily on the first request."""
     conf: dict[str, str | int | float | bool] = {
@@ -175,6 +177,7 @@ def librdkafka_admin(connection: Connection) -> AdminClient:
     return connection.watch.register(admin)
 
 
+@boundary.calls("the ApiVersions and Metadata requests of its bootstrap", "kafka-python")
 def kafka_python_admin(
     connection: Connection, timeout: float | None = None, servers: list[str] | None = None
 ) -> KafkaAdminClient:
@@ -205,10 +208,15 @@ def kafka_python_admin(
             **oauth_provider,
         )
     except KafkaPythonError as exc:
+        if not boundary.classified(exc):
+            raise  # the library's own failure: the boundary above says it
         raise connection.error("connect to", exc) from exc
 
 
-def steer_controller(admin: AdminClient, avoid: set[int], tries: int = 8) -> None:
+@boundary.calls("Metadata", "confluent-kafka")
+def steer_controller(
+    connection: Connection, admin: AdminClient, avoid: set[int], tries: int = 8
+) -> None:
     """Ask Metadata (all topics: asking for one could create it) until librdkafka's controller
     is not one of `avoid`: each KRaft answer names a random live broker."""
     for _ in range(tries):

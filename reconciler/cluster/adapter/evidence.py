@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from confluent_kafka import KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
-from reconciler.cluster.adapter import authorization, failures, records
+from reconciler.cluster.adapter import authorization, boundary, failures, records
 from reconciler.cluster.adapter.connect import Connection, reason
 from reconciler.cluster.evidence import Evidence, GroupUse, TopicEvidence
 
@@ -56,7 +56,10 @@ def read(
     read_at = int(time.time() * 1000)
     problems: list[str] = []  # unreadable for every topic
     by_topic: dict[str, list[str]] = defaultdict(list)  # unreadable for one topic
-    tps = [TopicPartition(t, p) for t, count in sorted(partitions.items()) for p in range(count)]
+    with boundary.librdkafka(connection, "ListOffsets"):
+        tps = [
+            TopicPartition(t, p) for t, count in sorted(partitions.items()) for p in range(count)
+        ]
     latest = _offsets(connection, admin, tps, _SPEC_LATEST, by_topic)
     newest = _newest(connection, admin, tps, latest, by_topic)
     uses: dict[str, list[GroupUse]] = defaultdict(list)
@@ -102,13 +105,15 @@ def _complete_group_list(
     """Every group's name, or [] with the reason in `problems` when the list cannot be
     proven whole."""
     try:
-        described = admin.describe_cluster(
-            request_timeout=connection.seconds, include_authorized_operations=True
-        ).result()
+        with boundary.librdkafka(connection, "DescribeCluster"):
+            described = admin.describe_cluster(
+                request_timeout=connection.seconds, include_authorized_operations=True
+            ).result()
+            operations = described.authorized_operations
     except KafkaException as exc:
         problems.append(f"the cluster's authorized operations could not be read ({reason(exc)})")
         return []
-    granted = authorization.Authorized(authorization.names(described.authorized_operations), {})
+    granted = authorization.Authorized(authorization.names(operations), {})
     if not granted.allows("Describe", None):
         problems.append(
             authorization.lacks(
@@ -122,11 +127,15 @@ def _complete_group_list(
         )
         return []
     try:
-        found = groups_admin.list_groups()
+        with boundary.kafka_python(connection, "ListGroups", groups_admin):
+            found = groups_admin.list_groups()
+    except boundary.LibraryFailed:
+        raise
     except Exception as exc:  # kafka-python raises its own error classes
         problems.append(f"the consumer groups could not be listed ({_said(exc)})")
         return []
-    return sorted({str(g.get("group_id")) for g in found if g.get("protocol_type") != "share"})
+    with boundary.kafka_python(connection, "ListGroups", groups_admin):  # the answer's shape
+        return sorted({str(g.get("group_id")) for g in found if g.get("protocol_type") != "share"})
 
 
 def _describe(
@@ -140,7 +149,10 @@ def _describe(
     consumer protocol (KIP-848), which DescribeGroups refuses, are described with
     ConsumerGroupDescribe through librdkafka."""
     try:
-        found: dict[str, dict[str, Any]] = groups_admin.describe_groups(groups)
+        with boundary.kafka_python(connection, "DescribeGroups", groups_admin):
+            found: dict[str, dict[str, Any]] = groups_admin.describe_groups(groups)
+    except boundary.LibraryFailed:
+        raise
     except Exception as exc:  # kafka-python stops at the first group refused
         problems.append(_failed(connection, exc))
         return {}
@@ -176,23 +188,25 @@ def _describe_new_protocol(
 ) -> dict[str, tuple[str, int | None, frozenset[str]]]:
     described: dict[str, tuple[str, int | None, frozenset[str]]] = {}
     try:
-        futures = admin.describe_consumer_groups(groups, request_timeout=connection.seconds)
+        with boundary.librdkafka(connection, "ConsumerGroupDescribe"):
+            futures = admin.describe_consumer_groups(groups, request_timeout=connection.seconds)
     except KafkaException as exc:
         problems.append(f"the consumer groups could not be described ({reason(exc)})")
         return described
     for group, future in futures.items():
         try:
-            found = future.result()
+            with boundary.librdkafka(connection, "ConsumerGroupDescribe"):
+                found = future.result()
+                topics = {
+                    tp.topic
+                    for member in found.members
+                    if member.assignment is not None
+                    for tp in member.assignment.topic_partitions
+                }
+                state = found.state.name.title() if found.state is not None else "unknown"
         except KafkaException as exc:
             problems.append(_group_problem(connection, group, failures.code_of(exc), reason(exc)))
             continue
-        topics = {
-            tp.topic
-            for member in found.members
-            if member.assignment is not None
-            for tp in member.assignment.topic_partitions
-        }
-        state = found.state.name.title() if found.state is not None else "unknown"
         described[group] = (state, len(found.members), frozenset(topics))
     return described
 
@@ -202,7 +216,10 @@ def _committed(
 ) -> dict[str, dict[tuple[str, int], int]]:
     """group -> {(topic, partition): committed offset}."""
     try:
-        found = groups_admin.list_group_offsets(dict.fromkeys(groups))
+        with boundary.kafka_python(connection, "OffsetFetch", groups_admin):
+            found = groups_admin.list_group_offsets(dict.fromkeys(groups))
+    except boundary.LibraryFailed:
+        raise
     except Exception as exc:  # kafka-python stops at the first group refused
         problems.append(_failed(connection, exc))
         return {}
@@ -259,14 +276,18 @@ def _list_offsets(
     if not tps:
         return offsets, stamps
     try:
-        futures = admin.list_offsets(dict.fromkeys(tps, spec), request_timeout=connection.seconds)
+        with boundary.librdkafka(connection, "ListOffsets"):
+            futures = admin.list_offsets(
+                dict.fromkeys(tps, spec), request_timeout=connection.seconds
+            )
     except KafkaException as exc:
         for tp in tps:
             by_topic[tp.topic].append(f"its offsets could not be read ({reason(exc)})")
         return offsets, stamps
     for tp, future in futures.items():
         try:
-            result = future.result()
+            with boundary.librdkafka(connection, "ListOffsets"):
+                result = future.result()
         except KafkaException as exc:
             code = failures.code_of(exc)
             if unsupported is not None and code == KafkaError.UNSUPPORTED_VERSION:

@@ -55,6 +55,7 @@ from confluent_kafka.admin import (
 from confluent_kafka.admin import ConfigEntry as KafkaConfigEntry
 
 from reconciler import gcpause
+from reconciler.cluster.adapter import boundary
 from reconciler.cluster.adapter.connect import Connection, bounded
 from reconciler.cluster.adapter.describe import ClusterDescription
 from reconciler.cluster.adapter.failures import code_of, is_kafka_python_error
@@ -123,8 +124,8 @@ def read_topics(
     do not know (not created yet, or deleted) is left out; without `configs`, each topic's
     `configs` is empty (not read)."""
     seconds = connection.seconds if timeout is None else timeout
-    described = _send_describe_topics(admin, names, seconds)
-    chunks = _send_topic_configs(admin, names, seconds) if configs else deque()
+    described = _send_describe_topics(connection, admin, names, seconds)
+    chunks = _send_topic_configs(connection, admin, names, seconds) if configs else deque()
     # Read in the order sent: a topic both requests fail for reports its Metadata failure
     return topic_states(
         _described_topics(connection, described), _topic_configs(connection, chunks, {})
@@ -146,9 +147,9 @@ def topics_and_defaults(
     failure is raised after the topics' own, as before, so a principal lacking an ACL on both
     hears about the topic first."""
     seconds = connection.seconds if timeout is None else timeout
-    broker = _send_broker_defaults(admin, broker_ids, attempt, seconds)
-    described = _send_describe_topics(admin, names, seconds)
-    chunks = _send_topic_configs(admin, names, seconds)
+    broker = _send_broker_defaults(connection, admin, broker_ids, attempt, seconds)
+    described = _send_describe_topics(connection, admin, names, seconds)
+    chunks = _send_topic_configs(connection, admin, names, seconds)
     failed: ClusterError | None = None
     try:
         answer = _broker_answer(connection, broker)
@@ -184,23 +185,26 @@ def read_reassignments(
     ListPartitionReassignments request: kafka-python, since librdkafka lacks the API."""
     seconds = connection.seconds if timeout is None else timeout
     millis = max(1, int(seconds * 1000))
+    request = "ListPartitionReassignments"
     try:
-        listed = bounded(lambda: admin.list_partition_reassignments(timeout_ms=millis), seconds)
+        with boundary.kafka_python(connection, request, admin):
+            listed = bounded(lambda: admin.list_partition_reassignments(timeout_ms=millis), seconds)
     except Exception as exc:
         if not is_kafka_python_error(exc):
             raise
         raise connection.error("list the partition reassignments of", exc) from exc
-    return tuple(
-        Reassignment(
-            topic=tp.topic,
-            partition=tp.partition,
-            replicas=tuple(moving["replicas"]),
-            adding=tuple(moving["adding_replicas"]),
-            removing=tuple(moving["removing_replicas"]),
+    with boundary.kafka_python(connection, request, admin):  # the answer's shape is the library's
+        return tuple(
+            Reassignment(
+                topic=tp.topic,
+                partition=tp.partition,
+                replicas=tuple(moving["replicas"]),
+                adding=tuple(moving["adding_replicas"]),
+                removing=tuple(moving["removing_replicas"]),
+            )
+            for tp, moving in sorted(listed.items(), key=lambda item: item[0])
+            if topics is None or tp.topic in topics
         )
-        for tp, moving in sorted(listed.items(), key=lambda item: item[0])
-        if topics is None or tp.topic in topics
-    )
 
 
 def read_fenced_brokers(
@@ -211,13 +215,15 @@ def read_fenced_brokers(
     sends and librdkafka cannot. Older brokers answer without the flag: none then."""
     seconds = connection.seconds if timeout is None else timeout
     try:
-        described = bounded(admin.describe_cluster, seconds)
+        with boundary.kafka_python(connection, "DescribeCluster", admin):
+            described = bounded(admin.describe_cluster, seconds)
     except Exception as exc:
         if not is_kafka_python_error(exc):
             raise
         raise connection.error("describe", exc) from exc
-    brokers = described.get("brokers", []) if isinstance(described, dict) else []
-    return tuple(sorted(b["broker_id"] for b in brokers if b.get("is_fenced")))
+    with boundary.kafka_python(connection, "DescribeCluster", admin):  # the answer's shape
+        brokers = described.get("brokers", []) if isinstance(described, dict) else []
+        return tuple(sorted(b["broker_id"] for b in brokers if b.get("is_fenced")))
 
 
 def describe_configs(
@@ -231,17 +237,22 @@ def describe_configs(
     if not names:
         return {}
     sent = _send_describe_configs(
-        admin, kind, names, connection.seconds if timeout is None else timeout
+        connection, admin, kind, names, connection.seconds if timeout is None else timeout
     )
     return dict(_described(connection, sent))
 
 
 def _send_describe_configs(
-    admin: AdminClient, kind: ResourceType, names: Sequence[str], seconds: float
+    connection: Connection,
+    admin: AdminClient,
+    kind: ResourceType,
+    names: Sequence[str],
+    seconds: float,
 ) -> list[tuple[ConfigResource, Future[dict[str, KafkaConfigEntry]]]]:
     """Send one DescribeConfigs request; its resources' futures, in the order of `names`."""
-    resources = [ConfigResource(kind, name) for name in names]
-    return list(admin.describe_configs(resources, request_timeout=seconds).items())
+    with boundary.librdkafka(connection, "DescribeConfigs"):
+        resources = [ConfigResource(kind, name) for name in names]
+        return list(admin.describe_configs(resources, request_timeout=seconds).items())
 
 
 def _described(
@@ -254,7 +265,8 @@ def _described(
     while sent:
         resource, future = sent.pop()
         try:
-            entries = future.result()
+            with boundary.librdkafka(connection, "DescribeConfigs"):
+                entries = future.result()
         except KafkaException as exc:
             if code_of(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
                 continue  # deleted since it was listed: it is not part of the state
@@ -278,20 +290,22 @@ def topic_names(
 ) -> list[str]:
     """Every topic's name: one Metadata request."""
     try:
-        metadata = admin.list_topics(timeout=connection.seconds if timeout is None else timeout)
+        with boundary.librdkafka(connection, "Metadata"):
+            metadata = admin.list_topics(timeout=connection.seconds if timeout is None else timeout)
+            return sorted(metadata.topics)
     except KafkaException as exc:
         raise connection.error("list the topics of", exc) from exc
-    return sorted(metadata.topics)
 
 
 def _send_describe_topics(
-    admin: AdminClient, names: Sequence[str], seconds: float
+    connection: Connection, admin: AdminClient, names: Sequence[str], seconds: float
 ) -> list[tuple[str, Future[TopicDescription]]]:
     """One Metadata request for these topics (librdkafka sends it to the controller); their
     futures, in reverse order of `names` (popped from the end)."""
     if not names:
         return []
-    futures = admin.describe_topics(TopicCollection(list(names)), request_timeout=seconds)
+    with boundary.librdkafka(connection, "Metadata"):
+        futures = admin.describe_topics(TopicCollection(list(names)), request_timeout=seconds)
     sent = list(futures.items())
     del futures
     sent.reverse()
@@ -309,13 +323,15 @@ def _described_topics(
     while sent:
         name, future = sent.pop()
         try:
-            description: TopicDescription = future.result()
+            with boundary.librdkafka(connection, "Metadata"):
+                description: TopicDescription = future.result()
+                state = _topic_state(description, ())
         except KafkaException as exc:
             if code_of(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
                 continue  # not (or no longer) there: left out
             raise connection.error(f"describe topic '{name}' of", exc) from exc
         del future
-        described[name] = _topic_state(description, ())
+        described[name] = state
     return described
 
 
@@ -326,20 +342,22 @@ def topic_configs(
     """Every config entry of these topics, sorted by key (see _send_topic_configs and
     _topic_configs)."""
     seconds = connection.seconds if timeout is None else timeout
-    return _topic_configs(connection, _send_topic_configs(admin, names, seconds), {})
+    return _topic_configs(connection, _send_topic_configs(connection, admin, names, seconds), {})
 
 
 Chunk = list[tuple[ConfigResource, Future[dict[str, KafkaConfigEntry]]]]
 
 
-def _send_topic_configs(admin: AdminClient, names: Sequence[str], seconds: float) -> deque[Chunk]:
+def _send_topic_configs(
+    connection: Connection, admin: AdminClient, names: Sequence[str], seconds: float
+) -> deque[Chunk]:
     """These topics' configs in TOPIC_CHUNKS DescribeConfigs requests (fewer for fewer topics)
     sent at once, each with the whole timeout: the brokers must answer them all within it, as
     they had to answer one request; converting answers takes no time from it."""
     count = min(TOPIC_CHUNKS, len(names))
     bounds = [len(names) * i // count for i in range(count + 1)] if count else []
     return deque(
-        _send_describe_configs(admin, ResourceType.TOPIC, names[start:end], seconds)
+        _send_describe_configs(connection, admin, ResourceType.TOPIC, names[start:end], seconds)
         for start, end in pairwise(bounds)
     )
 
@@ -437,7 +455,11 @@ def _after_own(entry: KafkaConfigEntry, broker: dict[str, KafkaConfigEntry]) -> 
 
 
 def _send_broker_defaults(
-    admin: AdminClient, broker_ids: Sequence[int], attempt: int, seconds: float
+    connection: Connection,
+    admin: AdminClient,
+    broker_ids: Sequence[int],
+    attempt: int,
+    seconds: float,
 ) -> tuple[str, Chunk]:
     """A DescribeConfigs of one broker: the lowest id's, or on a retry (`attempt` > 0) the
     next broker's, since that request goes to that very broker and it may be down.
@@ -450,7 +472,9 @@ def _send_broker_defaults(
     if not broker_ids:
         return "", []
     broker_id = str(sorted(broker_ids)[attempt % len(broker_ids)])
-    return broker_id, _send_describe_configs(admin, ResourceType.BROKER, [broker_id], seconds)
+    return broker_id, _send_describe_configs(
+        connection, admin, ResourceType.BROKER, [broker_id], seconds
+    )
 
 
 def _broker_answer(connection: Connection, sent: tuple[str, Chunk]) -> dict[str, KafkaConfigEntry]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
+from reconciler.cluster.adapter import boundary
 from reconciler.cluster.adapter.connect import (
     DEFAULT_CLIENT_ID,
     LIBRDKAFKA_LOG,
@@ -65,22 +66,25 @@ def produce_all(
             "message.max.bytes": 64 * 1024 * 1024,
         }
     )
-    producer = Producer(conf, logger=LIBRDKAFKA_LOG)  # never librdkafka's own stderr
+    with boundary.librdkafka(connection, "Produce"):
+        producer = Producer(conf, logger=LIBRDKAFKA_LOG)  # never librdkafka's own stderr
     delivered: list[KafkaError | None] = []
     try:
-        for value in values:
-            producer.produce(
-                topic,
-                value=value,
-                key=key.encode(),
-                on_delivery=lambda err, _msg: delivered.append(err),
-            )
-            producer.poll(0)
+        with boundary.librdkafka(connection, "Produce", mutation=True):
+            for value in values:
+                producer.produce(
+                    topic,
+                    value=value,
+                    key=key.encode(),
+                    on_delivery=lambda err, _msg: delivered.append(err),
+                )
+                producer.poll(0)
     except (KafkaException, BufferError) as exc:
         raise ClusterError(
             f"could not write to topic {topic} of cluster '{connection.name}': {reason(exc)}"
         ) from exc
-    producer.flush(seconds + 5)
+    with boundary.librdkafka(connection, "Produce", mutation=True):
+        producer.flush(seconds + 5)
     error = next((e for e in delivered if e is not None), None)
     if len(delivered) < len(values) or error is not None:
         why = f"{error.name()}: {error.str()}" if error is not None else "no acknowledgement"
@@ -101,9 +105,10 @@ def all_records(connection: Connection, topic: str, wait: float) -> list[bytes]:
 def offsets(connection: Connection, topic: str) -> tuple[int, int]:
     """Partition 0's first offset and end offset ((0, 0) when the topic does not exist)."""
     with _consumer(connection) as consumer:
-        partition = KafkaTopicPartition(topic, 0)
         try:
-            low, high = consumer.get_watermark_offsets(partition, timeout=connection.seconds)
+            with boundary.librdkafka(connection, "ListOffsets"):
+                partition = KafkaTopicPartition(topic, 0)
+                low, high = consumer.get_watermark_offsets(partition, timeout=connection.seconds)
         except KafkaException as exc:
             error = exc.args[0] if exc.args else None
             if isinstance(error, KafkaError) and error.code() in (
@@ -139,15 +144,18 @@ def _messages(
     """(offset, timestamp, value) of partition 0's records from offset `start`, as they arrive
     within `wait` seconds; the caller stops early by breaking."""
     with _consumer(connection) as consumer:
-        consumer.assign([KafkaTopicPartition(topic, 0, start)])
+        with boundary.librdkafka(connection, "Fetch"):
+            consumer.assign([KafkaTopicPartition(topic, 0, start)])
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
-            message = consumer.poll(0.2)
-            if message is None or message.error() is not None:
-                continue
-            offset, value = message.offset(), message.value()
+            with boundary.librdkafka(connection, "Fetch"):
+                message = consumer.poll(0.2)
+                if message is None or message.error() is not None:
+                    continue
+                offset, value = message.offset(), message.value()
+                stamp = message.timestamp()[1]
             if offset is not None and isinstance(value, bytes):
-                yield offset, message.timestamp()[1], value
+                yield offset, stamp, value
 
 
 @contextlib.contextmanager
@@ -161,11 +169,13 @@ def _consumer(connection: Connection) -> Iterator[Consumer]:
             "auto.offset.reset": "earliest",
         }
     )
-    consumer = Consumer(conf, logger=LIBRDKAFKA_LOG)
+    with boundary.librdkafka(connection, "setting up its consumer"):
+        consumer = Consumer(conf, logger=LIBRDKAFKA_LOG)
     try:
         yield consumer
     finally:
-        consumer.close()
+        with boundary.librdkafka(connection, "closing its consumer"):
+            consumer.close()
 
 
 def _read(
@@ -202,23 +212,25 @@ def last_timestamps(
     if not wanted:
         return found, {}
     with _consumer(connection) as consumer:
-        consumer.assign(
-            [
-                KafkaTopicPartition(t, p, max(low, end - _TAIL))
-                for (t, p), (low, end) in wanted.items()
-            ]
-        )
+        with boundary.librdkafka(connection, "Fetch"):
+            consumer.assign(
+                [
+                    KafkaTopicPartition(t, p, max(low, end - _TAIL))
+                    for (t, p), (low, end) in wanted.items()
+                ]
+            )
         done: set[tuple[str, int]] = set()
         deadline = time.monotonic() + wait
         while len(done) < len(wanted) and time.monotonic() < deadline:
-            message = consumer.poll(0.2)
-            if message is None or message.error() is not None:
-                continue
-            key = (str(message.topic()), int(message.partition() or 0))
-            offset = message.offset()
-            if key not in wanted or offset is None:
-                continue
-            found[key] = max(found.get(key, -1), message.timestamp()[1])
+            with boundary.librdkafka(connection, "Fetch"):
+                message = consumer.poll(0.2)
+                if message is None or message.error() is not None:
+                    continue
+                key = (str(message.topic()), int(message.partition() or 0))
+                offset = message.offset()
+                if key not in wanted or offset is None:
+                    continue
+                found[key] = max(found.get(key, -1), message.timestamp()[1])
             if offset >= wanted[key][1] - 1:
                 done.add(key)
     missing = {key: f"no record arrived within {wait:.0f} s" for key in wanted if key not in found}

@@ -28,6 +28,7 @@ from confluent_kafka.admin import (
 )
 from confluent_kafka.admin import ConfigEntry as KafkaConfigEntry
 
+from reconciler.cluster.adapter import boundary
 from reconciler.cluster.adapter.connect import Connection
 from reconciler.cluster.adapter.read import describe_configs, source_of
 
@@ -197,24 +198,27 @@ def _broker_rate(connection: Connection, admin: AdminClient, broker: int) -> str
 def _alter_topics(
     connection: Connection, admin: AdminClient, values: Mapping[str, Mapping[str, str | None]]
 ) -> None:
-    resources = [
-        ConfigResource(ResourceType.TOPIC, topic, incremental_configs=_entries(entries))
-        for topic, entries in values.items()
-    ]
+    with boundary.librdkafka(connection, "IncrementalAlterConfigs"):
+        resources = [
+            ConfigResource(ResourceType.TOPIC, topic, incremental_configs=_entries(entries))
+            for topic, entries in values.items()
+        ]
     _alter(connection, admin, resources, "throttle the topics of")
 
 
 def _alter_broker(
     connection: Connection, admin: AdminClient, broker: int, values: Mapping[str, str | None]
 ) -> None:
-    resource = ConfigResource(
-        ResourceType.BROKER, str(broker), incremental_configs=_entries(values)
-    )
+    with boundary.librdkafka(connection, "IncrementalAlterConfigs"):
+        resource = ConfigResource(
+            ResourceType.BROKER, str(broker), incremental_configs=_entries(values)
+        )
     _alter(connection, admin, [resource], f"set the throttle rate of broker {broker} of")
 
 
 def _entries(values: Mapping[str, str | None]) -> list[KafkaConfigEntry]:
-    """SET for a value, DELETE (back to the default) for None."""
+    """SET for a value, DELETE (back to the default) for None (built inside its caller's
+    boundary: a relay, tests/cluster/boundary_walk.py)."""
     return [
         KafkaConfigEntry(key, value, incremental_operation=AlterConfigOpType.SET)
         if value is not None
@@ -228,9 +232,11 @@ def _alter(
 ) -> None:
     if not resources:
         return
-    futures = admin.incremental_alter_configs(resources, request_timeout=connection.seconds)
+    with boundary.librdkafka(connection, "IncrementalAlterConfigs", mutation=True):
+        futures = admin.incremental_alter_configs(resources, request_timeout=connection.seconds)
     for future in futures.values():
         try:
-            future.result()
+            with boundary.librdkafka(connection, "IncrementalAlterConfigs", mutation=True):
+                future.result()
         except KafkaException as exc:
             raise connection.error(action, exc) from exc

@@ -18,6 +18,7 @@ from typing import TypeVar
 
 from confluent_kafka import KafkaError, KafkaException
 
+from reconciler.cluster.adapter.boundary import LibraryFailed
 from reconciler.cluster.adapter.connect import Connection
 from reconciler.cluster.adapter.failures import is_kafka_python_error
 from reconciler.cluster.adapter.probe import probe_timeout
@@ -45,7 +46,11 @@ _KAFKA_PYTHON_RETRIABLE = {"NoBrokersAvailable", "KafkaTimeoutError", "NodeNotRe
 
 
 def retriable(exc: BaseException) -> bool:
-    """Whether the failure (a ClusterError's cause, or the client's exception) may pass."""
+    """Whether the failure (a ClusterError's cause, or the client's exception) may pass. A
+    library's own failure does not (even kafka-python's CorrelationIdError, which it marks
+    retriable): a client that cannot read an answer reads the next one the same way."""
+    if isinstance(exc, LibraryFailed):
+        return False
     cause = exc.__cause__ if isinstance(exc, ClusterError) else exc
     if isinstance(cause, KafkaException):
         error = cause.args[0] if cause.args else None

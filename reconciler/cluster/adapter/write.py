@@ -28,6 +28,7 @@ from confluent_kafka.admin import (
 )
 from confluent_kafka.admin import ConfigEntry as KafkaConfigEntry
 
+from reconciler.cluster.adapter import boundary
 from reconciler.cluster.adapter.connect import Connection, reason
 from reconciler.cluster.adapter.values import (
     ConfigUpdate,
@@ -53,16 +54,18 @@ def create_topics(
 
     if not topics:
         return {}
-    futures = admin.create_topics(
-        [_new_topic(t) for t in topics],
-        operation_timeout=connection.seconds,
-        request_timeout=connection.seconds,
-        validate_only=validate_only,
-    )
-    return _results(futures)
+    with boundary.librdkafka(connection, "CreateTopics", mutation=not validate_only):
+        futures = admin.create_topics(
+            [_new_topic(connection, t) for t in topics],
+            operation_timeout=connection.seconds,
+            request_timeout=connection.seconds,
+            validate_only=validate_only,
+        )
+    return _results(connection, "CreateTopics", futures, not validate_only)
 
 
-def _new_topic(t: NewTopicRequest) -> NewTopic:
+@boundary.calls("CreateTopics", "confluent-kafka")
+def _new_topic(connection: Connection, t: NewTopicRequest) -> NewTopic:
     config = {str(k): str(v) for k, v in t.config}
     if t.assignments:
         # Manual placement: Kafka takes both counts from the assignment.
@@ -89,21 +92,25 @@ def alter_topic_configs(
     if not updates:
         return {}
     resources = []
+    request = "IncrementalAlterConfigs"
     for update in updates:
-        entries = [
-            KafkaConfigEntry(key, str(value), incremental_operation=AlterConfigOpType.SET)
-            for key, value in update.set
-        ] + [
-            KafkaConfigEntry(key, None, incremental_operation=AlterConfigOpType.DELETE)
-            for key in update.delete
-        ]
-        resources.append(
-            ConfigResource(ResourceType.TOPIC, update.topic, incremental_configs=entries)
+        with boundary.librdkafka(connection, request):
+            entries = [
+                KafkaConfigEntry(key, str(value), incremental_operation=AlterConfigOpType.SET)
+                for key, value in update.set
+            ] + [
+                KafkaConfigEntry(key, None, incremental_operation=AlterConfigOpType.DELETE)
+                for key in update.delete
+            ]
+            resources.append(
+                ConfigResource(ResourceType.TOPIC, update.topic, incremental_configs=entries)
+            )
+    with boundary.librdkafka(connection, request, mutation=not validate_only):
+        futures = admin.incremental_alter_configs(
+            resources, request_timeout=connection.seconds, validate_only=validate_only
         )
-    futures = admin.incremental_alter_configs(
-        resources, request_timeout=connection.seconds, validate_only=validate_only
-    )
-    return _results({resource.name: future for resource, future in futures.items()})
+        by_topic = {resource.name: future for resource, future in futures.items()}
+    return _results(connection, request, by_topic, not validate_only)
 
 
 def create_partitions(
@@ -114,19 +121,20 @@ def create_partitions(
 ) -> dict[str, Failure | None]:
     if not requests:
         return {}
-    new = [
-        NewPartitions(r.topic, r.total, [list(a) for a in r.assignments])
-        if r.assignments
-        else NewPartitions(r.topic, r.total)
-        for r in requests
-    ]
-    futures = admin.create_partitions(
-        new,
-        operation_timeout=connection.seconds,
-        request_timeout=connection.seconds,
-        validate_only=validate_only,
-    )
-    return _results(futures)
+    with boundary.librdkafka(connection, "CreatePartitions", mutation=not validate_only):
+        new = [
+            NewPartitions(r.topic, r.total, [list(a) for a in r.assignments])
+            if r.assignments
+            else NewPartitions(r.topic, r.total)
+            for r in requests
+        ]
+        futures = admin.create_partitions(
+            new,
+            operation_timeout=connection.seconds,
+            request_timeout=connection.seconds,
+            validate_only=validate_only,
+        )
+    return _results(connection, "CreatePartitions", futures, not validate_only)
 
 
 def delete_topics(
@@ -134,10 +142,11 @@ def delete_topics(
 ) -> dict[str, Failure | None]:
     if not names:
         return {}
-    futures = admin.delete_topics(
-        list(names), operation_timeout=connection.seconds, request_timeout=connection.seconds
-    )
-    return _results(futures)
+    with boundary.librdkafka(connection, "DeleteTopics", mutation=True):
+        futures = admin.delete_topics(
+            list(names), operation_timeout=connection.seconds, request_timeout=connection.seconds
+        )
+    return _results(connection, "DeleteTopics", futures, True)
 
 
 def alter_reassignments(
@@ -151,16 +160,20 @@ def alter_reassignments(
     from kafka import TopicPartition
     from kafka.errors import KafkaError as KafkaPythonError
 
-    request: dict[TopicPartition, Sequence[int] | None] = {
-        TopicPartition(t, p): list(replicas) for (t, p), replicas in targets.items()
-    }
+    name = "AlterPartitionReassignments"
+    with boundary.kafka_python(connection, name, admin):
+        request: dict[TopicPartition, Sequence[int] | None] = {
+            TopicPartition(t, p): list(replicas) for (t, p), replicas in targets.items()
+        }
     try:
-        answered = admin.alter_partition_reassignments(request, timeout_ms=connection.millis)
+        with boundary.kafka_python(connection, name, admin, mutation=True):
+            answered = admin.alter_partition_reassignments(request, timeout_ms=connection.millis)
     except KafkaPythonError as exc:
         return dict.fromkeys(targets, _python_failure(exc))
     results: dict[tuple[str, int], Failure | None] = {}
     for key in targets:
-        tp = TopicPartition(*key)
+        with boundary.kafka_python(connection, name, admin, mutation=True):
+            tp = TopicPartition(*key)
         if tp not in answered:
             results[key] = Failure("UNKNOWN_SERVER_ERROR", "the controller did not answer for it")
             continue
@@ -169,11 +182,14 @@ def alter_reassignments(
     return results
 
 
-def _results(futures: Mapping[str, Future[Any]]) -> dict[str, Failure | None]:
+def _results(
+    connection: Connection, request: str, futures: Mapping[str, Future[Any]], mutation: bool
+) -> dict[str, Failure | None]:
     results: dict[str, Failure | None] = {}
     for name, future in futures.items():
         try:
-            future.result()
+            with boundary.librdkafka(connection, request, mutation=mutation):
+                future.result()
         except KafkaException as exc:
             results[name] = _failure(exc)
         else:
