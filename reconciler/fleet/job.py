@@ -80,6 +80,10 @@ _SQL = {
     # topic's reassignments): the last wins, as in the planner's dicts. Spark's default
     # fails the whole job on the first such map.
     "spark.sql.mapKeyDedupPolicy": "LAST_WIN",
+    # Spark 4.0 turned ANSI mode on by default; 3.5 has it off. The job's expressions are
+    # written for it (try_ functions wherever a value may not convert), and pinned, a 3.5
+    # session (or a cluster's spark-defaults.conf) evaluates them as 4.x does.
+    "spark.sql.ansi.enabled": "true",
 }
 
 # Spark's own log: errors only. (The CLI also sends the JVM's output to a file.)
