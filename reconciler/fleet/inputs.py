@@ -614,9 +614,7 @@ def _odd(value: Column) -> Column:
     encoding from them; `from_json` decodes UTF-8 first). Blank lines are no lines to either."""
     # (Jackson guesses the encoding from a line's first four bytes)
     shaped = (
-        ~value.startswith("{")
-        | F.substring(value, 1, 4).contains("\u0000")
-        | ~is_valid_utf8(value)
+        ~value.startswith("{") | F.substring(value, 1, 4).contains("\u0000") | ~is_valid_utf8(value)
     )
     return shaped & (F.trim(value) != "")
 

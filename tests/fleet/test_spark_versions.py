@@ -166,7 +166,8 @@ def tables(spark: SparkSession, out: Path) -> dict[str, Any]:
         found[name] = (frame.schema, sorted((tuple(r) for r in frame.collect()), key=repr))
     found["summary.md"] = (out / "summary.md").read_text()
     page = (out / "report.html").read_text()
-    block = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', page, re.S)
+    data = r'<script type="application/json" id="report-data">(.*?)</script>'
+    block = re.search(data, page, re.S)
     assert block, "report.html has no report-data block"
     found["report-data"] = json.loads(block.group(1))
     return found
@@ -189,8 +190,16 @@ def test_spark_35_and_4_write_the_same_tables(
         assert theirs[name] == ours[name], name
     summary = ours["summary.md"]
     if make is source_fleet:  # the bad lines were read, and counted alike
-        for reason in ("malformed", "incomplete", "bad date directory", "future date",
-                       "incomplete snapshot", "cluster mismatch", "duplicate", "bad topic name"):
+        for reason in (
+            "malformed",
+            "incomplete",
+            "bad date directory",
+            "future date",
+            "incomplete snapshot",
+            "cluster mismatch",
+            "duplicate",
+            "bad topic name",
+        ):
             assert f"| {reason} |" in summary, reason  # fmt: skip
     else:
         assert "| malformed |" in summary and "| bad topic name |" in summary
