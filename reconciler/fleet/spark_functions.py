@@ -1,11 +1,13 @@
 """The Spark SQL functions the job uses whose Python API differs between PySpark 3.5 and 4.x.
 
 The job runs on both (guard.py). Everything else it calls exists in 3.5 already; these are the
-ones 4.0 added to the Python API, each given here with the same result on either version (the
-same SQL where both have it, else per version), so that a row never depends on the Spark it
-ran on. tests/fleet/test_spark_versions.py type-checks the job against PySpark 3.5's own
-annotations (a 4.0-only name outside this module fails it) and compares the tables of the same
-job on both versions row for row.
+ones 4.0 added to the Python API, or whose 3.5 form takes no column where the job passes one
+(3.5 hands such an argument to the JVM as it is, and fails with "Column is not iterable").
+Each is given here with the same result on either version (the same SQL where both have it,
+else per version), so that a row never depends on the Spark it ran on.
+tests/fleet/test_spark_versions.py type-checks the job against PySpark 3.5's own annotations
+(a 4.0-only name outside this module fails it), keeps the calls 3.5 takes no column in out of
+the other modules, and compares the tables of the same job on both versions row for row.
 """
 
 from __future__ import annotations
@@ -42,3 +44,9 @@ def is_valid_utf8(text: Column) -> Column:
     if _IS_VALID_UTF8 is not None:
         return _IS_VALID_UTF8(text)
     return F.decode(F.encode(text, "UTF-8"), "UTF-8") == text
+
+
+def map_contains_key(mapping: Column, key: Column) -> Column:
+    """Whether the map `mapping` has the key `key`, a column (a lambda's variable). 3.5's
+    F.map_contains_key takes a Python value only; the SQL function, in both, takes columns."""
+    return F.call_function("map_contains_key", mapping, key)

@@ -3,6 +3,7 @@ guard. No Spark here."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import subprocess
@@ -269,3 +270,24 @@ def test_fleet_drift_on_pyspark_34_exits_1_naming_both_versions(tmp_path: Path) 
         "'pyspark>=3.5,<5'` to match your cluster's Spark)"
     )
     assert not (tmp_path / "o").exists()
+
+
+# PySpark 3.5's functions that pass an argument to the JVM as it is (annotated Any, so no type
+# check sees a column there): given a column, as a lambda's variable is, they fail the job with
+# "Column is not iterable"; 4.x takes either. The job calls them through spark_functions.py.
+RAW_ON_35 = frozenset(
+    {"map_contains_key", "array_position", "array_remove", "array_append", "array_prepend",
+     "array_insert"}
+)  # fmt: skip
+
+
+def test_the_job_calls_no_function_that_takes_no_column_on_spark_35() -> None:
+    fleet = Path(__file__).resolve().parents[2] / "reconciler" / "fleet"
+    found = [
+        f"{path.name}:{node.lineno}: F.{node.attr}"
+        for path in sorted(fleet.glob("*.py"))
+        if path.name != "spark_functions.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr in RAW_ON_35
+    ]
+    assert not found, f"use reconciler/fleet/spark_functions.py instead: {found}"
