@@ -20,7 +20,7 @@ demo: kafka
 # (tests/worker_groups.py); each worker starts its own kafka1/kafka3. TEST_WORKERS=0: one process.
 TEST_WORKERS ?= 2
 
-test: kafka lint actionlint
+test: kafka lint actionlint spark35
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The fast loop: lint, types and every test that starts no Kafka broker or Spark JVM and is not
@@ -76,3 +76,23 @@ $(ACTIONLINT):
 	@test -x "$(GO)" || { echo "make actionlint needs Go 1.25 or newer: put go on PATH or set GO=/path/to/go" >&2; exit 1; }
 	GOPATH=$(CACHE)/go GOMODCACHE=$(CACHE)/go/mod GOCACHE=$(CACHE)/go/build GOFLAGS=-modcacherw \
 	  GOBIN=$(dir $(ACTIONLINT)) $(GO) install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
+
+# The fleet job runs on PySpark 3.5 as well as on the 4.x of .venv: a second virtualenv with
+# the newest 3.5 patch and reconciler (editable), in which tests/fleet/test_spark_versions.py
+# runs the same job on the same snapshots and compares the tables, and type-checks the job
+# against PySpark 3.5's annotations (hence the stubs mypy needs beside them). pyspark is a
+# ~300 MB source distribution: pip builds its wheel once into $(PIP_CACHE_DIR), then reuses it.
+SPARK35_VERSION := 3.5.9
+SPARK35 := .venv-spark35
+export RECONCILER_SPARK35 := $(CURDIR)/$(SPARK35)/bin/python
+
+.PHONY: spark35
+spark35: $(SPARK35)/.installed-$(SPARK35_VERSION)
+
+# (named by the version: a new one installs again; so does a change of pyproject.toml)
+$(SPARK35)/.installed-$(SPARK35_VERSION): pyproject.toml
+	$(PYTHON) -m venv $(SPARK35)
+	$(SPARK35)/bin/pip install -q --upgrade pip
+	$(SPARK35)/bin/pip install -q -e '.[fleet]' 'pyspark==$(SPARK35_VERSION)' \
+	  types-PyYAML types-jsonschema types-regex
+	@touch $@

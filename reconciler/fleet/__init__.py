@@ -1,6 +1,8 @@
 """Fleet-wide drift on Spark: many clusters' nightly snapshots against their compiled specs.
 
-    guard.py        PySpark is an optional extra: a clear message when it is missing
+    guard.py        PySpark is an optional extra: a clear message when it is missing, or
+                    of a version outside the supported 3.5 to 4.x
+    spark_functions.py  the few functions whose Python API differs between Spark 3.5 and 4.x
     names.py        which topic names the planner never touches (the planner's own function)
     schemas.py      the declared Spark schemas of the two inputs
     inputs.py       reading them: bad lines counted, superseded and unproven snapshots dropped

@@ -29,6 +29,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from reconciler.cluster.overrides import OPERATIONAL_KEYS
+from reconciler.fleet.spark_functions import map_contains_key
 
 CONSISTENCY_COLUMNS = (
     "date",
@@ -66,7 +67,7 @@ def consistency(rows: DataFrame) -> DataFrame:
         F.arrays_overlap(F.map_keys("overrides"), operational),
         F.map_filter(
             "overrides",
-            lambda k, _: F.map_contains_key(config, k) | ~F.array_contains(operational, k),
+            lambda k, _: map_contains_key(config, k) | ~F.array_contains(operational, k),
         ),
     ).otherwise(c("overrides"))
     member = F.struct(

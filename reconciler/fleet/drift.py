@@ -56,6 +56,7 @@ from reconciler.cluster.overrides import OPERATIONAL_KEYS
 from reconciler.diagnostics import Rule
 from reconciler.fleet import ignore
 from reconciler.fleet.inputs import Desired, Observed
+from reconciler.fleet.spark_functions import map_contains_key
 from reconciler.planning import rules
 from reconciler.spec import rules as spec_rules
 
@@ -535,7 +536,7 @@ def _config_items(wanted: Column, overrides: Column) -> Column:
     operational = F.array(*(F.lit(k) for k in sorted(OPERATIONAL_KEYS)))
     current = F.map_filter(
         overrides,
-        lambda k, _: F.map_contains_key(wanted, k) | ~F.array_contains(operational, k),
+        lambda k, _: map_contains_key(wanted, k) | ~F.array_contains(operational, k),
     )
     keys = F.sort_array(F.array_distinct(F.concat(F.map_keys(wanted), F.map_keys(current))))
     compared = F.filter(

@@ -66,6 +66,7 @@ from pyspark.sql import types as T
 from reconciler.errors import ConfigError
 from reconciler.fleet.java_regex import LEGAL_NAME
 from reconciler.fleet.schemas import DESIRED_LINE, SNAPSHOT_LINE
+from reconciler.fleet.spark_functions import is_valid_utf8, try_cast, try_to_date
 
 GLOB = "*.jsonl"
 LAYOUT = "SNAPSHOTS/cluster=NAME/date=YYYY-MM-DD/*.jsonl"
@@ -421,10 +422,7 @@ def read_snapshots(
             "brokers",
             # the planner's frozenset of broker ids, and its int() of the broker default
             F.array_distinct(F.transform("brokers", lambda b: b.id)).alias("broker_ids"),
-            F.col("broker_defaults")
-            .getItem("default.replication.factor")
-            .try_cast("int")
-            .alias("default_rf"),
+            try_cast("broker_defaults['default.replication.factor']", "INT").alias("default_rf"),
             # the topic configs the cluster knows (null: not known), which the planner
             # decides a spec's keys from (planning/cluster_configs.py)
             "config_keys",
@@ -608,7 +606,7 @@ def _date_reason(day: str) -> Column:
     """What is wrong with the line's date= directory (null: nothing): not a calendar date
     YYYY-MM-DD, or later than `day`, the run's own date."""
     date = F.col("date")
-    ok = date.rlike(_DATE) & F.try_to_date(date, "yyyy-MM-dd").isNotNull()
+    ok = date.rlike(_DATE) & try_to_date(date, "yyyy-MM-dd").isNotNull()
     return F.when(~ok, "bad date directory").when(date > F.lit(day), "future date")
 
 
@@ -620,9 +618,7 @@ def _odd(value: Column) -> Column:
     encoding from them; `from_json` decodes UTF-8 first). Blank lines are no lines to either."""
     # (Jackson guesses the encoding from a line's first four bytes)
     shaped = (
-        ~value.startswith("{")
-        | F.substring(value, 1, 4).contains("\u0000")
-        | ~F.is_valid_utf8(value)
+        ~value.startswith("{") | F.substring(value, 1, 4).contains("\u0000") | ~is_valid_utf8(value)
     )
     return shaped & (F.trim(value) != "")
 

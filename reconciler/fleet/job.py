@@ -80,6 +80,18 @@ _SQL = {
     # topic's reassignments): the last wins, as in the planner's dicts. Spark's default
     # fails the whole job on the first such map.
     "spark.sql.mapKeyDedupPolicy": "LAST_WIN",
+    # Spark 4.0 turned ANSI mode on by default; 3.5 has it off. The job's expressions are
+    # written for it (try_ functions wherever a value may not convert), and pinned, a 3.5
+    # session (or a cluster's spark-defaults.conf) evaluates them as 4.x does.
+    "spark.sql.ansi.enabled": "true",
+    # Two more defaults 4.0 changed: 3.5 fails a datetime pattern the parser of Spark 2 would
+    # have read otherwise, and a Parquet write or read of a date before 1582 (a date=
+    # directory may name one), where 4.x reads and writes the calendar as it is.
+    "spark.sql.legacy.timeParserPolicy": "CORRECTED",
+    "spark.sql.parquet.datetimeRebaseModeInWrite": "CORRECTED",
+    "spark.sql.parquet.datetimeRebaseModeInRead": "CORRECTED",
+    "spark.sql.parquet.int96RebaseModeInWrite": "CORRECTED",
+    "spark.sql.parquet.int96RebaseModeInRead": "CORRECTED",
 }
 
 # Spark's own log: errors only. (The CLI also sends the JVM's output to a file.)

@@ -3,6 +3,7 @@ guard. No Spark here."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import subprocess
@@ -18,7 +19,7 @@ from reconciler.cluster import jsonl
 from reconciler.cluster.snapshot import dumps, load_snapshot, write_snapshot
 from reconciler.cluster.state import ConfigEntry, Reassignment
 from reconciler.errors import ConfigError, EnvironmentProblem
-from reconciler.fleet.guard import INSTALL, require_pyspark
+from reconciler.fleet.guard import INSTALL, SUPPORTED, check_version, require_pyspark
 from reconciler.spec.loader import load_repo
 from tests.planning.factories import cluster, topic
 from tests.spec_repo import run_cli
@@ -233,3 +234,60 @@ def test_fleet_drift_without_pyspark_exits_1_with_the_install_command(tmp_path: 
         "Python environment; install it with: pip install 'kafka-topic-reconciler[fleet]' "
         "(Spark also needs Java 17 or newer)"
     )
+
+
+@pytest.mark.parametrize("version", ["3.5.0", "3.5.9", "4.0.0", "4.3.0", "4.9.1.dev0"])
+def test_the_guard_accepts_pyspark_35_to_4x(version: str) -> None:
+    check_version(version)
+
+
+@pytest.mark.parametrize("version", ["3.4.4", "3.3.0", "2.4.8", "5.0.0", "10.1", "", "dev"])
+def test_the_guard_names_the_installed_and_the_supported_versions(version: str) -> None:
+    with pytest.raises(EnvironmentProblem) as raised:
+        check_version(version)
+    said = str(raised.value)
+    assert (version or "of unknown version") in said and SUPPORTED in said and INSTALL in said
+
+
+def test_fleet_drift_on_pyspark_34_exits_1_naming_both_versions(tmp_path: Path) -> None:
+    older = (
+        "import sys, types; old = types.ModuleType('pyspark'); old.__version__ = '3.4.4'; "
+        "sys.modules['pyspark'] = old; "  # as if PySpark 3.4.4 were installed
+        "from reconciler.cli import main; main()"
+    )
+    (tmp_path / "d").mkdir()
+    proc = subprocess.run(
+        [sys.executable, "-c", older, "fleet", "drift", "--desired", str(tmp_path / "d"),
+         "--snapshots", str(tmp_path / "d"), "--out", str(tmp_path / "o")],
+        capture_output=True, text=True, check=False, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == (
+        "error: `reconciler fleet drift` runs on PySpark 3.5 to 4.x (3.5.0 or later, before "
+        "5.0), and the PySpark installed in this Python environment is 3.4.4; install a "
+        "supported one with: pip install 'kafka-topic-reconciler[fleet]' (or `pip install "
+        "'pyspark>=3.5,<5'` to match your cluster's Spark)"
+    )
+    assert not (tmp_path / "o").exists()
+
+
+# PySpark 3.5's functions that pass an argument to the JVM as it is (annotated Any, so no type
+# check sees a column there): given a column, as a lambda's variable is, they fail the job with
+# "Column is not iterable"; 4.x takes either. The job calls them through spark_functions.py.
+RAW_ON_35 = frozenset(
+    {"map_contains_key", "array_position", "array_remove", "array_append", "array_prepend",
+     "array_insert"}
+)  # fmt: skip
+
+
+def test_the_job_calls_no_function_that_takes_no_column_on_spark_35() -> None:
+    fleet = Path(__file__).resolve().parents[2] / "reconciler" / "fleet"
+    found = [
+        f"{path.name}:{node.lineno}: F.{node.attr}"
+        for path in sorted(fleet.glob("*.py"))
+        if path.name != "spark_functions.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr in RAW_ON_35
+    ]
+    assert not found, f"use reconciler/fleet/spark_functions.py instead: {found}"
