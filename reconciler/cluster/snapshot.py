@@ -43,7 +43,7 @@ def to_json(cluster: str, state: ClusterState, taken_at: datetime | None = None)
         "brokers": [
             {"id": b.id, "host": b.host, "port": b.port, "rack": b.rack} for b in state.brokers
         ],
-        "fenced_brokers": list(state.fenced),
+        "fenced_brokers": None if state.fenced is None else list(state.fenced),
         "broker_defaults": dict(sorted(state.broker_defaults.items())),
         "topics": [_topic_json(t) for _, t in sorted(state.topics.items())],
         "reassignments": [
@@ -106,9 +106,15 @@ def _state(document: dict[str, Any], topics: list[TopicState]) -> tuple[str, Clu
             )
             for r in document.get("reassignments", [])
         ),
-        fenced=tuple(document.get("fenced_brokers", ())),
+        fenced=_fenced(document),
     )
     return str(document["cluster"]), state
+
+
+def _fenced(document: dict[str, Any]) -> tuple[int, ...] | None:
+    """null: the cluster could not show fenced brokers; absent (older snapshots): none known."""
+    listed = document.get("fenced_brokers", ())
+    return None if listed is None else tuple(listed)
 
 
 _Shared = dict[tuple[str, object, object, bool, object], tuple[str, ConfigEntry]]
