@@ -41,3 +41,19 @@ class _Config:
 )
 def test_kafka_versions_chooses_the_journeys_releases(option: str, chosen: tuple[str, ...]) -> None:
     assert journey_versions(_Config(option)) == chosen  # type: ignore[arg-type]
+
+
+def test_each_version_of_the_journey_is_a_unit_of_work_of_its_own() -> None:
+    """`make compat` runs two versions at a time: pytest-xdist gets each version's tests as
+    one unit (its cluster starts once), not the whole file."""
+    from tests.worker_groups import FileScheduling
+
+    def scope(nodeid: str) -> str:
+        return FileScheduling._split_scope(None, nodeid)  # type: ignore[arg-type]
+
+    journey = "tests/compat/test_journey.py"
+    assert scope(f"{journey}::test_import_round_trip[2.8.2]") == f"{journey}[2.8.2]"
+    assert scope(f"{journey}::test_drift_of_an_out_of_band_change[2.8.2]") == f"{journey}[2.8.2]"
+    assert scope(f"{journey}::test_import_round_trip[3.6.2]") == f"{journey}[3.6.2]"
+    other = "tests/compat/test_too_old.py"
+    assert scope(f"{other}::test_plan[x]") == other
