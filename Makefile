@@ -10,7 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test check env kafka lint schemas
+.PHONY: demo test check compat env kafka lint schemas
 
 demo: kafka
 	BIN=$(CURDIR)/$(BIN) scripts/demo.sh
@@ -31,6 +31,23 @@ CHECK_WORKERS ?= 2
 check: lint
 	$(BIN)/pytest -q -m "not kafka and not spark and not slow" -p no:cacheprovider \
 	  -n $(CHECK_WORKERS) --dist load
+
+# The core journey (tests/compat/test_journey.py) on the newest patch of every minor Kafka line,
+# 2.4 to 4.4 (MATRIX in tests/compat/conftest.py), each version's cluster started once, ZooKeeper
+# mode before 3.9: docs/compatibility.md. CI runs it after `make test`, which runs only the ends.
+# The jars are fetched first (cached after); $(COMPAT_WORKERS) versions run at a time;
+# COMPAT_BROKERS=3: on three racked brokers.
+COMPAT_WORKERS ?= 2
+COMPAT_BROKERS ?= 2
+COMPAT_VERSIONS ?= matrix
+
+compat: env
+	@versions='$(COMPAT_VERSIONS)'; [ "$$versions" != matrix ] || \
+	  versions=$$($(BIN)/python -c 'from tests.compat.conftest import MATRIX; print(*MATRIX)'); \
+	for v in $${versions//,/ }; do $(BIN)/reconciler local fetch --kafka-version $$v || exit 1; done
+	$(BIN)/pytest tests/compat/test_journey.py -p no:cacheprovider \
+	  --kafka-versions=$(COMPAT_VERSIONS) --kafka-brokers=$(COMPAT_BROKERS) \
+	  $(if $(filter 0,$(COMPAT_WORKERS)),,-n $(COMPAT_WORKERS) --dist loadfile)
 
 env: $(STAMP)
 

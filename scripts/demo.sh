@@ -27,7 +27,9 @@ expect() {  # expect CODE command...: run it, show its exit code, fail the demo 
 step "validate the example specs"
 "$R" validate
 step "start a local three-broker Kafka cluster (racks a, b, c)"
-"$R" local status >/dev/null 2>&1 || "$R" local up --brokers 3   # reuse one already running
+# KAFKA_VERSION=2.8.2 make demo: another release (ZooKeeper mode before 3.9, docs/compatibility.md)
+"$R" local status >/dev/null 2>&1 ||   # reuse one already running
+  "$R" local up --brokers 3 ${KAFKA_VERSION:+--kafka-version "$KAFKA_VERSION"}
 "$R" local status
 KAFKA_BOOTSTRAP="$("$R" local status | sed -n 's/^bootstrap: //p')"
 export KAFKA_BOOTSTRAP

@@ -39,6 +39,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.slow)
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """The Kafka releases and broker count of the core journey (tests/compat/test_journey.py):
+    by default its ends on two brokers (`make test`); `make compat` passes `matrix`."""
+    group = parser.getgroup("reconciler")
+    group.addoption(
+        "--kafka-versions",
+        default=os.environ.get("RECONCILER_KAFKA_VERSIONS", ""),
+        help="the journey's Kafka releases: 'matrix' (the newest patch of every minor line), "
+        "or a comma list such as 2.8.2,3.6.2 [env RECONCILER_KAFKA_VERSIONS; default: "
+        "2.4.1,4.4.0]",
+    )
+    group.addoption(
+        "--kafka-brokers",
+        type=int,
+        default=int(os.environ.get("RECONCILER_KAFKA_BROKERS") or 2),
+        help="brokers of each journey cluster, in racks rack-a, rack-b, ... (the replication-"
+        "factor change needs 2) [env RECONCILER_KAFKA_BROKERS; default: 2]",
+    )
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if config.pluginmanager.hasplugin("xdist"):  # `make test` runs on workers
         from tests.worker_groups import WorkerGroups

@@ -22,14 +22,23 @@ SHARED_DIRECTORIES = {
 }
 
 
+# file -> why each of its parameters is a unit of work of its own
+SPLIT_BY_PARAMETER = {
+    "tests/compat/test_journey.py": "each Kafka version starts a cluster of its own",
+}
+
+
 class FileScheduling(LoadFileScheduling):
-    """xdist's loadfile, with each directory of SHARED_DIRECTORIES one unit of work."""
+    """xdist's loadfile, with each directory of SHARED_DIRECTORIES one unit of work, and each
+    parameter of a file of SPLIT_BY_PARAMETER one (`make compat`: two versions at a time)."""
 
     def _split_scope(self, nodeid: str) -> str:
         path = nodeid.split("::", 1)[0]
         for directory in SHARED_DIRECTORIES:
             if path.startswith(directory):
                 return directory
+        if path in SPLIT_BY_PARAMETER and nodeid.endswith("]") and "[" in nodeid:
+            return f"{path}[{nodeid.rsplit('[', 1)[1]}"
         return path
 
 

@@ -44,7 +44,7 @@ def to_json(cluster: str, state: ClusterState, taken_at: datetime | None = None)
         "brokers": [
             {"id": b.id, "host": b.host, "port": b.port, "rack": b.rack} for b in state.brokers
         ],
-        "fenced_brokers": list(state.fenced),
+        "fenced_brokers": None if state.fenced is None else list(state.fenced),
         "broker_defaults": dict(sorted(state.broker_defaults.items())),
         "topic_config_keys": _keys_json(state.topic_config_keys),
         "topics": [_topic_json(t) for _, t in sorted(state.topics.items())],
@@ -112,7 +112,7 @@ def _state(document: dict[str, Any], topics: list[TopicState]) -> tuple[str, Clu
             )
             for r in document.get("reassignments", [])
         ),
-        fenced=tuple(document.get("fenced_brokers", ())),
+        fenced=_fenced(document),
         topic_config_keys=_keys(document, topics),
     )
     return str(document["cluster"]), state
@@ -125,6 +125,12 @@ def _keys(document: dict[str, Any], topics: list[TopicState]) -> frozenset[str] 
         return listed_config_keys(topics)
     keys = document["topic_config_keys"]
     return frozenset(str(k) for k in keys) if keys is not None else None
+
+
+def _fenced(document: dict[str, Any]) -> tuple[int, ...] | None:
+    """null: the cluster could not show fenced brokers; absent (older snapshots): none known."""
+    listed = document.get("fenced_brokers", ())
+    return None if listed is None else tuple(listed)
 
 
 _Shared = dict[tuple[str, object, object, bool, object], tuple[str, ConfigEntry]]

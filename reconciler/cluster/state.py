@@ -148,8 +148,10 @@ class ClusterState:
     # (apply/check/leftovers.py reads them; snapshots do not keep them)
     lock: LockShown | None = None
     leftover_throttles: tuple[LeftoverThrottle, ...] = ()
-    # Brokers the cluster has registered but fenced (KIP-1073): down, so not in `brokers`
-    fenced: tuple[int, ...] = ()
+    # Brokers the cluster has registered but fenced (KIP-1073): down, so not in `brokers`.
+    # None: the cluster cannot show them (ZooKeeper mode, or KRaft before Kafka 4.0), so a
+    # down broker no replica names is invisible (`down_unseen`)
+    fenced: tuple[int, ...] | None = ()
     # The topic configs the cluster knows, by its own answer: the keys every topic's
     # DescribeConfigs listed (`listed_config_keys`). None: no topic's configs were read (a
     # cluster without topics, a state or snapshot without them), so nobody can tell.
@@ -166,7 +168,13 @@ class ClusterState:
             return ()
         listed = {b.id for b in self.brokers}
         named = {b for t in self.topics.values() for p in t.partitions for b in p.replicas}
-        return tuple(sorted((named | set(self.fenced)) - listed))
+        return tuple(sorted((named | set(self.fenced or ())) - listed))
+
+    @property
+    def down_unseen(self) -> bool:
+        """True when a stopped broker that holds no replica would not show: the cluster lists
+        only the brokers that are up and cannot show fenced ones (Kafka before 4.0)."""
+        return self.fenced is None and bool(self.brokers)
 
 
 def listed_config_keys(topics: Iterable[TopicState]) -> frozenset[str] | None:

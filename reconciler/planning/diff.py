@@ -43,6 +43,7 @@ from reconciler.planning.changes import (
 )
 from reconciler.planning.cluster_configs import unknown_keys
 from reconciler.planning.configs import compacted, config_changes
+from reconciler.planning.down_unseen import UNSEEN
 from reconciler.planning.ownership import owned
 from reconciler.spec.model import DesiredState, Policy, Presence, TopicSpec
 from reconciler.spec.topic_rules import collision_key
@@ -363,6 +364,14 @@ class _Diff:
                 location=spec.location,
             )
         also = f", {len(down)} of them down ({_ids(down)})" if down else ""
+        if self.state.down_unseen:
+            return rules.REPLICATION_FACTOR_UNREACHABLE(
+                f"{needs} but the cluster lists {total} broker(s){also}; {UNSEEN}: if one is, "
+                "bring it back and plan again (the spec needs no change), else set "
+                f"replication_factor to at most {total} or add brokers",
+                topic=spec.name,
+                location=spec.location,
+            )
         return rules.REPLICATION_FACTOR_UNREACHABLE(
             f"{needs} but the cluster has {total} broker(s){also}; set replication_factor to "
             f"at most {total} or add brokers",
@@ -390,11 +399,13 @@ class _Diff:
             return False
         unknown = sorted(named)
         known = ", ".join(map(str, sorted(self.broker_ids | self.down)))
+        verb, fix = "have", f"fix the assignments before {doing}"
+        if self.state.down_unseen:
+            verb, fix = "list", f"{UNSEEN}: if one is, bring it back and plan again, else {fix}"
         self.diagnostics.append(
             rules.UNKNOWN_BROKER(
                 f"{spec.name}: assignments name broker(s) {', '.join(map(str, unknown))} that "
-                f"the cluster does not have (brokers: {known}); fix the assignments before "
-                f"{doing}",
+                f"the cluster does not {verb} (brokers: {known}); {fix}",
                 topic=spec.name,
                 location=spec.location,
             )

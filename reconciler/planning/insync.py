@@ -15,6 +15,7 @@ from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic
 from reconciler.planning import rules
 from reconciler.planning.changes import CreateTopic, ReassignReplicas, TopicChange
+from reconciler.planning.down_unseen import UNSEEN
 from reconciler.spec.model import DesiredState, Presence, replication_factor_of
 from reconciler.spec.topic_rules import min_insync_replicas
 
@@ -81,5 +82,6 @@ def check_min_insync(
         if rf is None or (change is None and name not in state.topics):
             continue  # a create the plan refused: its own diagnostic says why
         yield from min_insync_replicas(
-            int(wanted), rf, spec.location, name, source=source, brokers=brokers
-        )
+            int(wanted), rf, spec.location, name, source=source, brokers=brokers,
+            unseen=UNSEEN if state.down_unseen else "",
+        )  # fmt: skip

@@ -230,12 +230,14 @@ def min_insync_replicas(
     *,
     source: str = "",
     brokers: int | None = None,
+    unseen: str = "",
 ) -> list[Diagnostic]:
     """min.insync.replicas above the replication factor makes every acks=all write fail.
 
     One rule wherever the replication factor comes from: the spec (validate), or the cluster
     (plan: the broker default of a create, or the topic's own), which `source` names. With the
-    cluster's broker count known, a replication factor it cannot hold is never advised.
+    cluster's broker count known, a replication factor it cannot hold is never advised;
+    `unseen` says why that count may leave out a broker that is down (the plan's words).
     """
     if value <= rf:
         return []
@@ -245,6 +247,12 @@ def min_insync_replicas(
             f"set min.insync.replicas to at most {rf} (the cluster's {brokers} broker(s) cannot "
             f"hold a replication factor of {value})"
         )
+        if unseen:
+            fix = (
+                f"{unseen}: if one is, bring it back and plan again; else set "
+                f"min.insync.replicas to at most {rf} (the {brokers} broker(s) the cluster lists "
+                f"cannot hold a replication factor of {value})"
+            )
     return [
         MIN_INSYNC_REPLICAS(
             f"min.insync.replicas of '{topic}' is {value} but the replication factor is "

@@ -87,3 +87,44 @@ def test_a_broker_kafka_reports_fenced_is_down_even_when_no_replica_names_it() -
         .rule
         == "replication_factor_unreachable"
     )  # without Kafka's word, nothing names broker 3
+
+
+# A cluster that cannot show fenced brokers (ZooKeeper mode, KRaft before 4.0): fenced=None
+UNSEEN = dataclasses.replace(cluster(broker_list=brokers("rack-a", "rack-b")), fenced=None)
+
+
+def test_where_kafka_cannot_show_down_brokers_the_advice_says_so() -> None:
+    """Two brokers listed, a third maybe stopped: the count is not called all the cluster
+    has, and bringing a broker back comes before lowering the factor."""
+    wanted = desired(spec("new.topic", partitions=1, replication_factor=3))
+    plan = make_plan(wanted, UNSEEN, ClusterConfig("test", "x:9092"), based_on="")
+    (error,) = plan.errors
+    assert error.rule == "replication_factor_unreachable"
+    assert "the cluster lists 2 broker(s)" in error.message
+    assert "cannot show whether a broker is down" in error.message
+    assert error.message.index("bring it back") < error.message.index("at most 2")
+    shown = make_plan(
+        wanted, dataclasses.replace(UNSEEN, fenced=()), ClusterConfig("t", "x:9092"), ""
+    )
+    assert "cannot show" not in shown.errors[0].message  # Kafka 4.0+ said none is fenced
+
+
+def test_where_kafka_cannot_show_down_brokers_an_unlisted_broker_may_be_down() -> None:
+    wanted = desired(spec("new.topic", assignments=[[1, 3]]))
+    (error,) = make_plan(wanted, UNSEEN, ClusterConfig("test", "x:9092"), based_on="").errors
+    assert error.rule == "unknown_broker"
+    assert "does not list (brokers: 1, 2)" in error.message
+    assert "cannot show whether a broker is down" in error.message
+
+
+def test_where_kafka_cannot_show_down_brokers_min_insync_advice_says_so() -> None:
+    state = dataclasses.replace(
+        cluster(broker_list=brokers("rack-a", "rack-b"),
+                defaults={"default.replication.factor": "2", "num.partitions": "1"}),
+        fenced=None,
+    )  # fmt: skip
+    wanted = desired(spec("new.topic", config={"min.insync.replicas": "3"}))
+    plan = make_plan(wanted, state, ClusterConfig("test", "x:9092"), based_on="")
+    [error] = [d for d in plan.diagnostics if d.code == "R103"]
+    assert "cannot show whether a broker is down" in error.message
+    assert "the 2 broker(s) the cluster lists" in error.message

@@ -315,8 +315,9 @@ class Cluster:
         self._pinned()
         return client
 
-    def fenced_brokers(self) -> tuple[int, ...]:
-        """Brokers registered but fenced: down, not gone (read.read_fenced_brokers)."""
+    def fenced_brokers(self) -> tuple[int, ...] | None:
+        """Brokers registered but fenced: down, not gone; None when the cluster cannot show
+        them (read.read_fenced_brokers)."""
         return self._reading(
             lambda n, t: read.read_fenced_brokers(self.connection, self._reassigner(t, n), t)
         )
@@ -452,7 +453,9 @@ class Cluster:
         return audit_topic.read_audit(self.connection, wait)
 
 
-def _reassignments_apart(apart: Cluster) -> tuple[tuple[Reassignment, ...], tuple[int, ...]]:
+def _reassignments_apart(
+    apart: Cluster,
+) -> tuple[tuple[Reassignment, ...], tuple[int, ...] | None]:
     """The reassignments in progress and the fenced brokers, read by a Cluster of their own
     (closed when done) on kafka-python, so that neither read's retries with fresh clients
     disturb the other's clients."""

@@ -56,6 +56,7 @@ from confluent_kafka.admin import ConfigEntry as KafkaConfigEntry
 
 from reconciler import gcpause
 from reconciler.cluster.adapter import boundary
+from reconciler.cluster.adapter import fenced_brokers
 from reconciler.cluster.adapter.connect import Connection, bounded
 from reconciler.cluster.adapter.describe import ClusterDescription
 from reconciler.cluster.adapter.failures import code_of, is_kafka_python_error
@@ -96,7 +97,7 @@ def state_of(
     topics: dict[str, TopicState],
     defaults: dict[str, str],
     reassignments: tuple[Reassignment, ...],
-    fenced: tuple[int, ...] = (),
+    fenced: tuple[int, ...] | None = (),
 ) -> ClusterState:
     """The ClusterState of what the steps read."""
     return ClusterState(
@@ -209,14 +210,24 @@ def read_reassignments(
 
 def read_fenced_brokers(
     connection: Connection, admin: KafkaAdminClient, timeout: float | None = None
-) -> tuple[int, ...]:
-    """Brokers the cluster has registered but fenced (stopped, or not heartbeating), sorted:
-    one DescribeCluster with IncludeFencedBrokers (KIP-1073, Kafka 4.0+), which kafka-python
-    sends and librdkafka cannot. Older brokers answer without the flag: none then."""
+) -> tuple[int, ...] | None:
+    """Brokers the cluster has registered but fenced (stopped, or not heartbeating), sorted;
+    None when the brokers cannot show them (fenced_brokers.py): then the request is not sent.
+    One DescribeCluster with IncludeFencedBrokers (KIP-1073, v2, Kafka 4.0+), which
+    kafka-python sends and librdkafka cannot."""
     seconds = connection.seconds if timeout is None else timeout
     try:
+        shown = bounded(lambda: fenced_brokers.shown(admin), seconds)
+        if not shown:
+            return None
         with boundary.kafka_python(connection, "DescribeCluster", admin):
             described = bounded(admin.describe_cluster, seconds)
+    except KeyError as exc:
+        if exc.args != ("endpoint_type",):
+            raise
+        # a broker older than the bootstrap one answered (a rolling upgrade): kafka-python
+        # cannot decode its version 0, which could not show fenced brokers either
+        return None
     except Exception as exc:
         if not is_kafka_python_error(exc):
             raise
