@@ -17,6 +17,10 @@ from reconciler.errors import ClusterError
 
 KAFKA_PYTHON_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER")
 
+# oauth.py's OIDC_KEYS (tests/cluster/test_client_security.py keeps them one list)
+_OIDC = ("method", "client.id", "client.secret", "token.endpoint.url", "scope", "extensions",
+         "grant.type")  # fmt: skip
+
 # Every security property reconciler accepts -> what kafka-python gets for it.
 TABLE: dict[str, str] = {
     "security.protocol": "security_protocol",
@@ -43,11 +47,7 @@ TABLE: dict[str, str] = {
     "broker's name against its certificate, `none` does not",
     "ssl.cipher.suites": "ssl_context: the same OpenSSL cipher list",
     "ssl.crl.location": "ssl_context: the CRL file, checked for the broker's certificate",
-    **{
-        f"sasl.oauthbearer.{key}": "sasl_oauth_token_provider: the same tokens (oauth.py)"
-        for key in ("method", "client.id", "client.secret", "token.endpoint.url", "scope",
-                    "extensions", "grant.type")
-    },  # fmt: skip
+    **{f"sasl.oauthbearer.{key}": "sasl_oauth_token_provider: the same tokens" for key in _OIDC},
     "https.ca.location": "the token endpoint's CA (oauth.py; no Kafka connection uses it)",
 }
 _PREFIXES = ("ssl.", "ssl_", "sasl.", "security.", "enable.ssl.", "https.", "enable.sasl.")
@@ -108,8 +108,6 @@ def mechanism_of(client: Mapping[str, str]) -> str:
     named = client.get("sasl.mechanism", client.get("sasl.mechanisms", "")).strip().upper()
     protocol = client.get("security.protocol", "PLAINTEXT").upper()
     return named or ("GSSAPI" if protocol in SASL_PROTOCOLS else "")
-
-
 
 
 def certificate_key(client: Mapping[str, str]) -> str | None:

@@ -244,8 +244,8 @@ def make_client_keystore(directory: Path, ca_password: str, password: str, java:
                 f"certificate: {(out.stderr or out.stdout).strip()}"
             )
 
-    run("-genkeypair", "-keyalg", "RSA", "-keysize", "2048", "-validity", "30", "-alias",
-        "client", "-dname", "CN=reconciler-client", "-keystore", CLIENT_KEYSTORE, *store)  # fmt: skip
+    run("-genkeypair", "-keyalg", "RSA", "-keysize", "2048", "-validity", "30", "-alias", "client",
+        "-dname", "CN=reconciler-client", "-keystore", CLIENT_KEYSTORE, *store)  # fmt: skip
     run("-certreq", "-alias", "client", "-keystore", CLIENT_KEYSTORE, *store,
         "-file", "client.csr")  # fmt: skip
     run("-gencert", "-rfc", "-alias", "ca", *ca, "-validity", "30", "-infile", "client.csr",

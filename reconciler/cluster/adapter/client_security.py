@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import socket
 import ssl
 import tempfile
 from collections.abc import Callable, Mapping
@@ -26,6 +27,7 @@ from reconciler.cluster.client_settings import SASL_PROTOCOLS, SSL_PROTOCOLS, ch
 from reconciler.errors import ClusterError
 
 TRUSTSTORE_KEYS = ("ssl.truststore.location", "ssl.truststore.password")
+
 
 def librdkafka_settings(cluster: str, client: Mapping[str, str]) -> dict[str, str]:
     """`client:` as librdkafka takes it: a truststore becomes `ssl.ca.pem`."""
@@ -109,6 +111,29 @@ def _reporting(report: Report) -> type[ssl.SSLSocket]:
                 raise
 
     return Reporting
+
+
+def why_unverified(cluster: str, bootstrap: str, client: Mapping[str, str]) -> str | None:
+    """Why the brokers' certificate fails the check, in OpenSSL's words ("IP address mismatch,
+    certificate is not valid for '10.0.0.7'", "unable to get local issuer certificate", ...),
+    from one handshake of our own with the same settings; None if no bootstrap server shows
+    it. librdkafka says "broker certificate could not be verified" whatever the cause, so a
+    failure of either client is named by this one answer (the same sentence from both)."""
+    context = ssl_context(cluster, client)
+    for server in bootstrap.split(","):
+        host, _, port = server.strip().rpartition(":")
+        host = host.strip("[]")
+        try:
+            with (
+                socket.create_connection((host, int(port)), timeout=5) as raw,
+                context.wrap_socket(raw, server_hostname=host),
+            ):
+                continue
+        except ssl.SSLCertVerificationError as exc:
+            return f"SSL handshake failed: certificate verify failed: {exc.verify_message}"
+        except (OSError, ValueError):
+            continue
+    return None
 
 
 def _load_cas(cluster: str, client: Mapping[str, str], context: ssl.SSLContext) -> None:
@@ -205,8 +230,9 @@ def _load_client_certificate(
     cert_file, key_file = client.get("ssl.certificate.location"), client.get("ssl.key.location")
     if cert_pem is None and key_pem is None:
         if cert_file is not None:
+            password = client.get("ssl.key.password")
             _load(cluster, "ssl.certificate.location", cert_file,
-                  lambda p: context.load_cert_chain(p, key_file, client.get("ssl.key.password")))  # fmt: skip
+                  lambda p: context.load_cert_chain(p, key_file, password))  # fmt: skip
         return
     from cryptography import x509
     from cryptography.hazmat.primitives.serialization import load_pem_private_key

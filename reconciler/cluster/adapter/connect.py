@@ -20,8 +20,8 @@ from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
 
 from reconciler import redaction
-from reconciler.cluster.adapter import client_security, compatibility, failures, oauth
 from reconciler.cluster import client_settings
+from reconciler.cluster.adapter import client_security, compatibility, failures, oauth
 from reconciler.cluster.adapter.failures import (
     Denied,
     NoAnswer,
@@ -117,6 +117,9 @@ class Connection:
         how: Literal["oauth", "sasl", "tls"] = (
             "oauth" if tokens is not None else "tls" if code == KafkaError._SSL else "sasl"
         )
+        if how == "tls" and failures.unverified(text):  # one cause, whichever client failed
+            client = dict(self.client)
+            text = client_security.why_unverified(self.name, self.bootstrap, client) or text
         return Unauthenticated(
             self.name,
             self.bootstrap,
@@ -188,10 +191,13 @@ def kafka_python_admin(
     settings = dict(connection.client)
     seconds = connection.seconds if timeout is None else timeout
     tokens = connection.tokens()
-    oauth_provider = {"sasl_oauth_token_provider": tokens.kafka_python_provider()} if tokens else {}
 
     def report(reason: str) -> None:  # a failed TLS handshake: the sentence librdkafka's gets
         connection.watch.remember(KafkaError._SSL, reason)
+
+    security = client_security.kafka_python_settings(connection.name, settings, report)
+    if tokens is not None:
+        security["sasl_oauth_token_provider"] = tokens.kafka_python_provider()
 
     try:
         return KafkaAdminClient(
@@ -199,8 +205,7 @@ def kafka_python_admin(
             client_id=settings.get("client.id", DEFAULT_CLIENT_ID),
             request_timeout_ms=connection.millis,
             bootstrap_timeout_ms=max(1, int(seconds * 1000)),
-            **client_security.kafka_python_settings(connection.name, settings, report),
-            **oauth_provider,
+            **security,
         )
     except KafkaPythonError as exc:
         raise connection.error("connect to", exc) from exc

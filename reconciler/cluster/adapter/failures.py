@@ -256,11 +256,11 @@ class Unauthenticated:
                 f"{where} refused the credentials of {self.principal} ({said}): check "
                 "sasl.username, sasl.password and sasl.mechanism in its `client:` settings."
             )
-        if _NAME_MISMATCH.search(self.reason):  # both clients' words: OpenSSL's reason
+        if _NAME_MISMATCH.search(self.reason):  # OpenSSL's reason (client_security.why_unverified)
             return (
-                f"the TLS handshake with {where} failed: the broker's certificate does not name "
-                "the address it was reached at (hostname mismatch): connect by a name or IP "
-                "address its certificate lists (subject alternative names), or set "
+                f"the TLS handshake with {where} failed ({said}): the broker's certificate does "
+                "not name the address it was reached at: connect by a name or IP address its "
+                "certificate lists (subject alternative names), or set "
                 "ssl.endpoint.identification.algorithm: none to skip only the name check."
             )
         return (
@@ -270,9 +270,15 @@ class Unauthenticated:
         )
 
 
-# OpenSSL's X509_V_ERR_HOSTNAME_MISMATCH / X509_V_ERR_IP_ADDRESS_MISMATCH, as librdkafka and
-# Python's ssl both quote it.
+# OpenSSL's X509_V_ERR_HOSTNAME_MISMATCH / X509_V_ERR_IP_ADDRESS_MISMATCH, as Python's ssl
+# quotes it (librdkafka says only "broker certificate could not be verified", whatever the cause).
 _NAME_MISMATCH = re.compile(r"certificate verify failed.*(hostname|ip address) mismatch", re.I)
+_UNVERIFIED = re.compile(r"certificate verify failed", re.I)
+
+
+def unverified(reason: str) -> bool:
+    """Whether a refused TLS handshake's reason is a failed certificate check."""
+    return _UNVERIFIED.search(reason) is not None
 
 
 def _tail(text: str) -> str:
