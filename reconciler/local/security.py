@@ -366,14 +366,13 @@ def client_config(state_dir: Path, mode: str) -> dict[str, str]:
     if mode == "none":
         return {}
     if mode in TLS_MODES:
-        keystore = {
+        ca = str(security_dir(state_dir) / "ca.pem")
+        tls = {"security.protocol": "SSL", "ssl.ca.location": ca}
+        if mode == "tls":
+            return tls
+        return tls | {
             "ssl.keystore.location": str(security_dir(state_dir) / CLIENT_KEYSTORE),
             "ssl.keystore.password": _secrets(state_dir)["client.password"],
-        }
-        return {
-            "security.protocol": "SSL",
-            "ssl.ca.location": str(security_dir(state_dir) / "ca.pem"),
-            **(keystore if mode == "mtls" else {}),
         }
     if mode == "oauth":
         urls = oauth_urls(state_dir)
