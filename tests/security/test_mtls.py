@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from confluent_kafka.admin import AdminClient, NewPartitions
 
-from reconciler.cluster.adapter import Cluster, Connection
+from reconciler.cluster.adapter import Cluster, Connection, probe
 from reconciler.errors import ClusterError
 from reconciler.local import security
 from reconciler.local.state import LocalCluster
@@ -201,3 +201,16 @@ def test_no_keystore_password_in_anything_printed_or_written(
     transcript.dirs.append(mtls.state_dir / "n1" / "kafka.log")
     assert len(transcript.runs) >= 4
     assert transcript.leaks(_password(mtls)) == []
+
+
+def test_the_probe_presents_the_client_certificate(mtls: LocalCluster) -> None:
+    """The probe that names silent brokers asks with the same key pair: a broker requiring
+    client certificates answers it, and would not answer a probe without one."""
+    sec = _sec(mtls)
+    ca = {"security.protocol": "SSL", "ssl.ca.location": str(sec / "ca.pem")}
+    keystore = {"ssl.keystore.location": str(sec / "client.p12"),
+                "ssl.keystore.password": _password(mtls)}  # fmt: skip
+    with_key = Connection("sec", mtls.bootstrap, tuple(sorted({**ca, **keystore}.items())), 10.0)
+    assert probe.unanswered(with_key, []) == []
+    without = Connection("sec", mtls.bootstrap, tuple(sorted(ca.items())), 10.0)
+    assert [why for _, why in probe.unanswered(without, [])] != []
