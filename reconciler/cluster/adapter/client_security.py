@@ -106,8 +106,8 @@ def _reporting(report: Report) -> type[ssl.SSLSocket]:
             except ssl.SSLCertVerificationError as exc:
                 report(f"SSL handshake failed: certificate verify failed: {exc.verify_message}")
                 raise
-            except (ssl.SSLError, OSError) as exc:
-                report(f"SSL handshake failed: {exc}")
+            except ssl.SSLError as exc:  # an alert (a refused client certificate, ...);
+                report(f"SSL handshake failed: {exc}")  # not a reset: that may pass
                 raise
 
     return Reporting
