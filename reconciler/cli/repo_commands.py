@@ -130,6 +130,12 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
     result = load_repo(ctx.repo, cluster)
     if cluster is not None and result.config is not None:
         select_cluster(result.config, cluster)  # an unknown name is an error
+    if result.config is not None:  # a login no client can make: its one sentence, exit 1
+        from reconciler.cluster import client_settings
+
+        for name, chosen in sorted(result.config.clusters.items()):
+            if cluster in (None, name):
+                client_settings.check(name, dict(chosen.client))
     topics = {name: len(state.topics) for name, state in sorted(result.desired.items())}
     if fmt == "json":
         # schemas/validate.schema.json; each diagnostic in the plan's shape (diagnostics.to_json)

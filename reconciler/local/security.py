@@ -7,6 +7,8 @@
   so KRaft cannot use them on the listener that serves that log).
 - `tls`: the client (and inter-broker) listener is SSL with a broker certificate signed by a CA
   generated on the spot with the JDK's keytool; no authorizer.
+- `mtls`: `tls` whose brokers require a client certificate (`ssl.client.auth=required`); the
+  client's key pair, signed by the same CA, is a PKCS#12 keystore (`client.p12`).
 - `oauth`: the client listener is SASL_PLAINTEXT with OAUTHBEARER, tokens checked by Kafka's
   own OIDC validator (`OAuthBearerValidatorCallbackHandler`: signature against the JWKS,
   audience, issuer, expiry) against a local token issuer (token_issuer.py, started before the
@@ -36,7 +38,9 @@ from reconciler.local import jwt_signing
 if TYPE_CHECKING:  # state imports this module
     from reconciler.local.state import Sidecar
 
-MODES = ("none", "sasl_scram", "tls", "oauth")
+MODES = ("none", "sasl_scram", "tls", "mtls", "oauth")
+TLS_MODES = ("tls", "mtls")
+CLIENT_KEYSTORE = "client.p12"  # mtls: the client's key pair, signed by the cluster's CA
 SECURITY_DIR = "security"
 CLIENT_PROPERTIES = "client.properties"  # librdkafka/Java client properties, with secrets
 CLIENT_YAML = "reconciler-client.yaml"  # a `clusters.<name>:` snippet with ${ENV} references
@@ -109,9 +113,13 @@ def prepare(state_dir: Path, mode: str, java: str) -> None:
     }
     if mode == "oauth":
         values["client.secret"] = secrets.token_urlsafe(24)
+    if mode == "mtls":
+        values["client.password"] = secrets.token_urlsafe(24)
     write_private(sec / SECRETS, "".join(f"{k}={v}\n" for k, v in values.items()))
-    if mode == "tls":
+    if mode in TLS_MODES:
         make_ca_and_broker_cert(sec, values["store.password"], java)
+    if mode == "mtls":
+        make_client_keystore(sec, values["store.password"], values["client.password"], java)
     if mode == "oauth":
         _make_issuer(sec, values["client.secret"])
 
@@ -218,13 +226,46 @@ def make_ca_and_broker_cert(directory: Path, password: str, java: str, cn: str =
         path.chmod(0o600)
 
 
+def make_client_keystore(directory: Path, ca_password: str, password: str, java: str) -> None:
+    """`client.p12` (password `password`): a client key pair for CN=reconciler-client signed by
+    the CA of make_ca_and_broker_cert in the same directory, with the CA in its chain."""
+    keytool = _keytool(java)
+    env = {**os.environ, "RECONCILER_STOREPASS": password, "RECONCILER_CAPASS": ca_password}
+    store = ["-storetype", "PKCS12", "-storepass:env", "RECONCILER_STOREPASS"]
+    ca = ["-keystore", "ca.p12", "-storetype", "PKCS12", "-storepass:env", "RECONCILER_CAPASS"]
+
+    def run(*args: str) -> None:
+        out = subprocess.run(
+            [keytool, *args], capture_output=True, text=True, env=env, cwd=directory, check=False
+        )
+        if out.returncode != 0:
+            raise LocalClusterError(
+                f"keytool {args[0]} failed while making the local cluster's client "
+                f"certificate: {(out.stderr or out.stdout).strip()}"
+            )
+
+    run("-genkeypair", "-keyalg", "RSA", "-keysize", "2048", "-validity", "30", "-alias", "client",
+        "-dname", "CN=reconciler-client", "-keystore", CLIENT_KEYSTORE, *store)  # fmt: skip
+    run("-certreq", "-alias", "client", "-keystore", CLIENT_KEYSTORE, *store,
+        "-file", "client.csr")  # fmt: skip
+    run("-gencert", "-rfc", "-alias", "ca", *ca, "-validity", "30", "-infile", "client.csr",
+        "-outfile", "client.pem")  # fmt: skip
+    run("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.pem",
+        "-keystore", CLIENT_KEYSTORE, *store)  # fmt: skip
+    run("-importcert", "-noprompt", "-alias", "client", "-file", "client.pem",
+        "-keystore", CLIENT_KEYSTORE, *store)  # fmt: skip
+    for path in directory.iterdir():
+        path.chmod(0o600)
+
+
 # ---------------------------------------------------------------------------- broker side
 
 
 def protocol(mode: str) -> str:
     """The security protocol of the client (and inter-broker) listener."""
     return {
-        "none": "PLAINTEXT", "sasl_scram": "SASL_PLAINTEXT", "tls": "SSL", "oauth": "SASL_PLAINTEXT"
+        "none": "PLAINTEXT", "sasl_scram": "SASL_PLAINTEXT", "tls": "SSL", "mtls": "SSL",
+        "oauth": "SASL_PLAINTEXT",
     }[mode]  # fmt: skip
 
 
@@ -236,9 +277,10 @@ def broker_properties(state_dir: Path, mode: str) -> dict[str, str]:
     sec = security_dir(state_dir)
     if mode == "oauth":
         return _oauth_broker_properties(state_dir)
-    if mode == "tls":
+    if mode in TLS_MODES:
         password = values["store.password"]
-        return {
+        required = {"ssl.client.auth": "required"} if mode == "mtls" else {}
+        return required | {
             "ssl.keystore.type": "PKCS12",
             "ssl.keystore.location": str(sec / "broker.p12"),
             "ssl.keystore.password": password,
@@ -323,10 +365,14 @@ def client_config(state_dir: Path, mode: str) -> dict[str, str]:
     """librdkafka properties for the super user (what `status` and the fixtures connect with)."""
     if mode == "none":
         return {}
-    if mode == "tls":
-        return {
-            "security.protocol": "SSL",
-            "ssl.ca.location": str(security_dir(state_dir) / "ca.pem"),
+    if mode in TLS_MODES:
+        ca = str(security_dir(state_dir) / "ca.pem")
+        tls = {"security.protocol": "SSL", "ssl.ca.location": ca}
+        if mode == "tls":
+            return tls
+        return tls | {
+            "ssl.keystore.location": str(security_dir(state_dir) / CLIENT_KEYSTORE),
+            "ssl.keystore.password": _secrets(state_dir)["client.password"],
         }
     if mode == "oauth":
         urls = oauth_urls(state_dir)
@@ -359,7 +405,7 @@ def write_client_files(state_dir: Path, mode: str, bootstrap: str) -> None:
         sec / CLIENT_PROPERTIES,
         f"bootstrap.servers={bootstrap}\n" + "".join(f"{k}={v}\n" for k, v in conf.items()),
     )
-    secret_keys = ("sasl.password", "sasl.oauthbearer.client.secret")
+    secret_keys = ("sasl.password", "sasl.oauthbearer.client.secret", "ssl.keystore.password")
     shown: Mapping[str, str] = {
         k: (f"${{{PASSWORD_ENV}}}" if k in secret_keys else v) for k, v in conf.items()
     }
@@ -395,6 +441,11 @@ def describe_lines(state_dir: Path, mode: str) -> list[str]:
         what = (
             f"SASL_PLAINTEXT listener, OAUTHBEARER checked by Kafka's OIDC validator; token "
             f"endpoint {urls[0] if urls else '?'}, client id {OAUTH_CLIENT}"
+        )
+    elif mode == "mtls":
+        what = (
+            f"SSL listener, server certificate signed by the CA {sec / 'ca.pem'}; client "
+            f"certificates required (the keystore {sec / CLIENT_KEYSTORE})"
         )
     else:
         what = f"SSL listener, server certificate signed by the CA {sec / 'ca.pem'}"

@@ -137,6 +137,16 @@ def tls(
 
 
 @pytest.fixture(scope="module")
+def mtls(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    kafka_dist: Distribution,
+) -> Iterator[local_state.LocalCluster]:
+    """`local up --security mtls`: TLS whose broker requires a client certificate."""
+    yield from start_secured(request, tmp_path_factory, kafka_dist, "mtls")
+
+
+@pytest.fixture(scope="module")
 def oauth(
     request: pytest.FixtureRequest,
     tmp_path_factory: pytest.TempPathFactory,

@@ -7,6 +7,7 @@ back reconciler.cluster.state values, never a client object or a client library'
 
     cluster.py    Cluster: owns the clients, every request reconciler sends, frozen values out
     connect.py    Connection (bootstrap, `client:` properties, timeout); building the clients
+    client_security.py  `client:`'s security settings as each client takes them (one SSLContext)
     failures.py   the clients' failures classified by Kafka's codes: Denied, Unauthenticated,
                   Unsupported (the only module that reads a client's message text)
     boundary.py   the one boundary around every call into either library: a library's own

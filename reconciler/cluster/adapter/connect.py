@@ -2,10 +2,10 @@
 
 `Connection` is a plain frozen value (the CLI and tests build it); only `Cluster` (cluster.py)
 turns it into clients, with the two functions here. `client:` in reconciler.yaml holds librdkafka
-properties; kafka-python (used only for KIP-455 reassignments) takes the security-related
-subset, translated as the table of `reconciler help cluster-state` says; other librdkafka-only
-properties are not passed to it. OAUTHBEARER with `sasl.oauthbearer.method: oidc` logs both
-clients in with tokens of one source (oauth.py).
+properties; kafka-python (KIP-455 reassignments and what librdkafka cannot ask) takes the
+security-related subset, translated by client_security.py (`reconciler help security`); other
+librdkafka-only properties are not passed to it. OAUTHBEARER with `sasl.oauthbearer.method:
+oidc` logs both clients in with tokens of one source (oauth.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
 
 from reconciler import redaction
-from reconciler.cluster.adapter import boundary, compatibility, failures, oauth
+from reconciler.cluster import client_settings
+from reconciler.cluster.adapter import boundary, client_security, compatibility, failures, oauth
 from reconciler.cluster.adapter.failures import (
     Denied,
     NoAnswer,
@@ -93,8 +94,8 @@ class Connection:
             return f"the subject of client id '{tokens.oidc.client_id}''s tokens"
         if client.get("sasl.username"):
             return f"User:{client['sasl.username']}"
-        if client.get("ssl.certificate.location"):
-            return "the principal of the certificate in ssl.certificate.location"
+        if (key := client_settings.certificate_key(client)) is not None:
+            return f"the principal of the certificate in {key}"
         return "User:ANONYMOUS"
 
     def denied(
@@ -117,6 +118,9 @@ class Connection:
         how: Literal["oauth", "sasl", "tls"] = (
             "oauth" if tokens is not None else "tls" if code == KafkaError._SSL else "sasl"
         )
+        if how == "tls" and failures.unverified(text):  # one cause, whichever client failed
+            client = dict(self.client)
+            text = client_security.why_unverified(self.name, self.bootstrap, client) or text
         return Unauthenticated(
             self.name,
             self.bootstrap,
@@ -124,7 +128,7 @@ class Connection:
             how,
             text,
             token_issuer=tokens.oidc.where() if tokens is not None else "",
-            ca_location=dict(self.client).get("ssl.ca.location", "the system CAs"),
+            ca_location=client_settings.ca_source(dict(self.client)),
         )
 
     def failure(self, action: str, exc: BaseException) -> Denied | Unauthenticated | None:
@@ -161,7 +165,7 @@ def librdkafka_admin(connection: Connection) -> AdminClient:
         "client.id": DEFAULT_CLIENT_ID,
         "socket.connection.setup.timeout.ms": int(min(connection.seconds, 10.0) * 1000),
     }
-    conf.update(dict(connection.client))
+    conf.update(client_security.librdkafka_settings(connection.name, dict(connection.client)))
     if (tokens := connection.tokens()) is not None:
         tokens.token()  # a refused or unreachable token endpoint: one sentence, at once
         for key in oauth.OIDC_KEYS:
@@ -190,22 +194,21 @@ def kafka_python_admin(
     settings = dict(connection.client)
     seconds = connection.seconds if timeout is None else timeout
     tokens = connection.tokens()
-    oauth_provider = {"sasl_oauth_token_provider": tokens.kafka_python_provider()} if tokens else {}
+
+    def report(reason: str) -> None:  # a failed TLS handshake: the sentence librdkafka's gets
+        connection.watch.remember(KafkaError._SSL, reason)
+
+    security = client_security.kafka_python_settings(connection.name, settings, report)
+    if tokens is not None:
+        security["sasl_oauth_token_provider"] = tokens.kafka_python_provider()
+
     try:
         return KafkaAdminClient(
             bootstrap_servers=servers or connection.bootstrap.split(","),
             client_id=settings.get("client.id", DEFAULT_CLIENT_ID),
             request_timeout_ms=connection.millis,
             bootstrap_timeout_ms=max(1, int(seconds * 1000)),
-            security_protocol=settings.get("security.protocol", "PLAINTEXT"),
-            sasl_mechanism=settings.get("sasl.mechanism", settings.get("sasl.mechanisms")),
-            sasl_plain_username=settings.get("sasl.username"),
-            sasl_plain_password=settings.get("sasl.password"),
-            ssl_cafile=settings.get("ssl.ca.location"),
-            ssl_certfile=settings.get("ssl.certificate.location"),
-            ssl_keyfile=settings.get("ssl.key.location"),
-            ssl_password=settings.get("ssl.key.password"),
-            **oauth_provider,
+            **security,
         )
     except KafkaPythonError as exc:
         if not boundary.classified(exc):

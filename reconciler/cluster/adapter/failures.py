@@ -239,6 +239,7 @@ class Unauthenticated:
     reason: str
     token_issuer: str = ""  # oauth: who issued the tokens
     ca_location: str = "the system CAs"  # tls: the CAs the broker's certificate was checked with
+    # (the setting naming them and its value, e.g. "ssl.ca.location (/etc/ca.pem)")
 
     def sentence(self) -> str:
         where = f"cluster '{self.cluster}' at {self.bootstrap}"
@@ -255,11 +256,29 @@ class Unauthenticated:
                 f"{where} refused the credentials of {self.principal} ({said}): check "
                 "sasl.username, sasl.password and sasl.mechanism in its `client:` settings."
             )
+        if _NAME_MISMATCH.search(self.reason):  # OpenSSL's reason (client_security.why_unverified)
+            return (
+                f"the TLS handshake with {where} failed ({said}): the broker's certificate does "
+                "not name the address it was reached at: connect by a name or IP address its "
+                "certificate lists (subject alternative names), or set "
+                "ssl.endpoint.identification.algorithm: none to skip only the name check."
+            )
         return (
             f"the TLS handshake with {where} failed ({said}): the broker's certificate is not "
-            f"signed by a CA in ssl.ca.location ({self.ca_location}), or its name does not "
+            f"signed by a CA in {self.ca_location}, or its name does not "
             "match the bootstrap address."
         )
+
+
+# OpenSSL's X509_V_ERR_HOSTNAME_MISMATCH / X509_V_ERR_IP_ADDRESS_MISMATCH, as Python's ssl
+# quotes it (librdkafka says only "broker certificate could not be verified", whatever the cause).
+_NAME_MISMATCH = re.compile(r"certificate verify failed.*(hostname|ip address) mismatch", re.I)
+_UNVERIFIED = re.compile(r"certificate verify failed", re.I)
+
+
+def unverified(reason: str) -> bool:
+    """Whether a refused TLS handshake's reason is a failed certificate check."""
+    return _UNVERIFIED.search(reason) is not None
 
 
 def _tail(text: str) -> str:
@@ -291,6 +310,10 @@ class Watch:
                 self._refused = (int(error.code()), str(error.str()))
 
         conf["error_cb"] = remember
+
+    def remember(self, code: int, reason: str) -> None:
+        """A refused login another client saw (kafka-python's failed TLS handshake)."""
+        self._refused = (code, reason)
 
     def register(self, admin: AdminClient) -> AdminClient:
         """Poll this client when asked for a refusal (librdkafka queues its callbacks)."""

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from reconciler.cluster.adapter import client_security
 from reconciler.cluster.adapter.connect import Connection
 
 # ApiVersions v0 with request header v1: api key 18, version 0, correlation id 1, client id.
@@ -58,7 +59,12 @@ def unanswered(connection: Connection, known: Sequence[Address]) -> list[tuple[A
     seen = {(a.host, a.port) for a in addresses}
     addresses += [a for a in bootstrap_addresses(connection) if (a.host, a.port) not in seen]
     timeout = probe_timeout(connection)
-    tls = dict(connection.client).get("security.protocol", "").upper() in {"SSL", "SASL_SSL"}
+    client = dict(connection.client)
+    tls = (  # the client certificate included: a broker requiring one answers no other
+        client_security.ssl_context(connection.name, client, verify=False)
+        if client.get("security.protocol", "").upper() in {"SSL", "SASL_SSL"}
+        else None
+    )
     if not addresses:
         return []
     with ThreadPoolExecutor(max_workers=min(16, len(addresses))) as pool:
@@ -72,16 +78,13 @@ def silent(connection: Connection, known: Sequence[Address]) -> list[str]:
     return [f"{address} ({why})" for address, why in unanswered(connection, known)]
 
 
-def _ask(address: Address, timeout: float, tls: bool) -> str | None:
+def _ask(address: Address, timeout: float, tls: ssl.SSLContext | None) -> str | None:
     """None if the broker answers an ApiVersions request within `timeout`, else why not."""
     try:
         with socket.create_connection((address.host, address.port), timeout=timeout) as raw:
             sock: socket.socket = raw
-            if tls:
-                context = ssl.create_default_context()
-                context.check_hostname = False
-                context.verify_mode = ssl.CERT_NONE
-                sock = context.wrap_socket(raw, server_hostname=address.host)
+            if tls is not None:
+                sock = tls.wrap_socket(raw, server_hostname=address.host)
             sock.sendall(_REQUEST)
             if not sock.recv(4):
                 return "it closed the connection"

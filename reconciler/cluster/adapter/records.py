@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
-from reconciler.cluster.adapter import boundary
+from reconciler.cluster.adapter import boundary, client_security
 from reconciler.cluster.adapter.connect import (
     DEFAULT_CLIENT_ID,
     LIBRDKAFKA_LOG,
@@ -26,7 +26,7 @@ Conf = dict[str, str | int | float | bool]  # librdkafka properties
 
 def _client_conf(connection: Connection) -> Conf:
     conf: Conf = {"bootstrap.servers": connection.bootstrap, "client.id": DEFAULT_CLIENT_ID}
-    conf.update(dict(connection.client))
+    conf.update(client_security.librdkafka_settings(connection.name, dict(connection.client)))
     return conf
 
 
