@@ -216,17 +216,20 @@ def read_fenced_brokers(
     kafka-python sends and librdkafka cannot."""
     seconds = connection.seconds if timeout is None else timeout
     try:
-        shown = bounded(lambda: fenced_brokers.shown(admin), seconds)
-        if not shown:
+        with boundary.kafka_python(connection, "ApiVersions", admin):
+            versions = bounded(admin.api_versions, seconds)
+        if not fenced_brokers.shown(versions):
             return None
         with boundary.kafka_python(connection, "DescribeCluster", admin):
-            described = bounded(admin.describe_cluster, seconds)
-    except KeyError as exc:
-        if exc.args != ("endpoint_type",):
-            raise
-        # a broker older than the bootstrap one answered (a rolling upgrade): kafka-python
-        # cannot decode its version 0, which could not show fenced brokers either
-        return None
+            try:
+                described = bounded(admin.describe_cluster, seconds)
+            except KeyError as exc:
+                if exc.args != ("endpoint_type",):
+                    raise  # the boundary's sentence
+                # a broker older than the bootstrap one answered (a rolling upgrade):
+                # kafka-python cannot decode its version 0, which could not show fenced
+                # brokers either
+                return None
     except Exception as exc:
         if not is_kafka_python_error(exc):
             raise
