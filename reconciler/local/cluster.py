@@ -91,6 +91,8 @@ rootLogger.level = WARN
 rootLogger.appenderRef.out.ref = OUT
 logger.srv.name = kafka.server.KafkaRaftServer
 logger.srv.level = INFO
+logger.msk.name = dev.reconciler
+logger.msk.level = INFO
 """
 
 # Kafka before 4.0 logs through Log4j 1 (reload4j): the same settings in its format.
@@ -101,6 +103,7 @@ log4j.appender.out.layout=org.apache.log4j.PatternLayout
 log4j.appender.out.layout.ConversionPattern=[%d] %p %m (%c)%n
 log4j.logger.kafka.server.KafkaRaftServer=INFO
 log4j.logger.kafka.server.KafkaServer=INFO
+log4j.logger.dev.reconciler=INFO
 """
 REQUEST_LOG4J1 = """\
 log4j.appender.req=org.apache.log4j.FileAppender

@@ -122,7 +122,7 @@ class Connection:
         if isinstance(tokens, msk_iam.Signer):
             return failures.Unauthenticated(
                 self.name, self.bootstrap, self.principal, "msk_iam", text,
-                advice=msk_iam.advice(text, tokens.aws),
+                advice=msk_iam.refusal(text, tokens.aws),
             )  # fmt: skip
         how: Literal["oauth", "sasl", "tls"] = (
             "oauth" if tokens is not None else "tls" if code == KafkaError._SSL else "sasl"

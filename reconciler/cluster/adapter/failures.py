@@ -238,7 +238,7 @@ class Unauthenticated:
     how: Literal["oauth", "sasl", "tls", "msk_iam"]
     reason: str
     token_issuer: str = ""  # oauth: who issued the tokens
-    advice: str = ""  # msk_iam: what to do, from the broker's reason (msk_iam.advice)
+    advice: str = ""  # msk_iam: what is wrong and what to do (msk_iam.refusal)
     ca_location: str = "the system CAs"  # tls: the CAs the broker's certificate was checked with
 
     def sentence(self) -> str:
@@ -252,7 +252,7 @@ class Unauthenticated:
                 "sasl.oauthbearer.expected.audience), and sasl.oauthbearer.scope."
             )
         if self.how == "msk_iam":
-            return f"{where} refused the AWS MSK IAM login of {self.principal} ({said}): {self.advice}"
+            return f"{where} refused the AWS MSK IAM login of {self.principal}: {self.advice}"
         if self.how == "sasl":
             return (
                 f"{where} refused the credentials of {self.principal} ({said}): check "

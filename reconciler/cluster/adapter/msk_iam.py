@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import threading
 import time
 from collections.abc import Mapping
@@ -245,30 +246,31 @@ class Signer:
         return Provider()
 
 
-def advice(reason: str, aws: Aws) -> str:
-    """What to do about a refused MSK IAM login, from the broker's reason where it says."""
-    said = reason.lower()
-    if "expired" in said:
-        return (
-            "the token had expired when the broker checked it; tokens are valid for "
-            f"{LIFETIME // 60} minutes from their signing on this machine's clock: check that "
-            "the clock is right (NTP)."
+def refusal(reason: str, aws: Aws) -> str:
+    """What is wrong and what to do about a refused MSK IAM login, from the client's reason
+    (`SASL authentication error: {"status":"..."}`: a broker's OAUTHBEARER refusal)."""
+    said = re.search(r'"status"\s*:\s*"(?:invalid_token: )?([^"]*)"', reason)
+    what = said.group(1) if said else reason
+    lower = what.lower()
+    if "expired" in lower or "future" in lower:
+        todo = (
+            "check this machine's clock (NTP): a token is stamped with its time and valid for "
+            f"{LIFETIME // 60} minutes"
         )
-    if "region" in said:
-        return (
-            f"the token is signed for aws.region {aws.region}, which is not the cluster's: "
-            "set aws.region to the region of the MSK cluster."
+    elif "region" in lower:
+        todo = f"set aws.region (now {aws.region}) to the region of the MSK cluster"
+    elif "signature" in lower:
+        todo = (
+            "check the secret access key that goes with the access key id "
+            "(AWS_SECRET_ACCESS_KEY, or the profile's credentials)"
         )
-    if "signature" in said or "access key" in said:
-        return (
-            f"the signature does not match {aws.identity()}: check the secret access key "
-            "(AWS_SECRET_ACCESS_KEY, the profile's credentials) that goes with the access key id."
+    else:
+        todo = (
+            f"check that the IAM policy of {aws.identity()} allows kafka-cluster:Connect on "
+            f"this cluster, that aws.region {aws.region} is its region and that this "
+            "machine's clock is right"
         )
-    return (
-        f"check {aws.identity()} (the IAM policy must allow kafka-cluster:Connect on this "
-        f"cluster), that aws.region {aws.region} is the cluster's region and that this "
-        "machine's clock is right."
-    )
+    return f"{what.rstrip('.')}; {todo}."
 
 
 _signers: dict[Aws, Signer] = {}
