@@ -173,9 +173,12 @@ def librdkafka_admin(connection: Connection) -> AdminClient:
     conf.update(dict(connection.client))
     if (tokens := connection.tokens()) is not None:
         tokens.token()  # a refused or unreachable token endpoint: one sentence, at once
-        for key in msk_iam.KEYS if isinstance(tokens, msk_iam.Signer) else oauth.OIDC_KEYS:
-            conf.pop(key, None)
-        conf["oauth_cb"] = tokens.librdkafka_callback()
+        if isinstance(tokens, msk_iam.Signer):
+            tokens.into(conf)  # type: ignore[arg-type]
+        else:
+            for key in oauth.OIDC_KEYS:
+                conf.pop(key, None)
+            conf["oauth_cb"] = tokens.librdkafka_callback()
     connection.watch.attach(conf)  # type: ignore[arg-type]  # adds error_cb
     try:
         # The logger is not a librdkafka property, so the typed `conf` does not take it; with

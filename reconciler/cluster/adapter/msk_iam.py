@@ -224,6 +224,12 @@ class Signer:
 
     # ------------------------------------------------------------------ the two clients
 
+    def into(self, conf: dict[str, Any]) -> None:
+        """Make a librdkafka config (admin, producer or consumer) log in with this signer."""
+        for key in KEYS:
+            conf.pop(key, None)
+        conf["oauth_cb"] = self.librdkafka_callback()
+
     def librdkafka_callback(self) -> Any:
         """librdkafka's `oauth_cb`: (token, expiry in epoch seconds, principal, extensions)."""
 
