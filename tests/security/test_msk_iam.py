@@ -56,9 +56,7 @@ def msk(
 def keys(msk: LocalCluster) -> dict[str, str]:
     """The static test key, as environment variables of botocore's default chain."""
     text = (msk.state_dir / "security" / msk_iam_verifier.CREDENTIALS_FILE).read_text()
-    found = dict(
-        line.split(" = ", 1) for line in text.splitlines() if " = " in line
-    )
+    found = dict(line.split(" = ", 1) for line in text.splitlines() if " = " in line)
     return {
         "AWS_ACCESS_KEY_ID": found["aws_access_key_id"],
         "AWS_SECRET_ACCESS_KEY": found["aws_secret_access_key"],
@@ -233,8 +231,9 @@ def test_no_key_secret_or_token_in_any_output(
                        str(tmp_path / f"plan{len(debug)}.json"), env=_env(keys))  # fmt: skip
         transcript.run(repo, *debug, "snapshot", "-c", "sec", "-o",
                        str(tmp_path / f"snapshot{len(debug)}.json"), env=_env(keys))  # fmt: skip
+    audit = str(tmp_path / "audit.json")
     applied = transcript.run(repo, "--debug", "apply", "-c", "sec", "--auto-approve",
-                             "--audit-json", str(tmp_path / "audit.json"), env=_env(keys))  # fmt: skip
+                             "--audit-json", audit, env=_env(keys))  # fmt: skip
     assert applied.code == 0, applied.stderr
     status = transcript.run(tmp_path, "local", "--state-dir", str(msk.state_dir), "status",
                             env={})  # fmt: skip

@@ -174,7 +174,7 @@ def librdkafka_admin(connection: Connection) -> AdminClient:
     if (tokens := connection.tokens()) is not None:
         tokens.token()  # a refused or unreachable token endpoint: one sentence, at once
         if isinstance(tokens, msk_iam.Signer):
-            tokens.into(conf)  # type: ignore[arg-type]
+            tokens.into(conf)
         else:
             for key in oauth.OIDC_KEYS:
                 conf.pop(key, None)

@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Any
 from reconciler import redaction
 from reconciler.errors import ClusterError
 
-if TYPE_CHECKING:  # kafka-python loads only where reassignments need it
+if TYPE_CHECKING:  # kafka-python loads only where reassignments need it; botocore is optional
+    from botocore.credentials import Credentials, ReadOnlyCredentials
     from kafka.net.sasl.oauth import AbstractTokenProvider
 
 METHOD = "aws_msk_iam"
@@ -130,7 +131,7 @@ class Signer:
         self.aws = aws
         self._lock = threading.Lock()
         self._token: Token | None = None
-        self._credentials: Any = None
+        self._credentials: Credentials | None = None
         self.signed = 0  # tokens signed so far (the refresh test reads it)
 
     def token(self) -> Token:
@@ -173,7 +174,7 @@ class Signer:
         redaction.remember([value])
         return Token(value, now + lifetime, self.aws.identity(), now)
 
-    def _frozen_credentials(self) -> Any:
+    def _frozen_credentials(self) -> ReadOnlyCredentials:
         """The chain's (or the assumed role's) credentials now, remembered for redaction."""
         from botocore.exceptions import BotoCoreError, ClientError
 
@@ -192,7 +193,7 @@ class Signer:
         redaction.remember([frozen.access_key])
         return frozen
 
-    def _resolve(self) -> Any:
+    def _resolve(self) -> Credentials:
         import botocore.session
         from botocore.credentials import (
             AssumeRoleCredentialFetcher,
