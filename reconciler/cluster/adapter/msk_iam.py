@@ -266,6 +266,11 @@ def refusal(reason: str, aws: Aws) -> str:
         )
     elif "region" in lower:
         todo = f"set aws.region (now {aws.region}) to the region of the MSK cluster"
+    elif "access key" in lower and "signature" not in lower:
+        todo = (
+            f"check the access key id of {aws.identity()} (AWS_ACCESS_KEY_ID, or the "
+            "profile's credentials): the cluster does not know it"
+        )
     elif "signature" in lower:
         todo = (
             "check the secret access key that goes with the access key id "
