@@ -91,6 +91,8 @@ rootLogger.level = WARN
 rootLogger.appenderRef.out.ref = OUT
 logger.srv.name = kafka.server.KafkaRaftServer
 logger.srv.level = INFO
+logger.msk.name = dev.reconciler
+logger.msk.level = INFO
 """
 
 # Kafka before 4.0 logs through Log4j 1 (reload4j): the same settings in its format.
@@ -101,6 +103,7 @@ log4j.appender.out.layout=org.apache.log4j.PatternLayout
 log4j.appender.out.layout.ConversionPattern=[%d] %p %m (%c)%n
 log4j.logger.kafka.server.KafkaRaftServer=INFO
 log4j.logger.kafka.server.KafkaServer=INFO
+log4j.logger.dev.reconciler=INFO
 """
 REQUEST_LOG4J1 = """\
 log4j.appender.req=org.apache.log4j.FileAppender
@@ -248,7 +251,7 @@ def _java(
         f"-Dkafka.logs.dir={node_dir}",
         f"{option}{node_dir / name}",
         *security.jvm_options(node_dir.parent),
-        "-cp", dist.classpath, *args,
+        "-cp", ":".join([dist.classpath, *security.classpath(node_dir.parent)]), *args,
     ]  # fmt: skip
 
 
@@ -295,7 +298,8 @@ def start(
 ) -> LocalCluster:
     """Format and start a fresh cluster in state_dir; return once every broker is registered.
 
-    security_mode: none, sasl_scram, tls or oauth (reconciler/local/security.py); KRaft only.
+    security_mode: none, sasl_scram, tls, oauth or msk-iam (reconciler/local/security.py);
+    KRaft only.
 
     tie_to_parent: the JVMs die with this process (test fixtures); `local up` leaves them running.
     request_log: every node logs each request it serves to `n<i>/requests.log`.
@@ -330,7 +334,7 @@ def start(
         security=security_mode,
         heap_mib=heap_mib,
     )
-    security.prepare(state_dir, security_mode, java)
+    security.prepare(state_dir, security_mode, java, dist)
     cluster = _start_sidecars(java, dist, cluster, kraft, tie_to_parent, timeout, progress)
     try:
         log_name, log_text, _ = _log_config(dist, request_log)

@@ -14,6 +14,10 @@
   audience, issuer, expiry) against a local token issuer (token_issuer.py, started before the
   brokers, its RSA key made at `up`); brokers talk to each other over a PLAINTEXT listener on
   127.0.0.1 (INTERNAL); no authorizer.
+- `msk-iam`: the client listener is SASL_PLAINTEXT with OAUTHBEARER carrying AWS MSK IAM tokens
+  (SigV4-presigned URLs), checked by our own verifier (msk_iam_verifier.py) against one static
+  test access key made at `up`; inter-broker traffic as for oauth; no authorizer. Plaintext on
+  loopback: the tokens are bearer credentials for 15 minutes, fine for a local cluster only.
 
 Secrets and certificates live in `<state>/security/` (directory 0700, files 0600) and are never
 printed: `status` names the files. Passwords are random per cluster. The controller listener
@@ -33,14 +37,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reconciler.errors import LocalClusterError
-from reconciler.local import jwt_signing
+from reconciler.local import jwt_signing, msk_iam_verifier
 
 if TYPE_CHECKING:  # state imports this module
+    from reconciler.local.distribution import Distribution
     from reconciler.local.state import Sidecar
 
-MODES = ("none", "sasl_scram", "tls", "mtls", "oauth")
+MODES = ("none", "sasl_scram", "tls", "mtls", "oauth", "msk-iam")
 TLS_MODES = ("tls", "mtls")
 CLIENT_KEYSTORE = "client.p12"  # mtls: the client's key pair, signed by the cluster's CA
+MSK_IAM = "msk-iam"
+VERIFIER_CLASSES = "msk-iam-classes"  # msk-iam: where the compiled verifier is
 SECURITY_DIR = "security"
 CLIENT_PROPERTIES = "client.properties"  # librdkafka/Java client properties, with secrets
 CLIENT_YAML = "reconciler-client.yaml"  # a `clusters.<name>:` snippet with ${ENV} references
@@ -96,8 +103,9 @@ def _secrets(state_dir: Path) -> dict[str, str]:
 # ---------------------------------------------------------------------------- creating
 
 
-def prepare(state_dir: Path, mode: str, java: str) -> None:
-    """Create the secrets (and for tls the CA and stores) of a new cluster in state_dir."""
+def prepare(state_dir: Path, mode: str, java: str, dist: Distribution | None = None) -> None:
+    """Create the secrets (and for tls the CA and stores, for msk-iam the verifier) of a new
+    cluster in state_dir."""
     if mode not in MODES:
         raise LocalClusterError(f"unknown security mode {mode!r}: use one of {', '.join(MODES)}")
     sec = security_dir(state_dir)
@@ -115,6 +123,10 @@ def prepare(state_dir: Path, mode: str, java: str) -> None:
         values["client.secret"] = secrets.token_urlsafe(24)
     if mode == "mtls":
         values["client.password"] = secrets.token_urlsafe(24)
+    if mode == MSK_IAM:
+        assert dist is not None  # cluster.start passes it
+        (sec / VERIFIER_CLASSES).write_text(f"{msk_iam_verifier.classes(java, dist)}\n")
+        values["aws.secret.access.key"] = msk_iam_verifier.make_credentials(sec, write_private)[1]
     write_private(sec / SECRETS, "".join(f"{k}={v}\n" for k, v in values.items()))
     if mode in TLS_MODES:
         make_ca_and_broker_cert(sec, values["store.password"], java)
@@ -170,8 +182,14 @@ def oauth_urls(state_dir: Path) -> tuple[str, str] | None:
 
 
 def needs_internal_listener(mode: str) -> bool:
-    """oauth: the brokers cannot get tokens themselves, so they talk over PLAINTEXT."""
-    return mode == "oauth"
+    """oauth, msk-iam: the brokers cannot get tokens themselves, so they talk over PLAINTEXT."""
+    return mode in ("oauth", MSK_IAM)
+
+
+def classpath(state_dir: Path) -> list[str]:
+    """Classpath entries a node needs besides Kafka's jars: msk-iam's compiled verifier."""
+    path = security_dir(state_dir) / VERIFIER_CLASSES
+    return [path.read_text().strip()] if path.exists() else []
 
 
 def jvm_options(state_dir: Path) -> list[str]:
@@ -265,7 +283,7 @@ def protocol(mode: str) -> str:
     """The security protocol of the client (and inter-broker) listener."""
     return {
         "none": "PLAINTEXT", "sasl_scram": "SASL_PLAINTEXT", "tls": "SSL", "mtls": "SSL",
-        "oauth": "SASL_PLAINTEXT",
+        "oauth": "SASL_PLAINTEXT", MSK_IAM: "SASL_PLAINTEXT",
     }[mode]  # fmt: skip
 
 
@@ -277,6 +295,8 @@ def broker_properties(state_dir: Path, mode: str) -> dict[str, str]:
     sec = security_dir(state_dir)
     if mode == "oauth":
         return _oauth_broker_properties(state_dir)
+    if mode == MSK_IAM:
+        return _msk_iam_broker_properties(state_dir)
     if mode in TLS_MODES:
         password = values["store.password"]
         required = {"ssl.client.auth": "required"} if mode == "mtls" else {}
@@ -337,6 +357,24 @@ def _oauth_broker_properties(state_dir: Path) -> dict[str, str]:
     }
 
 
+def _msk_iam_broker_properties(state_dir: Path) -> dict[str, str]:
+    prefix = "listener.name.sasl_plaintext.oauthbearer."
+    keys = security_dir(state_dir) / msk_iam_verifier.KEYS_FILE
+    # The login module's options reach the verifier (its region and keys); its own login is
+    # never used to connect (inter-broker traffic is PLAINTEXT), the subject only lets it start.
+    login = (
+        "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required "
+        f'unsecuredLoginStringClaim_sub="broker" region="{msk_iam_verifier.REGION}" '
+        f'credentialsFile="{keys}";'
+    )
+    return {
+        "sasl.enabled.mechanisms": "OAUTHBEARER",
+        "listener.name.sasl_plaintext.sasl.enabled.mechanisms": "OAUTHBEARER",
+        prefix + "sasl.jaas.config": login,
+        prefix + "sasl.server.callback.handler.class": msk_iam_verifier.CLASS,
+    }
+
+
 def controller_protocol(mode: str) -> str:
     return "SASL_PLAINTEXT" if mode == "sasl_scram" else "PLAINTEXT"
 
@@ -385,6 +423,17 @@ def client_config(state_dir: Path, mode: str) -> dict[str, str]:
             "sasl.oauthbearer.client.secret": _secrets(state_dir)["client.secret"],
             "sasl.oauthbearer.token.endpoint.url": urls[0],
             "sasl.oauthbearer.scope": OAUTH_SCOPE,
+        }
+    if mode == MSK_IAM:
+        return {
+            "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanism": "OAUTHBEARER",
+            "sasl.oauthbearer.method": "aws_msk_iam",
+            "aws.region": msk_iam_verifier.REGION,
+            "aws.profile": msk_iam_verifier.PROFILE,
+            "aws.shared_credentials_file": str(
+                security_dir(state_dir) / msk_iam_verifier.CREDENTIALS_FILE
+            ),
         }
     return {
         "security.protocol": "SASL_PLAINTEXT",
@@ -435,6 +484,12 @@ def describe_lines(state_dir: Path, mode: str) -> list[str]:
         what = (
             f"SASL_PLAINTEXT listener, {MECHANISM}, ACLs enforced (StandardAuthorizer); "
             f"super user User:{ADMIN}"
+        )
+    elif mode == MSK_IAM:
+        what = (
+            "SASL_PLAINTEXT listener, OAUTHBEARER with AWS MSK IAM tokens checked by "
+            f"reconciler's local verifier; region {msk_iam_verifier.REGION}, principal "
+            f"{msk_iam_verifier.ARN}"
         )
     elif mode == "oauth":
         urls = oauth_urls(state_dir)

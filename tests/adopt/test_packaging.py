@@ -25,3 +25,9 @@ def test_packaged_schema_is_identical_to_the_source(name: str) -> None:
 
 def test_maven_pom_is_packaged() -> None:
     assert "<kafka.version>" in package_file("local", "pom.xml").read_text(encoding="utf-8")
+
+
+def test_msk_iam_verifier_source_is_packaged() -> None:
+    """`local up --security msk-iam` compiles it from the installed package."""
+    source = package_file("local", "java", "dev", "reconciler", "local", "MskIamVerifier.java")
+    assert "implements AuthenticateCallbackHandler" in source.read_text(encoding="utf-8")

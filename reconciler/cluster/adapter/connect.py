@@ -5,7 +5,8 @@ turns it into clients, with the two functions here. `client:` in reconciler.yaml
 properties; kafka-python (KIP-455 reassignments and what librdkafka cannot ask) takes the
 security-related subset, translated by client_security.py (`reconciler help security`); other
 librdkafka-only properties are not passed to it. OAUTHBEARER with `sasl.oauthbearer.method:
-oidc` logs both clients in with tokens of one source (oauth.py).
+oidc` logs both clients in with tokens of one source (oauth.py); with `aws_msk_iam`, with SigV4-signed tokens of one signer
+(msk_iam.py).
 """
 
 from __future__ import annotations
@@ -21,7 +22,14 @@ from confluent_kafka.admin import AdminClient
 
 from reconciler import redaction
 from reconciler.cluster import client_settings
-from reconciler.cluster.adapter import boundary, client_security, compatibility, failures, oauth
+from reconciler.cluster.adapter import (
+    boundary,
+    client_security,
+    compatibility,
+    failures,
+    msk_iam,
+    oauth,
+)
 from reconciler.cluster.adapter.failures import (
     Denied,
     NoAnswer,
@@ -77,8 +85,11 @@ class Connection:
         """The per-request timeout in milliseconds, as kafka-python takes it."""
         return int(self.seconds * 1000)
 
-    def tokens(self) -> oauth.TokenSource | None:
-        """The OAuth token source of OIDC `client:` settings (shared per process), else None."""
+    def tokens(self) -> oauth.TokenSource | msk_iam.Signer | None:
+        """The token source of OIDC or MSK IAM `client:` settings (shared per process), else
+        None."""
+        if (aws := msk_iam.settings(self.name, dict(self.client))) is not None:
+            return msk_iam.signer(aws)
         found = oauth.settings(self.name, dict(self.client))
         return oauth.source(found, self.seconds) if found else None
 
@@ -90,7 +101,9 @@ class Connection:
     def principal(self) -> str:
         """The principal Kafka sees for this connection's `client:` settings."""
         client = dict(self.client)
-        if (tokens := self.tokens()) is not None:
+        if isinstance(tokens := self.tokens(), msk_iam.Signer):
+            return tokens.aws.identity()
+        if tokens is not None:
             return f"the subject of client id '{tokens.oidc.client_id}''s tokens"
         if client.get("sasl.username"):
             return f"User:{client['sasl.username']}"
@@ -115,6 +128,11 @@ class Connection:
             return None
         code, text = refused
         tokens = self.tokens()
+        if isinstance(tokens, msk_iam.Signer):
+            return failures.Unauthenticated(
+                self.name, self.bootstrap, self.principal, "msk_iam", text,
+                advice=msk_iam.refusal(text, tokens.aws),
+            )  # fmt: skip
         how: Literal["oauth", "sasl", "tls"] = (
             "oauth" if tokens is not None else "tls" if code == KafkaError._SSL else "sasl"
         )
@@ -168,9 +186,12 @@ def librdkafka_admin(connection: Connection) -> AdminClient:
     conf.update(client_security.librdkafka_settings(connection.name, dict(connection.client)))
     if (tokens := connection.tokens()) is not None:
         tokens.token()  # a refused or unreachable token endpoint: one sentence, at once
-        for key in oauth.OIDC_KEYS:
-            conf.pop(key, None)
-        conf["oauth_cb"] = tokens.librdkafka_callback()
+        if isinstance(tokens, msk_iam.Signer):
+            tokens.into(conf)
+        else:
+            for key in oauth.OIDC_KEYS:
+                conf.pop(key, None)
+            conf["oauth_cb"] = tokens.librdkafka_callback()
     connection.watch.attach(conf)  # type: ignore[arg-type]  # adds error_cb
     try:
         # The logger is not a librdkafka property, so the typed `conf` does not take it; with

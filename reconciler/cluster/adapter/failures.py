@@ -235,9 +235,10 @@ class Unauthenticated:
     cluster: str
     bootstrap: str
     principal: str
-    how: Literal["oauth", "sasl", "tls"]
+    how: Literal["oauth", "sasl", "tls", "msk_iam"]
     reason: str
     token_issuer: str = ""  # oauth: who issued the tokens
+    advice: str = ""  # msk_iam: what is wrong and what to do (msk_iam.refusal)
     ca_location: str = "the system CAs"  # tls: the CAs the broker's certificate was checked with
     # (the setting naming them and its value, e.g. "ssl.ca.location (/etc/ca.pem)")
 
@@ -251,6 +252,8 @@ class Unauthenticated:
                 "brokers expect (sasl.oauthbearer.expected.issuer and "
                 "sasl.oauthbearer.expected.audience), and sasl.oauthbearer.scope."
             )
+        if self.how == "msk_iam":
+            return f"{where} refused the AWS MSK IAM login of {self.principal}: {self.advice}"
         if self.how == "sasl":
             return (
                 f"{where} refused the credentials of {self.principal} ({said}): check "

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
-from reconciler.cluster.adapter import boundary, client_security
+from reconciler.cluster.adapter import boundary, client_security, msk_iam
 from reconciler.cluster.adapter.connect import (
     DEFAULT_CLIENT_ID,
     LIBRDKAFKA_LOG,
@@ -27,6 +27,8 @@ Conf = dict[str, str | int | float | bool]  # librdkafka properties
 def _client_conf(connection: Connection) -> Conf:
     conf: Conf = {"bootstrap.servers": connection.bootstrap, "client.id": DEFAULT_CLIENT_ID}
     conf.update(client_security.librdkafka_settings(connection.name, dict(connection.client)))
+    if isinstance(tokens := connection.tokens(), msk_iam.Signer):
+        tokens.into(conf)  # librdkafka signs no MSK IAM token itself
     return conf
 
 
