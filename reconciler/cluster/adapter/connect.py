@@ -5,8 +5,8 @@ turns it into clients, with the two functions here. `client:` in reconciler.yaml
 properties; kafka-python (KIP-455 reassignments and what librdkafka cannot ask) takes the
 security-related subset, translated by client_security.py (`reconciler help security`); other
 librdkafka-only properties are not passed to it. OAUTHBEARER with `sasl.oauthbearer.method:
-oidc` logs both clients in with tokens of one source (oauth.py); with `aws_msk_iam`, with SigV4-signed tokens of one signer
-(msk_iam.py).
+oidc` logs both clients in with tokens of one source (oauth.py); with `aws_msk_iam`, with
+SigV4-signed tokens of one signer (msk_iam.py).
 """
 
 from __future__ import annotations
