@@ -25,5 +25,8 @@ def shown(admin: KafkaAdminClient) -> bool:
     """True when the broker kafka-python bootstrapped from answers DescribeCluster v2 or
     newer, so its answer lists fenced brokers; False for older brokers (no DescribeCluster
     before 2.8, versions 0 and 1 until 4.0)."""
-    versions = admin.api_versions().get(DESCRIBE_CLUSTER)
+    # The raw answer, by number: kafka-python's api_versions() maps each key to its ApiKey
+    # enum and raises ValueError on a key newer than the library (Kafka 4.4 answers key 93).
+    answer = admin._manager.broker_version_data
+    versions = answer.api_versions.get(DESCRIBE_CLUSTER) if answer is not None else None
     return versions is not None and versions[1] >= INCLUDE_FENCED_SINCE
