@@ -113,3 +113,16 @@ def test_fingerprint_ignores_leaders_and_isr_but_not_replicas_or_overrides() -> 
     assert fingerprint(base, ["a", "new"]) != fingerprint(
         cluster(*base.topics.values(), topic("new")), ["a", "new"]
     )
+
+
+def test_a_cluster_that_cannot_show_fenced_brokers_says_so_in_its_snapshot() -> None:
+    """Kafka before 4.0: `fenced_brokers: null` (cannot show), kept apart from [] (none), and
+    the plan read from the snapshot still knows it cannot tell."""
+    unseen = dataclasses.replace(cluster(topic("a.b", [[1, 2]])), fenced=None)
+    document = to_json("c", unseen)
+    assert document["fenced_brokers"] is None
+    jsonschema.Draft202012Validator(SCHEMA).validate(document)
+    _, back = from_json(json.loads(json.dumps(document)))
+    assert back.fenced is None and back.down_unseen
+    _, shown = from_json(to_json("c", dataclasses.replace(unseen, fenced=())))
+    assert shown.fenced == () and not shown.down_unseen

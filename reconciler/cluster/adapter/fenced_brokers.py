@@ -18,10 +18,9 @@ DESCRIBE_CLUSTER = 60  # the request's api key
 INCLUDE_FENCED_SINCE = 2  # DescribeCluster version with IncludeFencedBrokers (KIP-1073)
 
 
-def shown(api_versions: Mapping[int, tuple[int, int]]) -> bool:
-    """True when the broker's ApiVersions answer (api key -> (min, max), as kafka-python's
-    `api_versions()` gives it) has DescribeCluster v2 or newer, so its answer lists fenced
-    brokers; False for older brokers (no DescribeCluster before 2.8, versions 0 and 1 until
-    4.0)."""
-    versions = api_versions.get(DESCRIBE_CLUSTER)
+def shown(api_versions: Mapping[int, tuple[int, int]] | None) -> bool:
+    """True when the broker's ApiVersions answer (api key number -> (min, max)) has
+    DescribeCluster v2 or newer, so its answer lists fenced brokers; False for older brokers
+    (no DescribeCluster before 2.8, versions 0 and 1 until 4.0) and for no answer."""
+    versions = api_versions.get(DESCRIBE_CLUSTER) if api_versions is not None else None
     return versions is not None and versions[1] >= INCLUDE_FENCED_SINCE

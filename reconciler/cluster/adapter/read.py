@@ -217,7 +217,11 @@ def read_fenced_brokers(
     seconds = connection.seconds if timeout is None else timeout
     try:
         with boundary.kafka_python(connection, "ApiVersions", admin):
-            versions = bounded(admin.api_versions, seconds)
+            # The raw answer, by number: kafka-python's api_versions() maps each key to its
+            # ApiKey enum and raises ValueError on a key newer than the library (Kafka 4.4
+            # answers key 93). Read when the client bootstrapped: no request of its own.
+            answer = admin._manager.broker_version_data
+            versions = answer.api_versions if answer is not None else None
         if not fenced_brokers.shown(versions):
             return None
         with boundary.kafka_python(connection, "DescribeCluster", admin):

@@ -14,6 +14,12 @@ class _Reassignment(TypedDict):
     adding_replicas: list[int]
     removing_replicas: list[int]
 
+class _BrokerVersionData:
+    api_versions: dict[int, tuple[int, int]]
+
+class _Manager:
+    broker_version_data: _BrokerVersionData | None
+
 class KafkaAdminClient:
     def __init__(
         self,
@@ -60,9 +66,9 @@ class KafkaAdminClient:
     def list_group_offsets(
         self, group_specs: Mapping[str, Sequence[TopicPartition] | None]
     ) -> dict[str, dict[TopicPartition, OffsetAndMetadata]]: ...
-    # The broker's ApiVersions answer, {api key: (min, max)}: whether DescribeCluster can
-    # show fenced brokers (reconciler/cluster/adapter/fenced_brokers.py)
-    def api_versions(self) -> dict[int, tuple[int, int]]: ...
+    # The bootstrap broker's ApiVersions answer, {api key: (min, max)}: whether DescribeCluster
+    # can show fenced brokers (reconciler/cluster/adapter/fenced_brokers.py)
+    _manager: _Manager
     # The fenced brokers (read.read_fenced_brokers); the tests' reader independent of librdkafka
     def describe_cluster(self) -> dict[str, Any]: ...
     # Used only by the tests, as a reader independent of librdkafka.
