@@ -106,6 +106,19 @@ def test_classified_failures_pass_the_boundary_unchanged(exc: BaseException) -> 
     assert raised.value is exc
 
 
+@pytest.mark.parametrize("interrupt", [KeyboardInterrupt(), SystemExit(143)], ids=repr)
+def test_a_signal_raised_inside_the_librarys_c_code_is_the_stop_not_its_failure(
+    interrupt: BaseException,
+) -> None:
+    # a handler raising while librdkafka's C call waits: Python reports the call's result as
+    # a SystemError whose cause is what the handler raised (seen from `plan` on SIGINT)
+    with pytest.raises(type(interrupt)), boundary.librdkafka(NOWHERE, "DescribeCluster"):
+        try:
+            raise interrupt
+        except BaseException as pending:
+            raise SystemError("returned a result with an exception set") from pending
+
+
 @pytest.mark.parametrize(
     "exc",
     [

@@ -139,6 +139,11 @@ class Call:
     ) -> None:
         if exc is None or classified(exc):
             return
+        if (interrupt := _interrupt_in(exc)) is not None:
+            # a signal handler raised inside the library's C code, which reports it as its
+            # own SystemError ("returned a result with an exception set"): the stop, not a
+            # library failure
+            raise interrupt.with_traceback(None) from None
         raise LibraryFailed(self.failure(exc)) from exc
 
     def failure(self, exc: BaseException) -> LibraryFailure:
@@ -192,6 +197,18 @@ def classified(exc: BaseException) -> bool:
         own = tuple(getattr(errors, name) for name in _KAFKA_PYTHON_OWN)
         return not isinstance(exc, own)
     return False
+
+
+def _interrupt_in(exc: BaseException) -> BaseException | None:
+    """The interrupt (KeyboardInterrupt, SystemExit: not an Exception) among `exc`'s causes."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if not isinstance(cause, Exception):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 def library_version(library: Library) -> str:
