@@ -31,6 +31,7 @@ clusters:
     client:
       security.protocol: SASL_SSL
       sasl.password: "${STAGING_PASSWORD}"
+      sasl.mechanism: SCRAM-SHA-512
 """
 UNSET: dict[str, str | None] = {
     "PROD_BOOTSTRAP": None,
