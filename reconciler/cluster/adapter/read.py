@@ -224,16 +224,10 @@ def read_fenced_brokers(
             versions = answer.api_versions if answer is not None else None
         if not fenced_brokers.shown(versions):
             return None
+        # In a rolling upgrade an older broker may answer with a version kafka-python cannot
+        # decode: the boundary's sentence then, failing closed rather than guessing
         with boundary.kafka_python(connection, "DescribeCluster", admin):
-            try:
-                described = bounded(admin.describe_cluster, seconds)
-            except KeyError as exc:
-                if exc.args != ("endpoint_type",):
-                    raise  # the boundary's sentence
-                # a broker older than the bootstrap one answered (a rolling upgrade):
-                # kafka-python cannot decode its version 0, which could not show fenced
-                # brokers either
-                return None
+            described = bounded(admin.describe_cluster, seconds)
     except Exception as exc:
         if not is_kafka_python_error(exc):
             raise
