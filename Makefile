@@ -20,7 +20,7 @@ demo: kafka
 # (tests/worker_groups.py); each worker starts its own kafka1/kafka3. TEST_WORKERS=0: one process.
 TEST_WORKERS ?= 2
 
-test: kafka lint actionlint spark35
+test: kafka lint actionlint
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The fast loop: lint, types and every test that starts no Kafka broker or Spark JVM and is not
@@ -110,6 +110,6 @@ spark35: $(SPARK35)/.installed-$(SPARK35_VERSION)
 $(SPARK35)/.installed-$(SPARK35_VERSION): pyproject.toml
 	$(PYTHON) -m venv $(SPARK35)
 	$(SPARK35)/bin/pip install -q --upgrade pip
-	$(SPARK35)/bin/pip install -q -e '.[fleet]' 'pyspark==$(SPARK35_VERSION)' \
+	$(SPARK35)/bin/pip install -q -e . 'pyspark==$(SPARK35_VERSION)' 'matplotlib>=3.9' \
 	  types-PyYAML types-jsonschema types-regex
 	@touch $@

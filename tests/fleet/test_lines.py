@@ -236,12 +236,14 @@ def test_fleet_drift_without_pyspark_exits_1_with_the_install_command(tmp_path: 
     )
 
 
-@pytest.mark.parametrize("version", ["3.5.0", "3.5.9", "4.0.0", "4.3.0", "4.9.1.dev0"])
-def test_the_guard_accepts_pyspark_35_to_4x(version: str) -> None:
+@pytest.mark.parametrize("version", ["4.0.0", "4.3.0", "4.9.1.dev0"])
+def test_the_guard_accepts_pyspark_4x(version: str) -> None:
     check_version(version)
 
 
-@pytest.mark.parametrize("version", ["3.4.4", "3.3.0", "2.4.8", "5.0.0", "10.1", "", "dev"])
+@pytest.mark.parametrize(
+    "version", ["3.5.9", "3.4.4", "3.3.0", "2.4.8", "5.0.0", "10.1", "", "dev"]
+)
 def test_the_guard_names_the_installed_and_the_supported_versions(version: str) -> None:
     with pytest.raises(EnvironmentProblem) as raised:
         check_version(version)
@@ -264,10 +266,10 @@ def test_fleet_drift_on_pyspark_34_exits_1_naming_both_versions(tmp_path: Path) 
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert proc.stderr.strip() == (
-        "error: `reconciler fleet drift` runs on PySpark 3.5 to 4.x (3.5.0 or later, before "
-        "5.0), and the PySpark installed in this Python environment is 3.4.4; install a "
-        "supported one with: pip install 'kafka-topic-reconciler[fleet]' (or `pip install "
-        "'pyspark>=3.5,<5'` to match your cluster's Spark)"
+        "error: `reconciler fleet drift` runs on PySpark 4.x (4.0 or later, before 5.0), and "
+        "the PySpark installed in this Python environment is 3.4.4; install a supported one "
+        "with: pip install 'kafka-topic-reconciler[fleet]' (or `pip install 'pyspark>=4.0,<5'` "
+        "to match your cluster's Spark)"
     )
     assert not (tmp_path / "o").exists()
 
