@@ -144,8 +144,9 @@ def test_no_secret_in_anything_plan_snapshot_or_apply_print_or_write(
         if debug:
             shown = "".join(r.stderr for r in runs)
             assert "Starting KafkaAdminClient with configuration" in shown
-            assert re.search(r"'sasl_plain_password': [\"']\*\*\*[\"']", shown)
-            assert "'ssl_password': '***'" in shown
+            # kafka-python gets only what its login needs (client_security.py), so a password
+            # key it shows at all is masked
+            assert not re.search(r"'(sasl_plain_password|ssl_password)': [\"'](?!\*\*\*)", shown)
         printed += [path.read_text() for path in written]
     everything = "\n".join(printed)
     for secret in secrets:

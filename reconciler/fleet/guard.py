@@ -11,8 +11,8 @@ INSTALL = "pip install 'kafka-topic-reconciler[fleet]'"
 
 # The PySpark releases the job is proven on: 4.x (pyproject.toml's `fleet` extra says the same).
 # 3.5 is not yet: its code paths are in (spark_functions.py), but the comparison with 4.x on
-# the same snapshots has not passed (docs/fleet.md, "Spark versions"); 5.x is left out until
-# it is tried.
+# the same snapshots has not passed (`reconciler help fleet`, "Spark versions"); 5.x is left
+# out until it is tried.
 OLDEST = (4, 0)
 BELOW = (5, 0)
 SUPPORTED = "4.x (4.0 or later, before 5.0)"

@@ -7,7 +7,7 @@ never looked up, and only what needs no environment is checked there (the schema
 of its `${...}` references, a bootstrap written without any). The commands that read every
 cluster (`validate` and `compile --all-clusters`) expand every cluster's settings, and an unset
 variable is then a warning naming its cluster: the command that uses it fails on it.
-docs/spec.md ("Environment variables") lists what each command reads.
+`reconciler help spec` ("Environment variables") lists what each command reads.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ most are typos of an Apache key.
 
 Each prefix names its source, the vendor's documentation of topic configs under it. Services
 whose documentation lists only Apache Kafka's topic configs have no entry (Amazon MSK, Aiven,
-Instaclustr, WarpStream: checked in 2026-11); docs/compatibility.md says so.
+Instaclustr, WarpStream: checked in 2026-11); `reconciler help compatibility` says so.
 """
 
 from __future__ import annotations
