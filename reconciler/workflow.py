@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reconciler.cluster.evidence import since
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.snapshot import load_snapshot
 from reconciler.cluster.state import ClusterState
@@ -25,7 +26,7 @@ from reconciler.errors import ConfigError, InvalidSpecs, PlanMismatch
 from reconciler.git_repo import head_commit
 from reconciler.init_repo import NewFile, write_new
 from reconciler.patterns import UserPattern, problem
-from reconciler.planning.changes import Action
+from reconciler.planning.changes import Action, DeleteTopic
 from reconciler.planning.drift import DriftReport
 from reconciler.planning.drift import drift as find_drift
 from reconciler.planning.json_plan import from_json
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from reconciler.apply import ApplyResult
     from reconciler.cluster import adapter
     from reconciler.cluster.evidence import Evidence
+    from reconciler.cluster.ports import EvidenceReader
     from reconciler.git_repo import Checkout
 
 
@@ -159,7 +161,8 @@ def plan(
 
         with adapter.Cluster(connection(specs.cluster)) as kafka:
             state = leftovers.observe(kafka, kafka.read_state())
-            whole = planned(specs, state, kafka.evidence, prune, targets, specs.warnings)
+            # the deletes' log end offsets are watched for SAMPLE_MS: a write there is in use
+            whole = planned(specs, state, sampled(kafka), prune, targets, specs.warnings)
             # a topic the principal may not Describe looks absent: say so
             kafka.check_visible([c.topic for c in whole.changes if c.action is Action.CREATE])
     source = PlanSource(commit or head_commit(repo), specs_digest(repo))
@@ -179,6 +182,14 @@ def evidence_not_read(deletes: int) -> Diagnostic:
         "evidence of use (consumer groups, newest records), so no in_use hazard is shown; "
         "apply reads that evidence live and refuses a delete of a topic in use"
     )
+
+
+def sampled(kafka: EvidenceReader) -> Callable[[Mapping[str, int]], Evidence]:
+    """Plan's evidence reader: the log end offsets watched for SAMPLE_MS (cluster/evidence.py),
+    only ever called with delete candidates (`planned`)."""
+    from reconciler.cluster.evidence import SAMPLE_MS
+
+    return lambda partitions: kafka.evidence(partitions, SAMPLE_MS)
 
 
 def planned(
@@ -325,8 +336,24 @@ def apply(
 
     with adapter.Cluster(connection(specs.cluster)) as kafka:
 
+        def since_saved(partitions: Mapping[str, int]) -> Evidence:
+            """The evidence now, each topic's writes counted since the saved plan read its
+            log end offsets: any record appended since is a write (cluster/evidence.py)."""
+            now = kafka.evidence(partitions)
+            before = {
+                s.topic: s.evidence
+                for c in saved.changes
+                for s in c.changes
+                if isinstance(s, DeleteTopic) and s.evidence is not None
+            }
+            topics = {
+                name: since(found, before[name]) if name in before else found
+                for name, found in now.topics.items()
+            }
+            return dataclasses.replace(now, topics=topics)
+
         def derive(state: ClusterState, prune: bool) -> Plan:
-            return planned(specs, state, kafka.evidence, prune, saved.targets)
+            return planned(specs, state, since_saved, prune, saved.targets)
 
         seen: list[ClusterState] = []  # the state read under the lock, for the re-check
 

@@ -8,6 +8,12 @@ from typing import Any
 from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
+# The config of a topic a test writes records stamped in the past to: the broker's time-based
+# retention (7 days by default, checked every 5 minutes) deletes segments, the active one after
+# a roll, once their newest timestamp is older than retention.ms, so an old-stamped record
+# could vanish mid-test. -1 keeps them whatever their stamps.
+KEEPS_OLD_RECORDS = {"retention.ms": "-1"}
+
 
 def wait_for_topic(
     admin: AdminClient, topic: str, partitions: int | None = None, timeout: float = 30.0

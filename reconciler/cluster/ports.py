@@ -185,8 +185,9 @@ class AccessCheck(Reachable, Protocol):
 
 
 class EvidenceReader(Reachable, Protocol):
-    def evidence(self, partitions: Mapping[str, int]) -> Evidence:
-        """Of these topics (name -> partition count); never raises for what it cannot read."""
+    def evidence(self, partitions: Mapping[str, int], sample_ms: int = 0) -> Evidence:
+        """Of these topics (name -> partition count), the log end offsets watched for
+        `sample_ms`; never raises for what it cannot read."""
         ...
 
 

@@ -20,6 +20,7 @@ everything.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -45,6 +46,7 @@ from reconciler.planning.cluster_configs import unknown_keys
 from reconciler.planning.configs import compacted, config_changes
 from reconciler.planning.down_unseen import UNSEEN
 from reconciler.planning.ownership import owned
+from reconciler.planning.system_topics import system_topic
 from reconciler.spec.model import DesiredState, Policy, Presence, TopicSpec
 from reconciler.spec.topic_rules import collision_key
 
@@ -131,6 +133,12 @@ class _Diff:
         # Replicas per broker, updated by every placement this plan makes, so moves spread.
         self.load = placement.replica_load(self.state)
         self.collisions = {collision_key(n): n for n in self.state.topics}
+        # policy.system_topics (reconciler.yaml's reader reported any that does not compile)
+        self.system_patterns = [
+            UserPattern(p, self.policy.pattern_source("system_topics", p))
+            for p in self.policy.system_topics
+            if problem(p) is None
+        ]
 
     # --- what is out of reach ---------------------------------------------------------------
 
@@ -475,7 +483,8 @@ class _Diff:
             )
             return
         for name in names:
-            self._delete(name, self.state.topics[name], "prune", ())
+            if system_topic(name, self.system_patterns) is None:  # a tombstone deletes one
+                self._delete(name, self.state.topics[name], "prune", ())
 
     def _unread_files(self) -> str:
         """`topics/UP.YAML is not read (its extension is not in lower case)`, and others."""
@@ -491,10 +500,17 @@ class _Diff:
         depends_on: tuple[str, ...],
     ) -> None:
         found = self.evidence.of(name) if self.evidence is not None else None
+        stamps = current.entry("message.timestamp.type")
+        if found is not None and stamps is not None and stamps.value is not None:
+            # CreateTime: the newest timestamp is the producer's claim, said beside it
+            found = dataclasses.replace(found, producer_stamped=stamps.value == "CreateTime")
         change = DeleteTopic(name, len(current.partitions), reason, found)
         idle = self.policy.idle_before_delete_ms
         found_hazards = (
             *hazards.delete(change, current.topic_id),
+            *hazards.system_topic(
+                change, current.topic_id, system_topic(name, self.system_patterns)
+            ),
             *hazards.in_use(change, current.topic_id, idle),
         )
         self.changes.append(TopicChange(name, Action.DELETE, (change,), found_hazards, depends_on))

@@ -4,8 +4,8 @@ Two steps. While diffing, each function here looks at one planned change and ret
 hazards it carries, its message naming the numbers, and what binds an approval to it
 (`Hazard.approval`: the partition count, the new retention or cleanup.policy, the topic id).
 `in_use` judges a delete's evidence (cluster/evidence.py): a consumer group's committed offsets
-or live assignment, a record newer than `policy.idle_before_delete`, or evidence that could
-not be read (the gate fails closed).
+or live assignment, records appended while its log end offsets were watched, a record newer
+than `policy.idle_before_delete`, or evidence that could not be read (the gate fails closed).
 Then `review` (a pure step of make_plan) settles each hazard against the reviewed specs and
 the cluster's policy:
 
@@ -48,7 +48,7 @@ from reconciler.spec.units import format_duration_ms, format_size_bytes
 
 # The one list of hazards is spec/model.py's HAZARD_CODES (what `acknowledge:` accepts); each
 # gets its detector here, and a hazard added there without one fails this unpacking at import.
-KEY_REORDER, RETENTION_DECREASE, CLEANUP_POLICY_CHANGE, DELETE, IN_USE = HAZARD_CODES
+KEY_REORDER, RETENTION_DECREASE, CLEANUP_POLICY_CHANGE, DELETE, IN_USE, SYSTEM_TOPIC = HAZARD_CODES
 
 _RETENTION_KEYS = ("retention.ms", "retention.bytes")
 # A value YAML reads back as the same string unquoted (a topic name, an id starting with a
@@ -135,6 +135,24 @@ def delete(change: DeleteTopic, topic_id: str | None) -> tuple[Hazard, ...]:
     )
 
 
+def system_topic(
+    change: DeleteTopic, topic_id: str | None, whose: str | None
+) -> tuple[Hazard, ...]:
+    """A tombstone deleting a well-known system topic (planning/system_topics.py; --prune never
+    plans one): bound to the topic's id like `delete`."""
+    if whose is None:
+        return ()
+    return (
+        Hazard(
+            SYSTEM_TOPIC,
+            f"{change.topic} is a well-known system topic ({whose}): the software that owns it "
+            "keeps its state there and reads it without a consumer group, so no evidence can "
+            "show its use; deleting it loses that state",
+            approval=topic_id if topic_id is not None else change.topic,
+        ),
+    )
+
+
 def in_use(change: DeleteTopic, topic_id: str | None, idle_before_ms: int) -> tuple[Hazard, ...]:
     """A delete of a topic with evidence of use (`usage`): bound to the topic's id like
     `delete`, and never acknowledged by --prune (a tombstone must say it). No hazard when the
@@ -164,6 +182,11 @@ def usage(evidence: TopicEvidence, idle_before_ms: int) -> tuple[str, ...]:
         found.append(f"consumer group(s) {_names(committed)} committed offsets on it")
     if assigned:
         found.append(f"live member(s) of group(s) {_names(assigned)} are assigned it")
+    if evidence.written > 0:  # Kafka's own offsets: no producer stamp can hide it
+        found.append(
+            f"{evidence.written:,} record(s) were appended to it in the "
+            f"{format_duration_ms(max(evidence.window_ms, 1))} its log end offsets were watched"
+        )
     newest = evidence.newest_record
     if newest is not None and evidence.read_at - newest < idle_before_ms:
         age = _age(max(0, evidence.read_at - newest))

@@ -182,6 +182,10 @@ def _evidence(evidence: TopicEvidence) -> Json:
             for g in evidence.groups
         ],
         "unreadable": list(evidence.unreadable),
+        "end_offsets": list(evidence.end_offsets),
+        "written": evidence.written,
+        "window_ms": evidence.window_ms,
+        "producer_stamped": evidence.producer_stamped,
     }  # fmt: skip
 
 
@@ -200,6 +204,10 @@ def _read_evidence(topic: str, entry: Json | None) -> TopicEvidence | None:
         groups,
         entry.get("newest_record"),
         tuple(entry.get("unreadable", ())),
+        tuple(entry.get("end_offsets", ())),
+        entry.get("written", 0),
+        entry.get("window_ms", 0),
+        entry.get("producer_stamped"),
     )
 
 

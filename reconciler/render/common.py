@@ -149,6 +149,13 @@ def load_cells(row: BrokerLoad) -> tuple[str, str, str, str, str, str]:
     )
 
 
+# Said with every delete's evidence: what Kafka cannot show, so nobody reads "unused" into it
+INVISIBLE_READERS = (
+    "readers without a group (assign(): Connect, Schema Registry, Spark, Flink, Streams "
+    "restore consumers) are invisible to Kafka"
+)
+
+
 def evidence_lines(evidence: TopicEvidence | None) -> list[str]:
     """A delete's evidence of use, one short line per item: the groups (at most
     MAX_LISTED_GROUPS, then "and N more"), the newest record, what could not be read. None
@@ -160,9 +167,24 @@ def evidence_lines(evidence: TopicEvidence | None) -> list[str]:
     if len(evidence.groups) > MAX_LISTED_GROUPS:
         lines.append(f"  ... and {len(evidence.groups) - MAX_LISTED_GROUPS} more group(s)")
     if not evidence.groups and not evidence.unreadable:
-        lines.append("  no consumer group reads it")
+        lines.append("  none of the groups Kafka tracks reads it")
+    lines.append(f"  {INVISIBLE_READERS}")
+    if evidence.window_ms > 0:
+        watched = format_duration_ms(evidence.window_ms)
+        lines.append(
+            f"  log end offsets: {evidence.written:,} record(s) appended in the {watched} watched"
+            if evidence.written
+            else f"  log end offsets: unchanged over the {watched} watched"
+        )
     newest = evidence.newest_record
-    lines.append(f"  newest record: {_when(newest)}" if newest is not None else "  no record")
+    stamped = (
+        " (CreateTime: stamped by its producer, not by Kafka; an old stamp proves nothing)"
+        if evidence.producer_stamped
+        else ""
+    )
+    lines.append(
+        f"  newest record: {_when(newest)}{stamped}" if newest is not None else "  no record"
+    )
     lines += [f"  not readable: {why}" for why in evidence.unreadable[:MAX_LISTED_GROUPS]]
     if len(evidence.unreadable) > MAX_LISTED_GROUPS:
         lines.append(f"  ... and {len(evidence.unreadable) - MAX_LISTED_GROUPS} more")

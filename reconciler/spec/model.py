@@ -33,6 +33,7 @@ HAZARD_CODES = (
     "cleanup_policy_change",
     "delete",
     "in_use",
+    "system_topic",
 )
 
 
@@ -131,6 +132,8 @@ class Policy:
     name_pattern: str | None = None
     ignore: tuple[str, ...] = ("^_",)  # regexes of topic names never touched nor reported
     manage: tuple[str, ...] = ()  # ownership scope (planning/ownership.py); (): every topic
+    # regexes of more system topics, beside planning/system_topics.py's: never --prune'd
+    system_topics: tuple[str, ...] = ()
     # A record newer than this makes a delete `in_use` (planning/hazards.py); default 7 days
     idle_before_delete_ms: int = 7 * 24 * 3600 * 1000
     # (rule or hazard name, "error" | "warning" | "off"), sorted: overrides of the default

@@ -415,6 +415,16 @@ def _policy(doc: YamlDocument, path: JsonPath, raw: object) -> tuple[Policy, lis
                 manage.append(item)
             else:
                 found.append(problem)
+    system: list[str] = []  # more system topics (planning/system_topics.py): checked likewise
+    raw_system = raw.get("system_topics")
+    for i, item in enumerate(raw_system if isinstance(raw_system, list) else []):
+        if isinstance(item, str):
+            problem = _regex_problem(item, doc.value_at((*path, "system_topics", i)))
+            if problem is None:
+                system.append(item)
+                pattern_at.append((item, doc.value_at((*path, "system_topics", i))))
+            else:
+                found.append(problem)
     allow_delete = raw.get("allow_delete")
     max_deletes = _count(raw.get("max_deletes"), 0)
     min_rf = _count(raw.get("min_replication_factor"), 1)
@@ -427,6 +437,7 @@ def _policy(doc: YamlDocument, path: JsonPath, raw: object) -> tuple[Policy, lis
         name_pattern=pattern if isinstance(pattern, str) else None,
         ignore=ignore,
         manage=tuple(manage),
+        system_topics=tuple(system),
         idle_before_delete_ms=idle if idle is not None else default.idle_before_delete_ms,
         severity=_severity(raw.get("severity")),
         pattern_at=tuple(pattern_at),

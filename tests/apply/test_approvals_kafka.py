@@ -13,7 +13,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from reconciler.local.state import LocalCluster
 from reconciler.planning.hazards import entry
-from tests.kafka_helpers import record_count, wait_for_topic
+from tests.kafka_helpers import KEEPS_OLD_RECORDS, record_count, wait_for_topic
 from tests.spec_repo import SpecRepo
 
 
@@ -21,7 +21,7 @@ def _create_with_a_record(bootstrap: str, topic: str) -> None:
     admin = AdminClient({"bootstrap.servers": bootstrap})
     deadline = time.monotonic() + 60
     while True:  # a name just deleted may still be on its way out of the metadata
-        [future] = admin.create_topics([NewTopic(topic, 1, 1)]).values()
+        [future] = admin.create_topics([NewTopic(topic, 1, 1, config=KEEPS_OLD_RECORDS)]).values()
         try:
             future.result()
             break

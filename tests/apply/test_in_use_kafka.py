@@ -22,7 +22,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from reconciler import workflow
 from reconciler.apply.record.results import Status
 from reconciler.local.state import LocalCluster
-from tests.kafka_helpers import record_count, wait_for_topics
+from tests.kafka_helpers import KEEPS_OLD_RECORDS, record_count, wait_for_topics
 from tests.request_log import requests_by
 from tests.spec_repo import SpecRepo
 
@@ -39,7 +39,8 @@ EVIDENCE_REQUESTS = (
 
 def _create(bootstrap: str, *names: str, partitions: int = 1) -> None:
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    for future in admin.create_topics([NewTopic(n, partitions, 1) for n in names]).values():
+    made = [NewTopic(n, partitions, 1, config=KEEPS_OLD_RECORDS) for n in names]
+    for future in admin.create_topics(made).values():
         future.result(30)
     wait_for_topics(admin, dict.fromkeys(names, partitions))
 
@@ -208,7 +209,11 @@ def test_a_saved_plan_meeting_a_new_consumer_group_is_diverged(
     applied = repo.run("apply", "--cluster", "test", str(saved), "--auto-approve")
     assert applied.code == 1, applied.stdout + applied.stderr
     said = applied.stdout + applied.stderr
-    assert f"{ns}-newcomer" in said and idle in said and "the plan showed it idle" in said
+    assert (
+        f"{ns}-newcomer" in said
+        and idle in said
+        and "the plan showed no use Kafka could see" in said
+    )
     assert "Nothing was changed" in said
     assert _topics(boot, ns) == {idle} and record_count(boot, idle) == 4
 

@@ -31,7 +31,7 @@ from confluent_kafka.admin import (
 from reconciler.local.state import LocalCluster
 from tests.apply.helpers import independent_read
 from tests.compat.conftest import journey_versions, start_version
-from tests.kafka_helpers import wait_for_topics
+from tests.kafka_helpers import KEEPS_OLD_RECORDS, wait_for_topics
 from tests.spec_repo import SpecRepo
 
 pytestmark = pytest.mark.kafka
@@ -138,7 +138,7 @@ def test_the_in_use_gate(repo: SpecRepo, versioned: LocalCluster, ns: str) -> No
     boot = versioned.bootstrap
     old, fresh, grouped, never = (f"{ns}.{n}" for n in ("old", "fresh", "grouped", "never"))
     admin = AdminClient({"bootstrap.servers": boot})
-    made = [NewTopic(n, 2, 1) for n in (old, fresh, grouped, never)]
+    made = [NewTopic(n, 2, 1, config=KEEPS_OLD_RECORDS) for n in (old, fresh, grouped, never)]
     for future in admin.create_topics(made, operation_timeout=60).values():
         future.result()
     wait_for_topics(admin, dict.fromkeys((old, fresh, grouped, never), 2))

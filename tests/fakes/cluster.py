@@ -580,15 +580,21 @@ class FakeCluster:
             return Authorized(CLUSTER_RIGHTS, dict.fromkeys(shown, TOPIC_RIGHTS))
         return Authorized(rights.get(None, frozenset()), {t: rights.get(t) for t in shown})
 
-    def evidence(self, partitions: Mapping[str, int]) -> Evidence:
-        """No group reads any topic; a topic's newest record is the last one written to it."""
+    def evidence(self, partitions: Mapping[str, int], sample_ms: int = 0) -> Evidence:
+        """No group reads any topic; a topic's newest record is the last one written to it;
+        its end offsets count its records (partition 0 holds them all). Nothing is written
+        while the fake samples, so it does not wait."""
         self.kafka._called("evidence")
         now = int(time.time() * 1000)
         found = {}
-        for name in partitions:
+        for name, count in partitions.items():
             records = self._records(name)
             newest = records[-1].timestamp if records else None
-            found[name] = TopicEvidence(name, now, newest_record=newest)
+            ends = (len(records), *(0 for _ in range(1, count))) if count else ()
+            window = sample_ms if sample_ms > 0 else 0
+            found[name] = TopicEvidence(
+                name, now, newest_record=newest, end_offsets=ends, window_ms=window
+            )
         return Evidence(now, found)
 
 

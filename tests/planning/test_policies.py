@@ -284,6 +284,7 @@ def test_the_schema_lists_exactly_the_configurable_rules() -> None:
         "cleanup_policy_change",
         "delete",
         "in_use",
+        "system_topic",
     }
 
 

@@ -9,11 +9,14 @@ compare the saved delete with the derived one here:
 - the derived delete carries the `in_use` hazard (planning/hazards.py judged the new evidence)
   and the saved one did not: the topic is in use now and nobody approved deleting it;
 - or the derived evidence names a consumer group the saved evidence did not: even an approved
-  `in_use` approved the readers the reviewer saw, not a new one.
+  `in_use` approved the readers the reviewer saw, not a new one;
+- or records were appended since the saved plan read the log end offsets (workflow.apply
+  counts them with cluster.evidence.since) and the saved evidence showed no write: an
+  `in_use` approved for its readers did not approve deleting a topic being written.
 
 Volatile values (lag, timestamps, member counts) are never compared, else every saved plan with
-a delete would look stale. An `in_use` that policy.severity makes a warning (or off) never
-blocks, here either.
+a delete would look stale; the log end offsets are compared by the records between them.
+An `in_use` that policy.severity makes a warning (or off) never blocks, here either.
 """
 
 from __future__ import annotations
@@ -37,13 +40,24 @@ def diverged(saved: TopicChange, derived: TopicChange | None) -> str | None:
     if before is None:
         reason = now.message.split("; deleting it", 1)[0]
         read = any(isinstance(s, DeleteTopic) and s.evidence is not None for s in saved.changes)
-        shown = "showed it idle" if read else "read no evidence of use (made from a snapshot)"
+        shown = (
+            "showed no use Kafka could see"
+            if read
+            else "read no evidence of use (made from a snapshot)"
+        )
         return f"{reason}, but the plan {shown}"
     added = sorted(_groups(derived) - _groups(saved))
     if added:
         return (
             f"{saved.topic} gained consumer group(s) {', '.join(added)} since the plan was "
             "made, which its evidence (and so its in_use approval) did not show"
+        )
+    written = _written(derived)
+    if written and not _written(saved):
+        return (
+            f"{saved.topic} was written since the plan was made ({written:,} record(s) appended "
+            "by its log end offsets), which its evidence (and so its in_use approval) did not "
+            "show"
         )
     return None
 
@@ -59,6 +73,15 @@ def diverged_deletes(saved: Plan, derived: Plan, topics: Iterable[str]) -> dict[
             if why is not None:
                 found[change.topic] = why
     return found
+
+
+def _written(change: TopicChange) -> int:
+    """Records its evidence saw appended (the plan's sample, or since the saved plan)."""
+    return sum(
+        step.evidence.written
+        for step in change.changes
+        if isinstance(step, DeleteTopic) and step.evidence is not None
+    )
 
 
 def _groups(change: TopicChange) -> frozenset[str]:

@@ -272,13 +272,16 @@ class Cluster:
         reassignments, fenced = moving.result()
         return read.state_of(description, topics, defaults, reassignments, fenced)
 
-    def evidence(self, partitions: Mapping[str, int]) -> Evidence:
+    def evidence(self, partitions: Mapping[str, int], sample_ms: int = 0) -> Evidence:
         """Whether these topics (name -> partition count) are still read or written, in a
         number of requests that does not grow with them (adapter/evidence.py); what cannot be
-        read is a reason in the evidence, never an error: the in-use gate fails closed."""
+        read is a reason in the evidence, never an error: the in-use gate fails closed.
+        `sample_ms`: watch the log end offsets that long (cluster/evidence.py SAMPLE_MS)."""
         if not partitions:
             return Evidence(int(time.time() * 1000))
-        return evidence.read(self.connection, self._admin(), self._reassigning(), partitions)
+        return evidence.read(
+            self.connection, self._admin(), self._reassigning(), partitions, sample_ms
+        )
 
     def authorized(self, topics: Collection[str]) -> authorization.Authorized:
         """What this principal may do on the cluster and on these topics (apply's pre-flight)."""

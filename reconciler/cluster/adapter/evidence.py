@@ -6,9 +6,13 @@
     FindCoordinator (batched)     once per call below          kafka-python
     DescribeGroups                once per group coordinator   kafka-python
     ConsumerGroupDescribe         for KIP-848 groups only      librdkafka
+    (share groups, KIP-932)       listed by ListGroups only: neither client sends
+                                  ShareGroupDescribe, so a share group makes every topic's
+                                  evidence unreadable (it may read any of them)
     OffsetFetch v8 (KIP-709)      once per group coordinator   kafka-python (one per group
                                                                on Kafka before 3.0)
-    ListOffsets latest            once per partition leader    librdkafka
+    ListOffsets latest            once per partition leader    librdkafka (twice, SAMPLE_MS
+                                                               apart, when sampling)
     ListOffsets max-timestamp     once per partition leader    librdkafka (KIP-734, Kafka 3.0+)
 
 None of these grows with the number of topics; only OffsetFetch before Kafka 3.0 grows with the
@@ -51,16 +55,25 @@ def read(
     admin: AdminClient,
     groups_admin: KafkaAdminClient,
     partitions: Mapping[str, int],
+    sample_ms: int = 0,
 ) -> Evidence:
-    """The evidence for each topic of `partitions` (topic -> its partition count)."""
-    read_at = int(time.time() * 1000)
+    """The evidence for each topic of `partitions` (topic -> its partition count); with
+    `sample_ms`, the log end offsets are read twice that far apart and any movement counted
+    as records written (one ListOffsets round trip each, for every topic at once)."""
     problems: list[str] = []  # unreadable for every topic
     by_topic: dict[str, list[str]] = defaultdict(list)  # unreadable for one topic
     with boundary.librdkafka(connection, "ListOffsets"):
         tps = [
             TopicPartition(t, p) for t, count in sorted(partitions.items()) for p in range(count)
         ]
+    first: dict[tuple[str, int], int] | None = None
+    started = time.monotonic()
+    if sample_ms > 0 and tps:
+        first = _offsets(connection, admin, tps, _SPEC_LATEST, defaultdict(list))
+        time.sleep(sample_ms / 1000)
     latest = _offsets(connection, admin, tps, _SPEC_LATEST, by_topic)
+    window_ms = int((time.monotonic() - started) * 1000) if first is not None else 0
+    read_at = int(time.time() * 1000)
     newest = _newest(connection, admin, tps, latest, by_topic)
     uses: dict[str, list[GroupUse]] = defaultdict(list)
     listed = _complete_group_list(connection, admin, groups_admin, problems)
@@ -90,10 +103,26 @@ def read(
                 tuple(uses[topic]),
                 newest.get(topic),
                 tuple(dict.fromkeys([*problems, *by_topic[topic]])),
+                end_offsets=tuple(latest.get((topic, p), -1) for p in range(count)),
+                written=_moved(first, latest, topic, count),
+                window_ms=window_ms,
             )
-            for topic in partitions
+            for topic, count in partitions.items()
         },
     )
+
+
+def _moved(
+    first: Mapping[tuple[str, int], int] | None,
+    latest: Mapping[tuple[str, int], int],
+    topic: str,
+    count: int,
+) -> int:
+    """Records appended to `topic` between the two reads (0 without a first read)."""
+    if first is None:
+        return 0
+    keys = [(topic, p) for p in range(count) if (topic, p) in first and (topic, p) in latest]
+    return sum(abs(latest[k] - first[k]) for k in keys)
 
 
 def _complete_group_list(
@@ -135,7 +164,21 @@ def _complete_group_list(
         problems.append(f"the consumer groups could not be listed ({_said(exc)})")
         return []
     with boundary.kafka_python(connection, "ListGroups", groups_admin):  # the answer's shape
-        return sorted({str(g.get("group_id")) for g in found if g.get("protocol_type") != "share"})
+        share = sorted({str(g.get("group_id")) for g in found if _is_share(g)})
+        listed = sorted({str(g.get("group_id")) for g in found if not _is_share(g)})
+    if share:  # KIP-932: they read like consumer groups, but neither client can ask which topics
+        problems.append(
+            f"share group(s) {', '.join(share[:3])}"
+            + (f" and {len(share) - 3} more" if len(share) > 3 else "")
+            + " may read it: Kafka tracks them (KIP-932) but neither client library can ask it "
+            "which topics a share group reads (ShareGroupDescribe), so they count as readers"
+        )
+    return listed
+
+
+def _is_share(group: Mapping[str, Any]) -> bool:
+    """A share group (KIP-932), by the type ListGroups v5 gives or its protocol type."""
+    return "share" in (str(group.get("group_type") or "").lower(), group.get("protocol_type"))
 
 
 def _describe(
