@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from reconciler.apply.check.in_use import diverged
-from reconciler.cluster.evidence import Evidence, GroupUse, TopicEvidence
+from reconciler.cluster.evidence import Evidence, GroupUse, TopicEvidence, since
 from reconciler.diagnostics import Severity
 from reconciler.planning.changes import DeleteTopic, Hazard, TopicChange
 from reconciler.planning.hazards import usage
@@ -60,6 +60,10 @@ CASES = {
     "unreadable": (
         TopicEvidence("t", NOW, unreadable=("a broker is down", "and another")),
         ["its evidence could not be read, so it counts as in use: a broker is down (and 1 more)"],
+    ),
+    "written while sampled, stamped a month ago": (
+        TopicEvidence("t", NOW, newest_record=NOW - 30 * DAY, written=5, window_ms=5000),
+        ["5 record(s) were appended to it in the 5s its log end offsets were watched"],
     ),
     "many groups": (
         TopicEvidence("t", NOW, tuple(_empty(f"g{i}") for i in range(5))),
@@ -218,3 +222,45 @@ def test_an_in_use_made_a_warning_never_blocks_at_apply_either() -> None:
     )
     assert diverged(saved, derived) is not None
     assert diverged(saved, softened) is None
+
+
+def test_writes_since_the_plan_are_counted_by_the_log_end_offsets() -> None:
+    """Apply's window: the records between the saved plan's end offsets and those read now."""
+    before = TopicEvidence("t", NOW, end_offsets=(10, 4))
+    now = TopicEvidence("t", NOW + 60_000, end_offsets=(12, 5))
+    assert (since(now, before).written, since(now, before).window_ms) == (3, 60_000)
+    assert since(now, dataclasses.replace(before, end_offsets=())).written == 0  # not recorded
+    assert since(now, dataclasses.replace(before, end_offsets=(10,))).written == 0  # re-created
+    assert since(dataclasses.replace(now, end_offsets=(12, -1)), before).written == 0
+
+
+def _written_change(written: int, groups: tuple[GroupUse, ...] = ()) -> TopicChange:
+    found = TopicEvidence("orders.old", NOW, groups, end_offsets=(3, 3), written=written)
+    plan = _plan(Evidence(NOW, {"orders.old": found}), [{"delete": ID}, {"in_use": ID}])
+    [change] = plan.changes
+    return change
+
+
+def test_apply_refuses_a_delete_written_since_the_plan_even_with_in_use_approved() -> None:
+    idle, written = _written_change(0), _written_change(7)
+    assert "but the plan showed no use Kafka could see" in (diverged(idle, written) or "")
+    read = _written_change(0, (_empty("bill"),))  # in_use approved for its reader only
+    said = diverged(read, _written_change(7, (_empty("bill"),))) or ""
+    assert "was written since the plan was made (7 record(s)" in said
+    # The reviewer saw writes and approved them: more writes are what they approved
+    assert diverged(_written_change(2), _written_change(9)) is None
+
+
+def test_the_evidence_never_reads_as_nobody_uses_it() -> None:
+    quiet = TopicEvidence("orders.old", NOW, newest_record=NOW - 30 * DAY, window_ms=5000)
+    stamped = dataclasses.replace(quiet, producer_stamped=True)
+    text = render_text(_plan(Evidence(NOW, {"orders.old": stamped})))
+    assert "no consumer group reads it" not in text
+    assert "none of the groups Kafka tracks reads it" in text
+    assert "readers without a group (assign(): Connect, Schema Registry" in text
+    assert "are invisible to Kafka" in text
+    assert "log end offsets: unchanged over the 5s watched" in text
+    assert "(CreateTime: stamped by its producer, not by Kafka" in text
+    grouped = dataclasses.replace(quiet, groups=(_empty("bill"),))
+    text = render_text(_plan(Evidence(NOW, {"orders.old": grouped})))
+    assert "group bill" in text and "are invisible to Kafka" in text  # said with groups too
