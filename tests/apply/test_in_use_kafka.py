@@ -8,6 +8,8 @@ deleted or kept is checked with the admin client, never through reconciler.
 
 from __future__ import annotations
 
+import re
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -145,12 +147,18 @@ def test_tombstones_of_topics_in_use_need_their_own_approval(
     newest = changes[fresh]["evidence"]["newest_record"]
     assert changes[fresh]["evidence"]["read_at"] - newest < 10 * 60 * 1000
     assert abs(changes[old]["evidence"]["newest_record"] - month_ago) < 1000
-    assert changes[never]["evidence"] == {
-        "read_at": changes[never]["evidence"]["read_at"],
+    never_seen = changes[never]["evidence"]
+    assert never_seen == {
+        "read_at": never_seen["read_at"],
         "newest_record": None,
         "groups": [],
         "unreadable": [],
+        "end_offsets": [0],
+        "written": 0,
+        "window_ms": never_seen["window_ms"],
+        "producer_stamped": True,  # Kafka's default message.timestamp.type, CreateTime
     }
+    assert 5000 <= never_seen["window_ms"] < 60_000  # the plan's sample of the end offsets
     # The text plan shows the evidence, one line per group, and the item that approves it
     assert f"group {ns}-left-group (Empty, 0 member(s), lag 2): committed offsets" in shown.stdout
     assert f"group {ns}-live-group (Stable, 1 member(s)): assigned" in shown.stdout
@@ -282,8 +290,9 @@ def test_the_evidence_costs_the_same_requests_for_1_and_200_topics(
         sent = requests_by(kafka1, client_id)
         counts.append({kind: sent[kind] for kind in EVIDENCE_REQUESTS})
     assert counts[0] == counts[1], counts
-    # One broker: one of each (ListOffsets twice: latest offsets and the max-timestamp lookup)
-    assert counts[0] == {**dict.fromkeys(EVIDENCE_REQUESTS, 1), "LIST_OFFSETS": 2}, counts
+    # One broker: one of each (ListOffsets three times: the latest offsets twice, the sample's
+    # two ends, and the max-timestamp lookup)
+    assert counts[0] == {**dict.fromkeys(EVIDENCE_REQUESTS, 1), "LIST_OFFSETS": 3}, counts
 
 
 def test_a_plan_from_a_snapshot_says_it_read_no_evidence_and_apply_reads_it(
@@ -348,3 +357,145 @@ def _delete_group(bootstrap: str, group: str) -> None:
             if exc.args[0].code() != KafkaError.NON_EMPTY_GROUP or time.monotonic() > deadline:
                 raise
             time.sleep(0.2)
+
+
+@contextmanager
+def _old_stamped_writer(bootstrap: str, topic: str) -> Iterator[list[int]]:
+    """A thread writing one record a second to `topic`, each stamped 30 days ago (a backfill,
+    a replay); yields the list of records it has written so far."""
+    stop = threading.Event()
+    written: list[int] = []
+
+    def write() -> None:
+        producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 0})
+        while not stop.is_set():
+            stamp = int(time.time() * 1000) - 30 * DAY_MS
+            producer.produce(topic, f"r{len(written)}".encode(), timestamp=stamp)
+            assert producer.flush(30) == 0
+            written.append(stamp)
+            stop.wait(1.0)
+
+    thread = threading.Thread(target=write, daemon=True)
+    thread.start()
+    try:
+        yield written
+    finally:
+        stop.set()
+        thread.join(30)
+
+
+def test_a_topic_written_with_month_old_stamps_is_in_use_and_never_pruned(
+    kafka1: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    """The newest timestamp says a month old; Kafka's log end offsets say it is being written:
+    plan shows it in use, and neither apply --prune nor a saved plan's apply deletes it."""
+    boot = kafka1.bootstrap
+    busy = f"{ns}.backfill"
+    _create(boot, busy)
+    repo = SpecRepo(tmp_path, boot, ns, {"allow_delete": True})
+    with _old_stamped_writer(boot, busy) as written:
+        while not written:
+            time.sleep(0.1)
+        planned = repo.run("plan", "--cluster", "test", "--prune", "--format", "json")
+        shown = repo.run("plan", "--cluster", "test", "--prune")
+        applied = repo.run("apply", "--cluster", "test", "--prune", "--auto-approve")
+        count = len(written)
+    assert planned.code == 1, planned.stdout + planned.stderr
+    change = _by_topic(planned.json())[busy]
+    evidence = change["evidence"]
+    assert evidence["written"] >= 2 and evidence["window_ms"] >= 5000, evidence
+    assert evidence["read_at"] - evidence["newest_record"] > 29 * DAY_MS  # the stamp lies
+    assert "in_use" in _codes(change)
+    assert "were appended to it in the" in _codes(change)["in_use"]["message"]
+    assert "(CreateTime: stamped by its producer, not by Kafka" in shown.stdout
+    assert applied.code == 1, applied.stdout + applied.stderr
+    assert _topics(boot, ns) == {busy}
+    assert record_count(boot, busy) == count  # every record written is still there
+
+
+def test_a_saved_plan_of_an_idle_topic_meeting_a_writer_is_diverged(
+    kafka1: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    """Idle when planned (and approved for delete); written to, with old stamps, before the
+    apply: apply compares the log end offsets with the plan's and refuses the delete."""
+    boot = kafka1.bootstrap
+    quiet = f"{ns}.quiet"
+    _create(boot, quiet)
+    _write(boot, quiet, 2, timestamp=int(time.time() * 1000) - 30 * DAY_MS)
+    repo = SpecRepo(tmp_path, boot, ns, {"allow_delete": True})
+    repo.topics({"name": quiet, "state": "absent"})
+    first = repo.run("plan", "--cluster", "test", "--format", "json")
+    approval = _codes(_by_topic(first.json())[quiet])["delete"]["approve_with"]
+    repo.topics({"name": quiet, "state": "absent", "acknowledge": [approval]})
+    saved = tmp_path / "plan.json"
+    planned = repo.run("plan", "--cluster", "test", "-o", str(saved))
+    assert planned.code == 0, planned.stdout + planned.stderr
+
+    _write(boot, quiet, 1, timestamp=int(time.time() * 1000) - 30 * DAY_MS)  # after review
+
+    applied = repo.run("apply", "--cluster", "test", str(saved), "--auto-approve")
+    said = applied.stdout + applied.stderr
+    assert applied.code == 1, said
+    assert "1 record(s) were appended to it" in said and "no use Kafka could see" in said
+    assert _topics(boot, ns) == {quiet} and record_count(boot, quiet) == 3
+
+
+def test_system_topics_are_never_pruned(kafka1: LocalCluster, ns: str, tmp_path: Path) -> None:
+    """`_schemas` and a Streams changelog, with an assign() reader and nothing else: --prune
+    deletes the ordinary topic beside them and leaves both, records intact."""
+    boot = kafka1.bootstrap
+    changelog, plain = f"{ns}-app-store-changelog", f"{ns}.plain"
+    schemas = "_schemas"  # the session cluster's one: no other test makes it
+    _create(boot, changelog, plain)
+    if schemas not in _topics(boot, schemas):
+        _create(boot, schemas)
+    _write(boot, changelog, 2)
+    _write(boot, schemas, 1)
+    before = record_count(boot, schemas)
+    policy = {"allow_delete": True, "ignore": [f"^(?!{re.escape(ns)})(?!_schemas$)"]}
+    repo = SpecRepo(tmp_path, boot, ns, policy)
+    with _assign_reader(boot, changelog):
+        planned = repo.run("plan", "--cluster", "test", "--prune", "--format", "json")
+        applied = repo.run("apply", "--cluster", "test", "--prune", "--auto-approve")
+    assert planned.code == 0, planned.stdout + planned.stderr
+    assert set(_by_topic(planned.json())) == {plain}
+    assert {changelog, schemas} <= set(planned.json()["unmanaged"])
+    assert applied.code == 0, applied.stdout + applied.stderr
+    _wait_gone(boot, {plain})
+    assert _topics(boot, ns) == {changelog}
+    assert schemas in _topics(boot, schemas) and record_count(boot, schemas) == before
+    assert record_count(boot, changelog) == 2
+
+
+@contextmanager
+def _assign_reader(bootstrap: str, topic: str) -> Iterator[Consumer]:
+    """A consumer reading `topic` with assign(), no group: as Connect, Schema Registry,
+    Spark, Flink and Streams' restore consumers do."""
+    consumer = Consumer(
+        {"bootstrap.servers": bootstrap, "group.id": "unused", "enable.auto.commit": False}
+    )
+    consumer.assign([TopicPartition(topic, 0, 0)])
+    consumer.poll(1.0)
+    try:
+        yield consumer
+    finally:
+        consumer.close()
+
+
+def test_an_assign_reader_is_said_to_be_invisible(
+    kafka1: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    """Kafka cannot show an assign() reader: the plan says so, and never that nobody reads."""
+    boot = kafka1.bootstrap
+    read = f"{ns}.assigned"
+    _create(boot, read)
+    _write(boot, read, 1, timestamp=int(time.time() * 1000) - 30 * DAY_MS)
+    repo = SpecRepo(tmp_path, boot, ns, {"allow_delete": True})
+    repo.topics({"name": read, "state": "absent"})
+    with _assign_reader(boot, read):
+        shown = repo.run("plan", "--cluster", "test")
+        markdown = repo.run("plan", "--cluster", "test", "--format", "markdown")
+    for out in (shown.stdout, markdown.stdout):
+        assert "none of the groups Kafka tracks reads it" in out, out
+        assert "readers without a group (assign():" in out and "are invisible to Kafka" in out
+        assert "no consumer group reads it" not in out
