@@ -271,3 +271,6 @@ def test_the_in_use_evidence_of_an_unused_topic_shows_no_reader_or_record(side: 
         _made(cluster, name)
         evidence = cluster.evidence({name: 1}).of(name)
         assert (evidence.groups, evidence.newest_record, evidence.unreadable) == ((), None, ())
+        assert (evidence.end_offsets, evidence.written, evidence.window_ms) == ((0,), 0, 0)
+        sampled = cluster.evidence({name: 1}, sample_ms=200).of(name)  # watched, not written
+        assert (sampled.end_offsets, sampled.written) == ((0,), 0) and sampled.window_ms >= 200
