@@ -79,6 +79,7 @@ def test_policy_system_topics_are_read_and_each_must_compile(tmp_path: Path) -> 
         "    policy: {system_topics: ['^ksql-', '(']}\n"
     )
     config, found = load_repo_config(tmp_path, {})
+    assert config is not None
     assert config.clusters["prod"].policy.system_topics == ("^ksql-",)
     [error] = [d for d in found if d.is_error]
     assert "'('" in error.message and error.location is not None
