@@ -20,7 +20,7 @@ demo: kafka
 # (tests/worker_groups.py); each worker starts its own kafka1/kafka3. TEST_WORKERS=0: one process.
 TEST_WORKERS ?= 2
 
-test: kafka lint actionlint
+test: kafka lint actionlint spark35
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The fast loop: lint, types and every test that starts no Kafka broker or Spark JVM and is not

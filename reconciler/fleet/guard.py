@@ -9,14 +9,12 @@ from reconciler.errors import EnvironmentProblem
 
 INSTALL = "pip install 'kafka-topic-reconciler[fleet]'"
 
-# The PySpark releases the job is proven on: 4.x (pyproject.toml's `fleet` extra says the same).
-# 3.5 is not yet: its code paths are in (spark_functions.py), but the comparison with 4.x on
-# the same snapshots has not passed (`reconciler help fleet`, "Spark versions"); 5.x is left
-# out until it is tried.
-OLDEST = (4, 0)
+# The PySpark releases the job is proven on: 3.5 and 4.x (pyproject.toml's `fleet` extra says
+# the same; tests/fleet/test_spark_versions.py holds 3.5's tables to 4.x's). 5.x is left out
+# until it is tried.
+OLDEST = (3, 5)
 BELOW = (5, 0)
-SUPPORTED = "4.x (4.0 or later, before 5.0)"
-
+SUPPORTED = "3.5 or 4.x (3.5 or later, before 5.0)"
 
 def require_pyspark() -> None:
     """Raise EnvironmentProblem, with the install command, when pyspark cannot be imported or
@@ -43,5 +41,5 @@ def check_version(version: str) -> None:
     raise EnvironmentProblem(
         f"`reconciler fleet drift` runs on PySpark {SUPPORTED}, and the PySpark installed in "
         f"this Python environment is {shown}; install a supported one with: {INSTALL} (or "
-        "`pip install 'pyspark>=4.0,<5'` to match your cluster's Spark)"
+        "`pip install 'pyspark>=3.5,<5'` pinned to your cluster's Spark)"
     )

@@ -145,6 +145,12 @@ def session(
                 # rows) cost more time than reading them uncompressed (`reconciler help benchmarks`)
                 "spark.sql.inMemoryColumnarStorage.compressed": "false",
             }
+            # Spark's default driver heap (1 GiB) ran out in a parquet write on a six-cluster
+            # generated fleet with bad lines, on PySpark 3.5 and 4.x alike: on a local master the
+            # driver is the whole job, so it gets a quarter of this machine's memory (2 to 8
+            # GiB) unless --conf spark.driver.memory says otherwise. The JVM takes memory as it
+            # needs it; this is its ceiling, not what it reserves.
+            settings["spark.driver.memory"] = _local_driver_memory()
             # On a local master this JVM does all the work, a throughput job: the parallel
             # collector, without G1's concurrent marking and costlier write barriers, ran the
             # 100-cluster benchmark about a tenth faster (`reconciler help benchmarks`)
@@ -169,6 +175,16 @@ def session(
             ) from exc
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def _local_driver_memory() -> str:
+    """A quarter of physical memory, at least 2 GiB and at most 8 GiB, in Spark's MiB form."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):  # no such sysconf name on this platform
+        total = 0
+    mib = min(max(total // 4 // 2**20, 2048), 8192)
+    return f"{mib}m"
 
 
 def _local_cores(master: str) -> int:

@@ -266,7 +266,8 @@ def test_fleet_drift_on_pyspark_34_exits_1_naming_both_versions(tmp_path: Path) 
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert proc.stderr.strip() == (
-        "error: `reconciler fleet drift` runs on PySpark 4.x (4.0 or later, before 5.0), and "
+        "error: `reconciler fleet drift` runs on PySpark 3.5 or 4.x (3.5 or later, before 5.0), "
+        "and 
         "the PySpark installed in this Python environment is 3.4.4; install a supported one "
         "with: pip install 'kafka-topic-reconciler[fleet]' (or `pip install 'pyspark>=4.0,<5'` "
         "to match your cluster's Spark)"

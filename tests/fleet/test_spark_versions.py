@@ -32,14 +32,7 @@ from reconciler.fleet import job
 from reconciler.fleet.java_regex import translate
 from tests.fleet.test_inputs import whole, with_lines
 
-# Not run by `make test` yet (`make spark35` builds the environment it needs): on 2026-11-28
-# the 3.5 job, and the 4.x command too, ran out of the driver's default 1 GiB heap writing the
-# tables of source_fleet (java.lang.OutOfMemoryError in a parquet write), so 3.5 is not yet
-# proven and the `fleet` extra stays on 4.x (docs/fleet.md, "Spark versions").
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skip(reason="Spark 3.5 not yet proven: the job runs out of heap (docs/fleet.md)"),
-]
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 SHAPE = fleet_gen.Shape(clusters=6, topics=20, dates=4, seed=13)
