@@ -11,8 +11,10 @@ a heading, a paragraph; `html=True` inside a raw HTML block such as `<summary>`)
   as on a terminal (reconciler/printable.py), so the value stays on its one line;
 - the text's own `code spans` (messages quote names and commands in backquotes) stay code
   spans, with `|` escaped inside them so they cannot end a table cell;
-- everywhere else every character Markdown or HTML could read as markup (`\\ ` * _ [ ] | ! ~ #
-  $`, `&`, `<`, `>`) is escaped, so no emphasis, link, HTML tag or comment can start.
+- everywhere else every character Markdown or HTML could read as markup (`\\ ` * | ! ~ # $`,
+  `&`, `<`, `>`, a `]` that a `(` or `[` follows, and `_` but between two letters or digits,
+  where GFM reads no emphasis) is escaped, so no emphasis, link, image, HTML tag or comment
+  can start.
 
 `code` shows one value as a code span whose fence is longer than any run of backquotes the
 value holds, then passes it through `escape`.
@@ -28,7 +30,11 @@ from reconciler.printable import printable
 _TICKS = re.compile(r"`+")
 # ASCII punctuation that can start or end inline markup (GitHub's math included), escaped with
 # a backslash; & < > become entities, so neither a tag nor a comment nor an entity can start
-_MARKUP = re.compile(r"[\\`*_\[\]|!~#$&<>]")
+# (a link needs `](` or `][`: `]` is escaped there only, so `error[P102]` reads as it is)
+_MARKUP = re.compile(r"[\\`*|!~#$&<>]|\](?=[(\[])")
+# `_` between two letters or digits cannot open or close emphasis (GFM: no intraword `_`
+# emphasis), so `orders_archive` stays as it is; any other run of `_` is escaped
+_UNDERSCORES = re.compile(r"(?<![^\W_])_+|_+(?![^\W_])")
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 
 
@@ -74,4 +80,5 @@ def code(text: str, *, html: bool = False) -> str:
 
 
 def _prose(text: str) -> str:
-    return _MARKUP.sub(lambda found: _ENTITIES.get(found.group(), "\\" + found.group()), text)
+    text = _MARKUP.sub(lambda found: _ENTITIES.get(found.group(), "\\" + found.group()), text)
+    return _UNDERSCORES.sub(lambda found: "\\_" * len(found.group()), text)
