@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reconciler import readable
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.snapshot import load_snapshot
 from reconciler.cluster.state import ClusterState
@@ -256,10 +257,12 @@ def load_plan(path: Path) -> Plan:
     specs give is checked at apply (apply.verify)."""
     from reconciler.planning.plan_input import check_document  # jsonschema: apply's alone
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{path} cannot be read ({exc}); pass a saved plan file") from exc
+    text = readable.read_text(
+        path,
+        readable.PLAN_CAP,
+        "a saved plan",
+        "plan fewer topics per saved plan (`plan --topic REGEX -o PLAN.json`)",
+    )
 
     def unreadable(why: str) -> ConfigError:
         return ConfigError(
