@@ -10,7 +10,8 @@ a heading, a paragraph; `html=True` inside a raw HTML block such as `<summary>`)
 - every control character (line breaks, CR, ESC, ...) is shown as an escape (`\\n`, `\\r`),
   as on a terminal (reconciler/printable.py), so the value stays on its one line;
 - the text's own `code spans` (messages quote names and commands in backquotes) stay code
-  spans, with `|` escaped inside them so they cannot end a table cell;
+  spans; one holding `|`, `<`, `>` or `&` becomes a `<code>` element with escaped content,
+  so it cannot end a table cell and no `<!--` or tag appears in the comment's source;
 - everywhere else every character Markdown or HTML could read as markup (`\\ ` * | ! ~ # $`,
   `&`, `<`, `>`, a `]` that a `(` or `[` follows, and `_` but between two letters or digits,
   where GFM reads no emphasis) is escaped, so no emphasis, link, image, HTML tag or comment
@@ -36,6 +37,10 @@ _MARKUP = re.compile(r"[\\`*|!~#$&<>]|\](?=[(\[])")
 # emphasis), so `orders_archive` stays as it is; any other run of `_` is escaped
 _UNDERSCORES = re.compile(r"(?<![^\W_])_+|_+(?![^\W_])")
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+# What a backquote span cannot hold as it is: `|` ends a table cell even there, and `<`, `>`,
+# `&` are kept out of the comment's source altogether (no `<!--` or tag in it at all, so
+# nothing depends on how a renderer treats HTML inside code)
+_SPAN_UNSAFE = re.compile(r"[|<>&]")
 
 
 def escape(text: str, *, html: bool = False) -> str:
@@ -60,8 +65,7 @@ def escape(text: str, *, html: bool = False) -> str:
             continue
         end = runs[closing]
         parts.append(_prose(shown[position : opening.start()]))
-        inside = shown[opening.end() : end.start()].replace("|", "\\|")
-        parts.append(f"{opening.group()}{inside}{end.group()}")
+        parts.append(_span(shown[opening.end() : end.start()], opening.group()))
         position = end.end()
         index = closing + 1
     parts.append(_prose(shown[position:]))
@@ -77,6 +81,16 @@ def code(text: str, *, html: bool = False) -> str:
     # CommonMark strips one space from each end of a span: pad when the value needs its own
     pad = " " if shown[:1] == "`" or shown[-1:] == "`" or shown[:1] == shown[-1:] == " " else ""
     return escape(f"{fence}{pad}{shown}{pad}{fence}")
+
+
+def _span(content: str, fence: str) -> str:
+    """A code span showing `content`: as written when it is safe, else a `<code>` element
+    whose content is escaped as prose (which shows backquotes and `|` literally)."""
+    if _SPAN_UNSAFE.search(content) is None:
+        return f"{fence}{content}{fence}"
+    if content[:1] == content[-1:] == " " and content.strip():
+        content = content[1:-1]  # the space CommonMark strips from a padded span
+    return f"<code>{_prose(content)}</code>"
 
 
 def _prose(text: str) -> str:
