@@ -21,8 +21,8 @@ from reconciler.cluster.evidence import GroupUse, TopicEvidence
 from reconciler.diagnostics import Diagnostic, Location, Severity
 from reconciler.planning.changes import DeleteTopic
 from reconciler.planning.drift import KINDS, DriftItem, DriftReport
-from reconciler.planning.plan import Plan
 from reconciler.planning.limits import BrokerLoad
+from reconciler.planning.plan import Plan
 from reconciler.render import render_markdown, render_text
 from reconciler.render.drift import render_drift_markdown, render_drift_text
 from reconciler.render.markdown import render_failure
