@@ -105,6 +105,7 @@ def _topic(plan: Plan, topic_change: TopicChange, paint: _Painter) -> list[str]:
     lines = [paint.style(head, fg=_ACTION_COLOUR[action])]
     note = common.cause_note(plan, topic_change)
     if note is not None:
+        note = printable(note)
         # Beside the name; drift in a colour of its own, so it stands out from the change's own
         lines[0] += "  " + (paint.style(note, fg="cyan") if topic_change.cause == "drift" else note)
     for change in topic_change.changes:

@@ -67,12 +67,13 @@ def _with_evidence(plan: Plan) -> Plan:
     changes = tuple(
         dataclasses.replace(
             c,
+            cause="drift" if index % 2 else "change",  # both sections of --changed-since
             changes=tuple(
                 dataclasses.replace(x, evidence=evidence) if isinstance(x, DeleteTopic) else x
                 for x in c.changes
             ),
         )
-        for c in plan.changes
+        for index, c in enumerate(plan.changes)
     )
     load = (BrokerLoad(1, "rack-a", 9, 10, 10), BrokerLoad(2, None, 1, 2, 10))
     return dataclasses.replace(plan, changes=changes, broker_load=load, changed_since="main")
