@@ -32,7 +32,9 @@ def _shown(match: re.Match[str]) -> str:
     if named is not None:
         return named
     code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    # C0 as `\x1b`; DEL, C1 and the rest as `\u0085`: JSON printed with its non-ASCII kept
+    # (snapshot lines) holds those raw, and `\u0085` is the same string to a JSON reader
+    return f"\\x{code:02x}" if code < 0x20 else f"\\u{code:04x}"
 
 
 def printable(text: str) -> str:
