@@ -215,7 +215,7 @@ def test_timeout_outside_what_the_clients_take_is_refused(repo: SpecRepo, value:
         ["local", "start-node", "2", "--timeout", "-1"],
         ["local", "up", "--timeout", "1e400"],
         ["plan", "--cluster", "test", "--max-chars", "99999999999"],
-        ["drift", "--cluster", "test", "--max-chars", "100000"],
+        ["drift", "--cluster", "test", "--max-chars", "10000001"],
         ["apply", "--cluster", "test", "--auto-approve", "--throttle", "9" * 30],
         ["apply", "--cluster", "test", "--auto-approve", "--throttle", "0"],
     ],

@@ -96,7 +96,7 @@ def partial_warning(plan: Plan) -> None:
 @topic_option("Plan only topics matching REGEX")
 @click.option(
     "--max-chars",
-    type=click.IntRange(min=2000, max=65_536),
+    type=click.IntRange(min=2000, max=10_000_000),
     default=60_000,
     show_default=True,
     help="Longest Markdown output (a GitHub comment holds 65,536 characters); what does not "
