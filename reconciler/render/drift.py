@@ -6,10 +6,10 @@ human reading (`86400000 (1d)`), and end with what to do next.
 
 from __future__ import annotations
 
+from reconciler.markdown_escape import code, escape
 from reconciler.planning.drift import KINDS, DriftItem, DriftKind, DriftReport
 from reconciler.printable import printable
 from reconciler.render import common
-from reconciler.render.markdown_escape import code, escape
 from reconciler.wrap import wrap_all
 
 DEFAULT_MAX_CHARS = 60_000  # a GitHub issue or comment body holds 65,536 characters

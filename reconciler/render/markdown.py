@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from reconciler.diagnostics import Diagnostic
+from reconciler.markdown_escape import code, escape
 from reconciler.planning.changes import (
     Action,
     Hazard,
@@ -34,7 +35,6 @@ from reconciler.planning.plan import Plan
 from reconciler.planning.refusal import refusal
 from reconciler.render import common
 from reconciler.render import markdown_blocks as parts
-from reconciler.render.markdown_escape import code, escape
 
 COLLAPSE_ABOVE = 20  # topics (or unmanaged names); beyond this, their lists are collapsible
 DEFAULT_MAX_CHARS = 60_000  # GitHub refuses a comment or issue body over 65,536 characters

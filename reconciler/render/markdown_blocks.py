@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import assert_never
 
 from reconciler.diagnostics import Diagnostic
+from reconciler.markdown_escape import code, escape
 from reconciler.planning.changes import (
     AlterTopicConfig,
     Change,
@@ -19,7 +20,6 @@ from reconciler.planning.changes import (
     TopicChange,
 )
 from reconciler.render import common
-from reconciler.render.markdown_escape import code, escape
 
 
 def diagnostic_row(d: Diagnostic) -> str:

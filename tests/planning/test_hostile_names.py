@@ -19,6 +19,8 @@ import pytest
 
 from reconciler.cluster.evidence import GroupUse, TopicEvidence
 from reconciler.diagnostics import Diagnostic, Location, Severity
+from reconciler.fleet import summary
+from reconciler.markdown_escape import code, escape
 from reconciler.planning.changes import DeleteTopic
 from reconciler.planning.drift import KINDS, DriftItem, DriftReport
 from reconciler.planning.limits import BrokerLoad
@@ -26,7 +28,6 @@ from reconciler.planning.plan import Plan
 from reconciler.render import render_markdown, render_text
 from reconciler.render.drift import render_drift_markdown, render_drift_text
 from reconciler.render.markdown import render_failure
-from reconciler.render.markdown_escape import code, escape
 from tests.planning import samples
 
 HOSTILE = (
@@ -228,3 +229,32 @@ def test_escape_keeps_a_messages_own_code_spans_and_escapes_the_rest() -> None:
         escape("**bold** [a](b) <i> _x_ a_b") == "\\*\\*bold\\*\\* [a\\](b) &lt;i&gt; \\_x\\_ a_b"
     )
     assert escape("`a|b` c") == "<code>a\\|b</code> c"
+
+
+def _fleet_summary(extra: str) -> summary.Summary:
+    def h(value: str) -> str:
+        return value + extra
+
+    return summary.Summary(
+        desired=h("/in/desired"), snapshots=h("/in/snapshots"), since=None,
+        first_date="2026-11-01", last_date="2026-11-02", snapshots_read=2, topic_rows=9,
+        superseded=0, superseded_lines=0, desired_clusters=1,
+        clusters=(
+            summary.ClusterDrift(h("prod"), "2026-11-02", 1, 1, (("config", 1),), None, False),
+        ),
+        no_desired=(h("dev"),), no_snapshots=(h("qa"),),
+        brokers=(summary.BrokerRow(h("prod"), "2026-11-02", 1, h("rack-a"), 9, 10, 90.0, 1.0, 1),),
+        cluster_load=(summary.ClusterLoad(h("prod"), "2026-11-02", 9, 10, 90.0, 1.0),),
+        consistency=(summary.ConsistencyDate("2026-11-02", 1, 1, 1),),
+        examples=(summary.ConsistencyExample("2026-11-02", h("t"), h("partitions"), h("prod=1")),),
+        bad=(summary.BadLines("snapshots", "not JSON", 3, h("cluster=prod/x.jsonl")),),
+        incomplete=((h("prod"), "2026-11-02", h("x.jsonl"), h("no trailer")),),
+    )  # fmt: skip
+
+
+def test_the_fleet_summary_keeps_its_structure() -> None:
+    """summary.md of `fleet drift` shows cluster names, racks, topics and file paths from the
+    snapshots: they pass the same escaping."""
+    _assert_same_structure(
+        summary.render(_fleet_summary("")), summary.render(_fleet_summary(HOSTILE))
+    )
