@@ -39,6 +39,7 @@ from reconciler.planning.plan import (
     mark_causes,
 )
 from reconciler.planning.rules import IN_USE_NOT_READ
+from reconciler.printable import printable
 from reconciler.spec.discovery import folder_not_read
 from reconciler.spec.identity import specs_digest
 from reconciler.spec.loader import load_repo
@@ -101,11 +102,12 @@ def read_state(cluster: ClusterConfig, snapshot: Path | None = None) -> ClusterS
     name, state = load_snapshot(snapshot)
     if name != cluster.name:
         raise ConfigError(
-            f"{snapshot} is a snapshot of cluster '{name}', not '{cluster.name}'; pass the "
-            "matching --cluster or snapshot file"
+            f"{snapshot} is a snapshot of cluster '{printable(name)}', not '{cluster.name}'; "
+            "pass the matching --cluster or snapshot file"
         )
     if cluster.cluster_id is not None and state.cluster_id != cluster.cluster_id:
-        shown = state.cluster_id if state.cluster_id is not None else "no cluster id"
+        # the file's own words: its control characters shown as escapes, never a line of ours
+        shown = printable(state.cluster_id) if state.cluster_id is not None else "no cluster id"
         raise ConfigError(
             f"{snapshot} is a snapshot of cluster id {shown}, but reconciler.yaml pins "
             f"cluster_id {cluster.cluster_id} for '{cluster.name}'; pass a snapshot of that "
