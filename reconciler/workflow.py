@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reconciler import readable
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.snapshot import load_snapshot
 from reconciler.cluster.state import ClusterState
@@ -257,6 +256,7 @@ def load_plan(path: Path) -> Plan:
     The file is untrusted input (it travels through CI artifacts): its shape and every value
     are checked here, before any request (planning.plan_input); whether it is the plan the
     specs give is checked at apply (apply.verify)."""
+    from reconciler import readable
     from reconciler.planning.plan_input import check_document  # jsonschema: apply's alone
 
     text = readable.read_text(
