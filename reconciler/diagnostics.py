@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from reconciler.printable import printable
+
 
 class Severity(Enum):
     ERROR = "error"
@@ -44,8 +46,10 @@ class Diagnostic:
     broker: int | None = None  # the broker concerned (per-broker limits)
 
     def __str__(self) -> str:
-        where = f"{self.location}: " if self.location else ""
-        return f"{where}{self.severity.value}[{self.code}]: {self.message}"
+        """The line a terminal shows; the file name and message may quote names and values
+        from specs or the cluster, so their control characters are shown as escapes."""
+        where = f"{printable(str(self.location))}: " if self.location else ""
+        return f"{where}{self.severity.value}[{self.code}]: {printable(self.message)}"
 
     @property
     def is_error(self) -> bool:

@@ -39,6 +39,7 @@ from reconciler.planning.plan import (
     mark_causes,
 )
 from reconciler.planning.rules import IN_USE_NOT_READ
+from reconciler.printable import printable
 from reconciler.spec.discovery import folder_not_read
 from reconciler.spec.identity import specs_digest
 from reconciler.spec.loader import load_repo
@@ -102,11 +103,12 @@ def read_state(cluster: ClusterConfig, snapshot: Path | None = None) -> ClusterS
     name, state = load_snapshot(snapshot)
     if name != cluster.name:
         raise ConfigError(
-            f"{snapshot} is a snapshot of cluster '{name}', not '{cluster.name}'; pass the "
-            "matching --cluster or snapshot file"
+            f"{snapshot} is a snapshot of cluster '{printable(name)}', not '{cluster.name}'; "
+            "pass the matching --cluster or snapshot file"
         )
     if cluster.cluster_id is not None and state.cluster_id != cluster.cluster_id:
-        shown = state.cluster_id if state.cluster_id is not None else "no cluster id"
+        # the file's own words: its control characters shown as escapes, never a line of ours
+        shown = printable(state.cluster_id) if state.cluster_id is not None else "no cluster id"
         raise ConfigError(
             f"{snapshot} is a snapshot of cluster id {shown}, but reconciler.yaml pins "
             f"cluster_id {cluster.cluster_id} for '{cluster.name}'; pass a snapshot of that "
@@ -265,12 +267,15 @@ def load_plan(path: Path) -> Plan:
     The file is untrusted input (it travels through CI artifacts): its shape and every value
     are checked here, before any request (planning.plan_input); whether it is the plan the
     specs give is checked at apply (apply.verify)."""
+    from reconciler import readable
     from reconciler.planning.plan_input import check_document  # jsonschema: apply's alone
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{path} cannot be read ({exc}); pass a saved plan file") from exc
+    text = readable.read_text(
+        path,
+        readable.PLAN_CAP,
+        "a saved plan",
+        "plan fewer topics per saved plan (`plan --topic REGEX -o PLAN.json`)",
+    )
 
     def unreadable(why: str) -> ConfigError:
         return ConfigError(

@@ -102,8 +102,10 @@ def fleet_drift(
     import tempfile
 
     from reconciler import workflow
+    from reconciler.fleet import overlap
     from reconciler.writable import check_dir
 
+    overlap.check(out, {"--desired": desired, "--snapshots": snapshots})
     # a local folder is checked before the job starts; a remote one takes a probe write as
     # soon as the session is up, before any input is read (fleet/storage.check_output)
     if "://" not in out:

@@ -17,6 +17,7 @@ from reconciler import __version__, redaction
 from reconciler.cli import option_placement, output, signals
 from reconciler.cli.fleet_commands import fleet
 from reconciler.cli.help_topics import help_
+from reconciler.cli.number_options import Seconds
 from reconciler.cli.plan_commands import apply, plan
 from reconciler.cli.repo_commands import compile_, import_, init, validate
 from reconciler.cli.shared import (
@@ -71,10 +72,10 @@ class _Commands(click.Group):
 )
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    type=Seconds(wait_limit.SHORTEST, wait_limit.LONGEST, wait_limit.WHY),
     metavar="SECONDS",
-    help="Longest wait for a cluster to answer, connecting included [default: the cluster's "
-    "client request.timeout.ms, else 30].",
+    help="Longest wait for a cluster to answer, connecting included, 1 to 3600 [default: the "
+    "cluster's client request.timeout.ms, else 30].",
 )
 @click.pass_context
 def cli(ctx: click.Context, repo: Path, debug: bool, timeout: float | None) -> None:

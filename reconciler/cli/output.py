@@ -4,6 +4,9 @@
 click.echo, prompts, warnings and tracebacks all go through them. A channel:
 
 - redacts every remembered secret (reconciler.redaction) before anything else;
+- shows every control character but line breaks, tabs and colour codes as an escape
+  (reconciler.printable.terminal): a CR or an escape sequence in a name or value that reached
+  a message without passing `printable` still cannot rewrite a line or move the cursor;
 - encodes with the stream's own encoding and `backslashreplace`: a character the terminal's
   encoding cannot show (`LC_ALL=C PYTHONUTF8=0`, a topic name with an 'é' in a diagnostic) is
   written escaped (`\\xe9`), never lost and never an error;
@@ -31,6 +34,7 @@ import os
 import sys
 from typing import TextIO
 
+from reconciler.printable import terminal
 from reconciler.redaction import redact
 
 
@@ -53,7 +57,7 @@ class Channel(io.TextIOBase):
         if self.lost is not None or self.inner is None:
             self.dropped += len(text)
             return len(text)
-        data = redact(text).encode(self._encoding, "backslashreplace")
+        data = terminal(redact(text)).encode(self._encoding, "backslashreplace")
         try:
             binary = getattr(self.inner, "buffer", None)
             if binary is not None:

@@ -96,7 +96,7 @@ def partial_warning(plan: Plan) -> None:
 @topic_option("Plan only topics matching REGEX")
 @click.option(
     "--max-chars",
-    type=click.IntRange(min=2000),
+    type=click.IntRange(min=2000, max=10_000_000),
     default=60_000,
     show_default=True,
     help="Longest Markdown output (a GitHub comment holds 65,536 characters); what does not "
@@ -235,8 +235,11 @@ def apply(
             raise ConfigError(
                 f"--throttle {throttle!r}: {exc}; give bytes per second, e.g. 50MiB"
             ) from exc
-        if rate <= 0:
-            raise ConfigError(f"--throttle {throttle!r}: the rate must be above 0, e.g. 50MiB")
+        if not 0 < rate < 2**63:  # Kafka holds the rate as a Java long
+            raise ConfigError(
+                f"--throttle {throttle!r}: the rate must be above 0 and below 8 EiB (Kafka's "
+                "limit), e.g. 50MiB"
+            )
 
     def progress(message: str) -> None:
         beat.touch()  # the heartbeat speaks only when apply's own progress is silent

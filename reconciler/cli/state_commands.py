@@ -34,7 +34,7 @@ from reconciler.writable import check_file
 )
 @click.option(
     "--max-chars",
-    type=click.IntRange(min=1000),
+    type=click.IntRange(min=1000, max=10_000_000),
     default=60_000,
     show_default=True,
     help="Longest Markdown output (a GitHub issue body holds 65,536 characters).",

@@ -87,6 +87,16 @@ def check(cluster: str, client: Mapping[str, str]) -> None:
             f"cluster '{cluster}': enable.ssl.certificate.verification is {verification!r}: "
             "use true or false."
         )
+    timeout = client.get("request.timeout.ms")
+    if timeout is not None and not (
+        timeout.isdigit() and len(timeout) <= 9 and 1000 <= int(timeout) <= 900_000
+    ):
+        # librdkafka takes 1..900000, and the connection setup a command derives from it at
+        # least 1000 (wait_limit.SHORTEST)
+        raise ClusterError(
+            f"cluster '{cluster}': `client:` request.timeout.ms is {timeout!r}: give whole "
+            "milliseconds from 1000 to 900000, the range librdkafka takes."
+        )
     cas = [k for k in ("ssl.ca.location", "ssl.ca.pem", "ssl.truststore.location") if k in client]
     if len(cas) > 1:
         raise ClusterError(

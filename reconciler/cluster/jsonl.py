@@ -35,6 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from reconciler import readable
 from reconciler.cluster.overrides import OPERATIONAL_KEYS, comparable_overrides
 from reconciler.cluster.state import (
     TOPIC_OVERRIDE,
@@ -188,7 +189,8 @@ def load(path: Path) -> tuple[str, datetime, ClusterState]:
     topics: dict[str, TopicState] = {}
     reassignments: list[Reassignment] = []
     try:
-        with path.open(encoding="utf-8") as source:
+        fix = "snapshots larger than this are not read; split the cluster's topics"
+        with readable.open_text(path, readable.SNAPSHOT_CAP, "a snapshot", fix) as source:
             for number, text in enumerate(source, 1):
                 if not text.strip():
                     continue

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
-from reconciler import gcpause
+from reconciler import gcpause, readable
 from reconciler.cluster import jsonl, snapshot_check
 from reconciler.cluster.state import (
     ClusterState,
@@ -189,14 +189,17 @@ def load_snapshot(path: Path) -> tuple[str, ClusterState]:
         checked(raw)
         return _topic(raw, shared)
 
+    text = readable.read_text(
+        path,
+        readable.SNAPSHOT_CAP,
+        "a snapshot",
+        "snapshots larger than this are not read; plan against the live cluster instead",
+    )
     try:
-        text = path.read_text(encoding="utf-8")
         with gcpause.paused():
             document = _scan(text, topic)
         del text
-    except OSError as exc:
-        raise ConfigError(f"cannot read snapshot {path}: {exc.strerror}") from exc
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except json.JSONDecodeError as exc:
         raise ConfigError(
             f"{path} is not a snapshot: not valid JSON ({exc}); write one with "
             "`reconciler snapshot --cluster NAME -o FILE`"

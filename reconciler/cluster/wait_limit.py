@@ -11,6 +11,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+# The range of `--timeout` the Kafka clients take: librdkafka sets a connection up in at least
+# 1 s (socket.connection.setup.timeout.ms >= 1000) and refuses an admin request timeout over
+# 3,600 s
+SHORTEST = 1.0
+LONGEST = 3600.0
+WHY = "librdkafka's limits: a connection set up in at least 1 s, a request of at most 1 hour"
+
 _seconds: ContextVar[float | None] = ContextVar("reconciler_wait_limit", default=None)
 
 

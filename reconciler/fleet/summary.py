@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # The planner's drift kinds, in its order: the table's columns
+from reconciler.markdown_escape import code, escape
 from reconciler.planning.drift import KINDS
 
 TOP = 10  # incomplete snapshots listed by name
@@ -125,7 +126,7 @@ def render(s: Summary) -> str:
         f"{len(s.clusters)} cluster(s), {s.snapshots_read} snapshot(s) from {window}"
         + (f" (since {s.since})" if s.since else "")
         + f", {s.topic_rows:,} topic rows; desired state of {s.desired_clusters} cluster(s)."
-        f" Inputs: `{s.desired}` and `{s.snapshots}`.",
+        f" Inputs: {code(s.desired)} and {code(s.snapshots)}.",
         "",
     ]
     if s.bad:
@@ -135,8 +136,8 @@ def render(s: Summary) -> str:
             "| input | reason | lines | e.g. in |",
             "|---|---|---:|---|",
             *(
-                f"| {b.input} | {b.reason} | {b.lines:,} | "
-                + (f"`{b.example}`" if b.example else "")
+                f"| {escape(b.input)} | {escape(b.reason)} | {b.lines:,} | "
+                + (code(b.example) if b.example else "")
                 + " |"
                 for b in s.bad
             ),
@@ -152,7 +153,10 @@ def render(s: Summary) -> str:
             "",
             "| cluster | date | file | why |",
             "|---|---|---|---|",
-            *(f"| {c} | {d} | `{f}` | {why} |" for c, d, f, why in s.incomplete[:TOP]),
+            *(
+                f"| {escape(c)} | {escape(d)} | {code(f)} | {escape(why)} |"
+                for c, d, f, why in s.incomplete[:TOP]
+            ),
             *(
                 [f"| ... | | | {len(s.incomplete) - TOP:,} more |"]
                 if len(s.incomplete) > TOP
@@ -168,12 +172,13 @@ def render(s: Summary) -> str:
         ]
     if s.no_desired:
         out += [
-            f"No compiled desired state for {', '.join(s.no_desired)}: their topics count in "
+            f"No compiled desired state for {escape(', '.join(s.no_desired))}: their topics "
+            "count in "
             "the broker load only (`reconciler compile --all-clusters`).",
             "",
         ]
     if s.no_snapshots:
-        out += [f"No snapshot in the window for {', '.join(s.no_snapshots)}.", ""]
+        out += [f"No snapshot in the window for {escape(', '.join(s.no_snapshots))}.", ""]
     out += _drift(s)
     out += _load(s)
     out += _consistency(s)
@@ -204,7 +209,7 @@ def _drift(s: Summary) -> list[str]:
         if c.since and c.from_first_snapshot:
             since += " (or before)"
         out.append(
-            f"| {c.cluster} | {c.date} | {c.differences:,} | {c.topics:,} | "
+            f"| {escape(c.cluster)} | {escape(c.date)} | {c.differences:,} | {c.topics:,} | "
             + " | ".join(f"{counts.get(k, 0):,}" for k in KINDS)
             + f" | {since} |"
         )
@@ -225,7 +230,8 @@ def _load(s: Summary) -> list[str]:
             "days to limit |",
             "|---|---|---:|---|---:|---:|---:|---:|---:|",
             *(
-                f"| {b.cluster} | {b.date} | {b.broker} | {b.rack or ''} | {b.replicas:,} | "
+                f"| {escape(b.cluster)} | {escape(b.date)} | {b.broker} | {escape(b.rack or '')} | "
+                f"{b.replicas:,} | "
                 f"{_number(b.limit)} | {_number(b.percent, '%')} | {_number(b.per_day)} | "
                 f"{_number(b.days_to_limit)} |"
                 for b in s.brokers
@@ -239,7 +245,8 @@ def _load(s: Summary) -> list[str]:
             "| cluster | date | partitions | limit | used | partitions/day |",
             "|---|---|---:|---:|---:|---:|",
             *(
-                f"| {c.cluster} | {c.date} | {c.partitions:,} | {_number(c.limit)} | "
+                f"| {escape(c.cluster)} | {escape(c.date)} | {c.partitions:,} | "
+                f"{_number(c.limit)} | "
                 f"{_number(c.percent, '%')} | {_number(c.per_day)} |"
                 for c in s.cluster_load
             ),
@@ -258,16 +265,19 @@ def _consistency(s: Summary) -> list[str]:
         "",
         "| date | topics | fields | rows |",
         "|---|---:|---:|---:|",
-        *(f"| {d.date} | {d.topics:,} | {d.fields:,} | {d.rows:,} |" for d in s.consistency),
+        *(
+            f"| {escape(d.date)} | {d.topics:,} | {d.fields:,} | {d.rows:,} |"
+            for d in s.consistency
+        ),
         "",
     ]
     if s.examples:
         out += [
-            f"On {s.examples[0].date}, for example:",
+            f"On {escape(s.examples[0].date)}, for example:",
             "",
             "| topic | field | values |",
             "|---|---|---|",
-            *(f"| `{e.topic}` | `{e.field}` | {e.values} |" for e in s.examples),
+            *(f"| {code(e.topic)} | {code(e.field)} | {escape(e.values)} |" for e in s.examples),
             "",
         ]
     return out

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from reconciler.cli.heartbeat import Heartbeat
+from reconciler.cli.number_options import Seconds
 from reconciler.cluster import wait_limit
 from reconciler.errors import ClusterError, LocalClusterError
 from reconciler.local import cluster as local_cluster
@@ -152,6 +153,10 @@ def local(ctx: click.Context, state_dir: Path | None) -> None:
     ctx.obj = state_dir_of(repo, state_dir)
 
 
+# --timeout and --grace: a finite wait, at most an hour (nan, inf or more would never end)
+_SECONDS = Seconds(0, 3600, "a finite wait of at most an hour")
+
+
 @local.command(context_settings=CONTEXT)
 @click.option(
     "--brokers",
@@ -162,7 +167,7 @@ def local(ctx: click.Context, state_dir: Path | None) -> None:
 )
 @click.option(
     "--timeout",
-    type=float,
+    type=_SECONDS,
     default=120.0,
     show_default=True,
     help="Seconds to wait for every broker to register.",
@@ -266,7 +271,7 @@ def status(state_dir: Path) -> None:
 @local.command(context_settings=CONTEXT)
 @click.option(
     "--grace",
-    type=float,
+    type=_SECONDS,
     default=30.0,
     show_default=True,
     help="Seconds each node gets to shut down before SIGKILL.",
@@ -294,7 +299,7 @@ def fetch(kafka_version: str | None) -> None:
 @click.argument("node_id", metavar="N", type=int)
 @click.option(
     "--grace",
-    type=float,
+    type=_SECONDS,
     default=30.0,
     show_default=True,
     help="Seconds the node gets to shut down before SIGKILL.",
@@ -311,7 +316,7 @@ def stop_node(state_dir: Path, node_id: int, grace: float) -> None:
 @click.argument("node_id", metavar="N", type=int)
 @click.option(
     "--timeout",
-    type=float,
+    type=_SECONDS,
     default=120.0,
     show_default=True,
     help="Seconds to wait for the node to register.",

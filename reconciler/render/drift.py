@@ -6,7 +6,9 @@ human reading (`86400000 (1d)`), and end with what to do next.
 
 from __future__ import annotations
 
+from reconciler.markdown_escape import code, escape
 from reconciler.planning.drift import KINDS, DriftItem, DriftKind, DriftReport
+from reconciler.printable import printable
 from reconciler.render import common
 from reconciler.wrap import wrap_all
 
@@ -62,37 +64,46 @@ def headline(report: DriftReport) -> str:
     )
 
 
-def _next_step(report: DriftReport) -> str:
-    return (
-        f"`reconciler plan --cluster {report.cluster}` shows how apply would bring the cluster "
-        "back to the specs; to keep a change made on the cluster, put it in the spec instead."
-    )
+_NEXT_STEP = (
+    " shows how apply would bring the cluster back to the specs; to keep a change made on the "
+    "cluster, put it in the spec instead."
+)
+
+
+def _command(report: DriftReport) -> str:
+    return f"reconciler plan --cluster {report.cluster}"
 
 
 def render_drift_text(report: DriftReport, width: int | None = None, verbose: bool = False) -> str:
     """One line per difference, wrapped at `width` under its own indent (reconciler/wrap.py);
     `verbose` adds the state hash the report was read from."""
-    lines = [headline(report)]
+    lines = [printable(headline(report))]
     if verbose:
         lines.append(f"Read from cluster state {report.based_on}.")
     if not report.in_sync:
         lines.append("")
         for item in report.items:
-            where = str(item.location) if item.location else "(no spec)"
-            lines.append(f"  {where}  {item.topic or '(cluster)'}  {_detail(item)}")
-        lines += ["", _next_step(report).replace("`", "")]
+            where = printable(str(item.location)) if item.location else "(no spec)"
+            topic = printable(item.topic) if item.topic else "(cluster)"
+            lines.append(f"  {where}  {topic}  {printable(_detail(item))}")
+        lines += ["", printable(_command(report)) + _NEXT_STEP]
     return "\n".join(wrap_all(lines, width))
 
 
 def render_drift_markdown(report: DriftReport, max_chars: int = DEFAULT_MAX_CHARS) -> str:
     """Markdown for an issue body, never longer than `max_chars`: rows that do not fit are
     counted in a last line instead."""
-    head = [f"## reconciler drift for `{report.cluster}`", "", f"**{headline(report)}**", ""]
+    head = [
+        f"## reconciler drift for {code(report.cluster)}",
+        "",
+        f"**{escape(headline(report))}**",
+    ]
+    head.append("")
     if report.in_sync:
         return "\n".join(head)
     head += [f"Read from cluster state `{report.based_on}`.", ""]
     head += ["| topic | what | spec | cluster | where |", "| --- | --- | --- | --- | --- |"]
-    tail = ["", _next_step(report)]
+    tail = ["", code(_command(report)) + _NEXT_STEP]
     rows = [_row(item) for item in report.items]
     used = sum(len(line) + 1 for line in (*head, *tail))
     shown: list[str] = []
@@ -107,17 +118,15 @@ def render_drift_markdown(report: DriftReport, max_chars: int = DEFAULT_MAX_CHAR
     return "\n".join([*head, *shown, *tail])
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def _row(item: DriftItem) -> str:
     what = _blocked(item) if item.kind == "blocked" else _WHAT[item.kind]
     if item.kind in _VALUED:
         label = item.field.removeprefix("config.") if item.kind == "config" else item.field
-        what = f"`{label}`"
+        what = code(label)
+    else:
+        what = escape(what)
     spec = "" if item.kind in _BARE else _value(item, item.desired)
     cluster = "" if item.kind in _BARE else _value(item, item.current)
-    where = f"`{item.location}`" if item.location else ""
-    topic = f"`{item.topic}`" if item.topic is not None else "(cluster)"
-    return f"| {topic} | {_cell(what)} | {_cell(spec)} | {_cell(cluster)} | {where} |"
+    where = code(str(item.location)) if item.location else ""
+    topic = code(item.topic) if item.topic is not None else "(cluster)"
+    return f"| {topic} | {what} | {escape(spec)} | {escape(cluster)} | {where} |"

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from reconciler.diagnostics import Diagnostic
+from reconciler.markdown_escape import code, escape
 from reconciler.planning.changes import (
     Action,
     Hazard,
@@ -62,16 +63,16 @@ def render_failure(
     """The comment of a `command` that failed before it had a result: what failed (`message`)
     and the diagnostics that made it fail, errors first, at most `max_chars` characters."""
     head = [
-        f"## reconciler {command} for `{cluster}`",
+        f"## reconciler {command} for {code(cluster)}",
         "",
-        f"**`reconciler {command}` failed**: {parts.cell(message)}",
+        f"**`reconciler {command}` failed**: {escape(message)}",
         "",
         "Nothing was changed on the cluster.",
     ]
     tail = []
     if diagnostics:
         head.append("")
-        tail = [f"`reconciler validate --cluster {cluster}` lists the same problems."]
+        tail = [f"{code(f'reconciler validate --cluster {cluster}')} lists the same problems."]
     room = _Room(max_chars - _cost([*head, *tail]))
     errors = [parts.diagnostic_row(d) for d in diagnostics if d.is_error]
     warnings = [parts.diagnostic_row(d) for d in diagnostics if not d.is_error]
@@ -105,9 +106,9 @@ def _whole(plan: Plan) -> list[str]:
 def _head(plan: Plan) -> list[str]:
     s = plan.summary
     refused = refusal(plan)
-    verdict = "Applyable." if refused is None else f"**Not applyable**: {parts.cell(refused)}."
+    verdict = "Applyable." if refused is None else f"**Not applyable**: {escape(refused)}."
     lines = [
-        f"## reconciler plan for `{plan.cluster}`",
+        f"## reconciler plan for {code(plan.cluster)}",
         "",
         "| create | update | delete | errors | warnings |",
         "| ---: | ---: | ---: | ---: | ---: |",
@@ -118,7 +119,7 @@ def _head(plan: Plan) -> list[str]:
     ]
     if plan.changed_since is not None:
         lines += [
-            f"Compared with {parts.code(plan.changed_since)}: {s.from_change} topic change(s) "
+            f"Compared with {code(plan.changed_since)}: {s.from_change} topic change(s) "
             f"from this pull request, {s.drift} pre-existing drift (the cluster already differed "
             "from specs this pull request does not change; apply makes both).",
             "",
@@ -130,7 +131,7 @@ def _tail(plan: Plan) -> list[str]:
     # The refusal is the head's verdict, said once (planning/refusal.py)
     if not plan.changes and plan.applyable:
         return [common.NO_CHANGES]
-    return [f"**{common.summary_line(plan)}**"]
+    return [f"**{escape(common.summary_line(plan))}**"]
 
 
 _DIAGNOSTICS_HEAD = [
@@ -149,7 +150,7 @@ def _load(plan: Plan) -> list[str]:
         "",
         "| " + " | ".join(common.LOAD_HEADER) + " |",
         "| ---: | --- | ---: | ---: | ---: | ---: |",
-        *("| " + " | ".join(common.load_cells(r)) + " |" for r in plan.broker_load),
+        *("| " + " | ".join(map(escape, common.load_cells(r))) + " |" for r in plan.broker_load),
         "",
     ]
 
@@ -161,7 +162,7 @@ def _groups(plan: Plan) -> list[tuple[list[str], tuple[TopicChange, ...]]]:
         return []
     if plan.changed_since is None:
         return [(["### Changes, in execution order", ""], plan.changes)]
-    ref = parts.code(plan.changed_since)
+    ref = code(plan.changed_since)
     # A change without a cause cannot be claimed to be drift: it is shown as the change's own
     ours = tuple(c for c in plan.changes if c.cause != "drift")
     drift = tuple(c for c in plan.changes if c.cause == "drift")
@@ -184,7 +185,7 @@ def _groups(plan: Plan) -> list[tuple[list[str], tuple[TopicChange, ...]]]:
 
 def _unmanaged(names: Sequence[str], total: int) -> list[str]:
     """The unmanaged topics section listing `names` of `total`, folded past COLLAPSE_ABOVE."""
-    items = [f"- `{name}`" for name in names]
+    items = [f"- {code(name)}" for name in names]
     if len(names) < total:
         items.append(f"- … and {total - len(names):,} more: {_LISTS_ALL}")
     if total <= COLLAPSE_ABOVE:
@@ -241,7 +242,7 @@ def _fitted(plan: Plan, max_chars: int) -> list[str]:
         sections.append(blocks[:count])
         if count == len(changes):
             room.release([most])
-    [named] = _prefixes(room, [_rows([f"- `{name}`" for name in plan.unmanaged])])
+    [named] = _prefixes(room, [_rows([f"- {code(name)}" for name in plan.unmanaged])])
 
     lines = list(head)
     lines += _table(
@@ -339,7 +340,7 @@ _HAZARDS_HEAD = [
 
 def _hazard_row(topic: str, hazard: Hazard) -> str:
     # No message: a row per hazard must stay short for every hazard of a large plan to fit
-    return f"| {parts.code(topic)} | `{hazard.code}` | {common.hazard_status(hazard)} |"
+    return f"| {code(topic)} | `{hazard.code}` | {common.hazard_status(hazard)} |"
 
 
 def _more_diagnostics(errors: int, warnings: int) -> str:

@@ -1,5 +1,6 @@
-"""The blocks a Markdown plan is built of: one topic's section, one diagnostic's row, and text
-made safe for tables and code spans. Formats only; markdown.py decides what fits.
+"""The blocks a Markdown plan is built of: one topic's section, one diagnostic's row. Every
+value from the repository or the cluster in them passes markdown_escape (`escape`, `code`).
+Formats only; markdown.py decides what fits.
 """
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ from __future__ import annotations
 from typing import assert_never
 
 from reconciler.diagnostics import Diagnostic
+from reconciler.markdown_escape import code, escape
 from reconciler.planning.changes import (
     AlterTopicConfig,
     Change,
@@ -20,31 +22,17 @@ from reconciler.planning.changes import (
 from reconciler.render import common
 
 
-def cell(text: str) -> str:
-    """Text safe inside a table cell: no pipe, newline or HTML tag can break the row."""
-    return (
-        text.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("|", "\\|")
-        .replace("\n", " ")
-    )
-
-
-def code(text: str) -> str:
-    fence = "``" if "`" in text else "`"
-    return f"{fence}{text}{fence}"
-
-
 def diagnostic_row(d: Diagnostic) -> str:
     topic = code(d.topic) if d.topic else ""
     where = code(str(d.location)) if d.location else ""
-    return f"| {d.severity.value} | {d.code} | `{d.rule}` | {topic} | {where} | {cell(d.message)} |"
+    return (
+        f"| {d.severity.value} | {d.code} | `{d.rule}` | {topic} | {where} | {escape(d.message)} |"
+    )
 
 
 def topic_section(topic_change: TopicChange, collapse: bool) -> list[str]:
     action = topic_change.action
-    title = f"{action.value} {action.word} `{topic_change.topic}`"
+    title = f"{action.value} {action.word} {code(topic_change.topic)}"
     body: list[str] = []
     for change in topic_change.changes:
         body.extend(_change(change))
@@ -52,9 +40,9 @@ def topic_section(topic_change: TopicChange, collapse: bool) -> list[str]:
         body += [f"Depends on: {', '.join(code(t) for t in topic_change.depends_on)}", ""]
     for hazard in topic_change.hazards:
         status = common.hazard_status(hazard)
-        body += [f"> **Hazard** `{hazard.code}` ({status}): {cell(hazard.message)}", ""]
+        body += [f"> **Hazard** `{hazard.code}` ({status}): {escape(hazard.message)}", ""]
     if collapse:
-        summary = f"{action.value} {action.word} <code>{topic_change.topic}</code>"
+        summary = f"{action.value} {action.word} {code(topic_change.topic, html=True)}"
         return ["<details>", f"<summary>{summary}</summary>", "", *body, "</details>", ""]
     return [f"#### {title}", "", *body]
 
@@ -74,7 +62,7 @@ def _change(change: Change) -> list[str]:
             if change.config:
                 lines += ["| config | desired |", "| --- | --- |"]
                 lines.extend(
-                    f"| `{k}` | {code(cell(common.config_value(k, v)))} |" for k, v in change.config
+                    f"| {code(k)} | {code(common.config_value(k, v))} |" for k, v in change.config
                 )
                 lines.append("")
             return lines
@@ -112,8 +100,8 @@ def _change(change: Change) -> list[str]:
                 else "unmanaged, `--prune`"
             )
             shown = common.evidence_lines(change.evidence)
-            evidence = [f"- {cell(shown[0])}"] if shown else []
-            evidence += [f"  - {cell(line.strip())}" for line in shown[1:]]
+            evidence = [f"- {escape(shown[0])}"] if shown else []
+            evidence += [f"  - {escape(line.strip())}" for line in shown[1:]]
             return [f"- partitions: {change.partitions}", f"- reason: {reason}", *evidence, ""]
         case _:
             assert_never(change)
@@ -121,7 +109,7 @@ def _change(change: Change) -> list[str]:
 
 def _config_row(entry: ConfigChange) -> str:
     def shown(value: str) -> str:
-        return code(cell(common.config_value(entry.key, value)))
+        return code(common.config_value(entry.key, value))
 
     if entry.desired is None:
         fallback = shown(entry.inherited) if entry.inherited is not None else "unknown"
@@ -134,7 +122,7 @@ def _config_row(entry: ConfigChange) -> str:
             current += f" (inherited {shown(entry.inherited)})"
     else:
         current = shown(entry.current)
-    return f"| `{entry.key}` | {current} | {desired} |"
+    return f"| {code(entry.key)} | {current} | {desired} |"
 
 
 def _placements(rows: list[tuple[int, tuple[int, ...]]]) -> str:

@@ -23,6 +23,7 @@ from reconciler.planning.changes import (
     TopicChange,
 )
 from reconciler.planning.plan import Plan
+from reconciler.printable import printable
 from reconciler.render import common
 from reconciler.wrap import wrap_all
 
@@ -43,7 +44,7 @@ def render_text(
     based_on); `verdict` False leaves out the refusal sentence, for apply, whose own refusal
     says it (planning/refusal.py)."""
     paint = _Painter(color)
-    head = f"Plan for cluster {paint.bold(plan.cluster)}"
+    head = f"Plan for cluster {paint.bold(printable(plan.cluster))}"
     lines = [f"{head}, based on {plan.based_on}" if verbose else head, ""]
     if plan.diagnostics:
         lines.append(paint.bold("Diagnostics:"))
@@ -60,15 +61,15 @@ def render_text(
             lines.append("")
     if plan.unmanaged:
         lines.append(paint.bold("Unmanaged topics (on the cluster, in no spec):"))
-        lines.extend(f"  {name}" for name in plan.unmanaged)
+        lines.extend(f"  {printable(name)}" for name in plan.unmanaged)
         lines.append("")
     if not plan.changes and plan.applyable:
         lines.append(paint.style(common.NO_CHANGES, fg="green"))
     else:
-        lines.append(paint.bold(common.summary_line(plan)))
+        lines.append(paint.bold(printable(common.summary_line(plan))))
     refused = common.not_applyable(plan) if verdict else None
     if refused is not None:
-        lines.append(paint.style(refused, fg="red", bold=True))
+        lines.append(paint.style(printable(refused), fg="red", bold=True))
     return "\n".join(wrap_all(lines, width))
 
 
@@ -94,30 +95,35 @@ def _diagnostic(d: Diagnostic, paint: _Painter) -> str:
         case _:
             assert_never(d.severity)
     label = paint.style(f"{d.severity.value}[{d.code}]", fg=colour, bold=True)
-    where = f"{d.location}: " if d.location else ""
-    return f"{where}{label}: {d.message} ({d.rule})"
+    where = f"{printable(str(d.location))}: " if d.location else ""
+    return f"{where}{label}: {printable(d.message)} ({d.rule})"
 
 
 def _topic(plan: Plan, topic_change: TopicChange, paint: _Painter) -> list[str]:
     action = topic_change.action
-    head = f"  {action.value} {action.word} {paint.bold(topic_change.topic)}"
+    head = f"  {action.value} {action.word} {paint.bold(printable(topic_change.topic))}"
     lines = [paint.style(head, fg=_ACTION_COLOUR[action])]
     note = common.cause_note(plan, topic_change)
     if note is not None:
+        note = printable(note)
         # Beside the name; drift in a colour of its own, so it stands out from the change's own
         lines[0] += "  " + (paint.style(note, fg="cyan") if topic_change.cause == "drift" else note)
     for change in topic_change.changes:
         lines.extend(_change(change, paint))
     if topic_change.depends_on:
-        lines.append(f"{_INDENT}depends_on: {', '.join(topic_change.depends_on)}")
+        lines.append(f"{_INDENT}depends_on: {', '.join(map(printable, topic_change.depends_on))}")
     for hazard in topic_change.hazards:
         marker = paint.style(f"! hazard {hazard.code}", fg="magenta", bold=True)
-        lines.append(f"{_INDENT}{marker} ({common.hazard_status(hazard)}): {hazard.message}")
+        message = printable(hazard.message)
+        lines.append(f"{_INDENT}{marker} ({common.hazard_status(hazard)}): {message}")
     return lines
 
 
 def _load_table(plan: Plan, paint: _Painter) -> list[str]:
-    rows = [common.LOAD_HEADER, *(common.load_cells(r) for r in plan.broker_load)]
+    rows = [
+        common.LOAD_HEADER,
+        *(tuple(map(printable, common.load_cells(r))) for r in plan.broker_load),
+    ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(common.LOAD_HEADER))]
     lines = [paint.bold(common.load_title(plan) + ":")]
     for index, row in enumerate(rows):
@@ -141,7 +147,10 @@ def _change(change: Change, paint: _Painter) -> list[str]:
                 f"{common.count(change.replication_factor, change.default_replication_factor)}",
             ]
             lines.extend(
-                paint.style(f"{_INDENT}+ {key}: {common.config_value(key, value)}", fg="green")
+                paint.style(
+                    f"{_INDENT}+ {printable(key)}: {printable(common.config_value(key, value))}",
+                    fg="green",
+                )
                 for key, value in change.config
             )
             if change.assignments is not None:
@@ -175,7 +184,7 @@ def _change(change: Change, paint: _Painter) -> list[str]:
             return [
                 f"{_INDENT}partitions: {change.partitions}",
                 f"{_INDENT}reason: {_delete_reason(change)}",
-                *(f"{_INDENT}{line}" for line in common.evidence_lines(change.evidence)),
+                *(f"{_INDENT}{printable(line)}" for line in common.evidence_lines(change.evidence)),
             ]
         case _:
             assert_never(change)
@@ -183,18 +192,20 @@ def _change(change: Change, paint: _Painter) -> list[str]:
 
 def _config_entry(entry: ConfigChange, paint: _Painter) -> str:
     def shown(value: str) -> str:
-        return common.config_value(entry.key, value)
+        return printable(common.config_value(entry.key, value))
+
+    key = printable(entry.key)
 
     if entry.desired is None:
         assert entry.current is not None
         fallback = shown(entry.inherited) if entry.inherited is not None else "unknown"
-        text = f"- {entry.key}: {shown(entry.current)} (falls back to {fallback})"
+        text = f"- {key}: {shown(entry.current)} (falls back to {fallback})"
         return paint.style(_INDENT + text, fg="red")
     if entry.current is None:
         was = f" (inherited now: {shown(entry.inherited)})" if entry.inherited is not None else ""
-        return paint.style(f"{_INDENT}+ {entry.key}: {shown(entry.desired)}{was}", fg="green")
+        return paint.style(f"{_INDENT}+ {key}: {shown(entry.desired)}{was}", fg="green")
     change = f"{shown(entry.current)} -> {shown(entry.desired)}"
-    return paint.style(f"{_INDENT}~ {entry.key}: {change}", fg="yellow")
+    return paint.style(f"{_INDENT}~ {key}: {change}", fg="yellow")
 
 
 def _partition_lines(rows: list[tuple[int, tuple[int, ...]]]) -> list[str]:

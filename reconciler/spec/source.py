@@ -9,10 +9,10 @@ yaml_reader.py's business.
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from reconciler import readable
 from reconciler.diagnostics import Diagnostic, Location
 from reconciler.spec import rules
 
@@ -56,19 +56,11 @@ def read_source(path: Path, root: Path) -> tuple[Source | None, list[Diagnostic]
                     start,
                 )
             ]
-        info = os.stat(resolved)
-        if not stat.S_ISREG(info.st_mode):
-            return None, [
-                rules.UNREADABLE_FILE(
-                    f"{rel} is not a regular file (a directory, device or pipe); rename or remove "
-                    "it",
-                    start,
-                )
-            ]
-        if info.st_size > MAX_FILE_BYTES:
-            return None, [_too_large(rel, info.st_size, start)]
-        with open(resolved, "rb") as stream:
-            data = stream.read(MAX_FILE_BYTES + 1)
+        data = readable.read_bytes(resolved, MAX_FILE_BYTES)
+    except readable.Unfit as exc:
+        if exc.too_large:
+            return None, [_too_large(rel, exc.why, start)]
+        return None, [rules.UNREADABLE_FILE(f"{rel} {exc.why}; rename or remove it", start)]
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         fix = (
@@ -81,8 +73,6 @@ def read_source(path: Path, root: Path) -> tuple[Source | None, list[Diagnostic]
                 f"{rel} cannot be read: {reason}; nothing is planned until you {fix}", start
             )
         ]
-    if len(data) > MAX_FILE_BYTES:  # it grew since stat()
-        return None, [_too_large(rel, len(data), start)]
     nul = data.find(b"\x00")
     if nul >= 0:
         return None, [
@@ -105,12 +95,8 @@ def read_source(path: Path, root: Path) -> tuple[Source | None, list[Diagnostic]
     return Source(path, rel, text.removeprefix("\ufeff")), []
 
 
-def _too_large(rel: str, size: int, at: Location) -> Diagnostic:
-    return rules.FILE_TOO_LARGE(
-        f"{rel} is {size / 2**20:.1f} MiB; spec files are limited to "
-        f"{MAX_FILE_BYTES // 2**20} MiB: split it into several files",
-        at,
-    )
+def _too_large(rel: str, why: str, at: Location) -> Diagnostic:
+    return rules.FILE_TOO_LARGE(f"{rel} {why} of spec files: split it into several files", at)
 
 
 def _byte_location(rel: str, data: bytes, offset: int) -> Location:

@@ -91,7 +91,7 @@ def test_a_bad_snapshot_is_a_clear_error(tmp_path: Path, content: str, says: str
 
 
 def test_missing_snapshot_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="cannot read snapshot"):
+    with pytest.raises(ConfigError, match=r"nope\.json cannot be read"):
         load_snapshot(tmp_path / "nope.json")
 
 

@@ -172,9 +172,10 @@ def test_missing_or_empty_inputs_fail_with_one_line_naming_them(tmp_path: Path) 
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match="holds no"):  # checked before Spark is asked
         job.execute(str(tmp_path / "empty"), str(tmp_path), str(tmp_path / "out"))
+    # --out beside the inputs: inside --snapshots it would be refused first (fleet/overlap.py)
     cli = run_cli(
         tmp_path, "127.0.0.1:1", "fleet", "drift", "--desired", str(tmp_path / "nope"),
-        "--snapshots", str(tmp_path), "--out", str(tmp_path / "out"),
+        "--snapshots", str(tmp_path / "empty"), "--out", str(tmp_path / "out"),
     )  # fmt: skip
     assert cli.code == 1
     assert cli.stderr.strip().splitlines() == [

@@ -23,8 +23,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from reconciler import readable
 from reconciler.cluster.client_settings import SASL_PROTOCOLS, SSL_PROTOCOLS, check, mechanism_of
 from reconciler.errors import ClusterError
+from reconciler.printable import printable
 
 TRUSTSTORE_KEYS = ("ssl.truststore.location", "ssl.truststore.password")
 
@@ -193,7 +195,12 @@ def _truststore_pem(cluster: str, client: Mapping[str, str]) -> str:
 
 def _read(cluster: str, key: str, path: str) -> bytes:
     try:
-        return Path(path).read_bytes()
+        return readable.read_bytes(Path(path), readable.CLIENT_FILE_CAP)
+    except readable.Unfit as exc:
+        raise ClusterError(
+            f"cluster '{cluster}': {key} ({printable(path)}) {exc.why}; correct the setting or "
+            "the file."
+        ) from None
     except OSError as exc:
         raise ClusterError(
             f"cluster '{cluster}': could not read {key} ({path}): {exc.strerror}; correct the "
