@@ -16,6 +16,7 @@ OLDEST = (3, 5)
 BELOW = (5, 0)
 SUPPORTED = "3.5 or 4.x (3.5 or later, before 5.0)"
 
+
 def require_pyspark() -> None:
     """Raise EnvironmentProblem, with the install command, when pyspark cannot be imported or
     is a release outside OLDEST..BELOW."""

@@ -267,10 +267,9 @@ def test_fleet_drift_on_pyspark_34_exits_1_naming_both_versions(tmp_path: Path) 
     assert "Traceback" not in proc.stderr
     assert proc.stderr.strip() == (
         "error: `reconciler fleet drift` runs on PySpark 3.5 or 4.x (3.5 or later, before 5.0), "
-        "and 
-        "the PySpark installed in this Python environment is 3.4.4; install a supported one "
-        "with: pip install 'kafka-topic-reconciler[fleet]' (or `pip install 'pyspark>=4.0,<5'` "
-        "to match your cluster's Spark)"
+        "and the PySpark installed in this Python environment is 3.4.4; install a supported one "
+        "with: pip install 'kafka-topic-reconciler[fleet]' (or `pip install 'pyspark>=3.5,<5'` "
+        "pinned to your cluster's Spark)"
     )
     assert not (tmp_path / "o").exists()
 
