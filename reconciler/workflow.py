@@ -34,6 +34,7 @@ from reconciler.planning.plan import (
     PlanSource,
     deleted_partitions,
     diagnostic_order,
+    evidence_topics,
     make_plan,
     mark_causes,
 )
@@ -189,16 +190,16 @@ def planned(
     targets: tuple[str, ...],
     warnings: Iterable[Diagnostic] = (),
 ) -> Plan:
-    """The plan the specs give for a live `state`: when it deletes, the in-use evidence of
-    exactly the topics the planner deletes is read now and the plan made again with it (the
+    """The plan the specs give for a live `state`: when it deletes or grows topics, the
+    evidence of use of exactly those topics is read now and the plan made again with it (the
     planner stays pure; plan and apply share this one path)."""
     first = make_plan(
         specs.desired, state, specs.cluster, prune=prune, warnings=warnings, targets=targets
     )
-    deleted = deleted_partitions(first)
-    if not deleted:
+    wanted = evidence_topics(first)
+    if not wanted:
         return first
-    evidence = read_evidence(deleted)
+    evidence = read_evidence(wanted)
     return make_plan(
         specs.desired,
         state,

@@ -25,6 +25,7 @@ from reconciler.planning.changes import (
     CAUSES,
     Action,
     AlterTopicConfig,
+    Approval,
     Assignments,
     Cause,
     Change,
@@ -38,6 +39,7 @@ from reconciler.planning.changes import (
 )
 from reconciler.planning.limits import BrokerLoad
 from reconciler.planning.plan import Plan, PlanSource
+from reconciler.spec.model import APPROVAL_FIELDS
 
 FORMAT_VERSION = 1
 
@@ -313,12 +315,19 @@ def _read_hazard(entry: Json) -> Hazard:
     )
 
 
-def _read_approval(entry: Json) -> int | str | None:
+def _read_approval(entry: Json) -> Approval | None:
     approve_with = entry.get("approve_with")
     if not isinstance(approve_with, dict) or len(approve_with) != 1:
         return None
     value = next(iter(approve_with.values()))
-    return value if isinstance(value, int | str) and not isinstance(value, bool) else None
+    if isinstance(value, dict):  # a transition: its fields in APPROVAL_FIELDS order
+        fields = [f for f in APPROVAL_FIELDS if f in value]
+        return tuple((f, value[f]) for f in fields if _scalar(value[f]))
+    return value if _scalar(value) else None
+
+
+def _scalar(value: object) -> bool:
+    return isinstance(value, int | str) and not isinstance(value, bool)
 
 
 def _read_source(entry: Json | None) -> PlanSource | None:

@@ -32,7 +32,13 @@ from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Severity, sort_key
 from reconciler.planning import hazards, leftovers, ownership, targeting
-from reconciler.planning.changes import Action, DeleteTopic, Hazard, TopicChange
+from reconciler.planning.changes import (
+    Action,
+    DeleteTopic,
+    Hazard,
+    IncreasePartitions,
+    TopicChange,
+)
 from reconciler.planning.diff import diff
 from reconciler.planning.insync import check_min_insync
 from reconciler.planning.limits import BrokerLoad, check_limits
@@ -190,6 +196,19 @@ def deleted_partitions(plan: Plan) -> dict[str, int]:
         for step in change.changes
         if isinstance(step, DeleteTopic)
     }
+
+
+def evidence_topics(plan: Plan) -> dict[str, int]:
+    """The topics whose evidence of use the plan reads, with their partition counts: those it
+    deletes (the in_use gate) and those whose partitions it grows (partition_increase_read
+    names the groups reading them)."""
+    grown = {
+        step.topic: step.current
+        for change in plan.changes
+        for step in change.changes
+        if isinstance(step, IncreasePartitions)
+    }
+    return {**grown, **deleted_partitions(plan)}
 
 
 def mark_causes(plan: Plan, ref: str, from_change: frozenset[str]) -> Plan:

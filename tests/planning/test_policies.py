@@ -15,7 +15,7 @@ from reconciler.planning import hazards as hazards_module
 from reconciler.planning import rules
 from reconciler.planning.plan import Plan, make_plan
 from reconciler.render import render_json
-from reconciler.spec.model import ClusterConfig, Policy, Presence, TopicSpec
+from reconciler.spec.model import HAZARD_CODES, ClusterConfig, Policy, Presence, TopicSpec
 from reconciler.spec.repo_config import load_repo_config
 from tests.planning.factories import checked_json, cluster, desired, spec, spread, topic
 
@@ -66,11 +66,15 @@ POLICY_CASES: dict[str, PolicyCase] = {
     "max_deletes": PolicyCase(
         cluster(*(topic(f"t.old{i}", spread(1, 2)) for i in range(3))),
         # Acknowledged deletes: an unacknowledged hazard would make the plan unapplyable too
-        tuple(spec(f"t.old{i}", state=Presence.ABSENT, acknowledge=["delete"]) for i in range(3)),
+        tuple(
+            spec(f"t.old{i}", state=Presence.ABSENT, acknowledge=[{"delete": f"t.old{i}"}])
+            for i in range(3)
+        ),
         Policy(allow_delete=True, max_deletes=2),
         None,
         passing=tuple(
-            spec(f"t.old{i}", state=Presence.ABSENT, acknowledge=["delete"]) for i in range(2)
+            spec(f"t.old{i}", state=Presence.ABSENT, acknowledge=[{"delete": f"t.old{i}"}])
+            for i in range(2)
         ),
     ),
 }
@@ -157,14 +161,68 @@ HAZARD_CASES: dict[str, tuple[ClusterState, dict[str, Any]]] = {
         {"config": {"cleanup.policy": "compact"}},
     ),
     "delete": (cluster(topic("t.h", spread(3, 2))), {"state": Presence.ABSENT}),
+    "replication_factor_decrease": (
+        cluster(topic("t.h", spread(3, 3))),
+        {"replication_factor": 2},
+    ),
+    "min_insync_replicas_decrease": (
+        cluster(topic("t.h", spread(3, 3), overrides={"min.insync.replicas": "2"})),
+        {"config": {"min.insync.replicas": "1"}},
+    ),
+    "unclean_leader_election": (
+        cluster(topic("t.h", spread(3, 2), inherited={"unclean.leader.election.enable": "false"})),
+        {"config": {"unclean.leader.election.enable": "true"}},
+    ),
+    "delete_retention_decrease": (
+        cluster(
+            topic(
+                "t.h",
+                spread(3, 2),
+                overrides={"cleanup.policy": "compact"},
+                inherited={"delete.retention.ms": "86400000"},
+            )
+        ),
+        {"config": {"cleanup.policy": "compact", "delete.retention.ms": "0"}},
+    ),
+    "segment_per_record": (
+        cluster(topic("t.h", spread(3, 2), inherited={"segment.ms": "604800000"})),
+        {"config": {"segment.ms": "1"}},
+    ),
+    "max_message_bytes_decrease": (
+        cluster(topic("t.h", spread(3, 2), inherited={"max.message.bytes": "1048588"})),
+        {"config": {"max.message.bytes": "1024"}},
+    ),
 }
 # The `acknowledge:` item approving each case's change (the factories' topics have no topic
-# id, as on brokers before Kafka 2.8: a delete's approval then names the topic)
+# id, as on brokers before Kafka 2.8: a delete's approval then names the topic, a transition's
+# has no topic_id)
 APPROVALS: dict[str, dict[str, Any]] = {
-    "key_reorder": {"key_reorder": 6},
-    "retention_decrease": {"retention_decrease": 86400000},
-    "cleanup_policy_change": {"cleanup_policy_change": "compact"},
+    "key_reorder": {"key_reorder": {"from": 3, "to": 6}},
+    "retention_decrease": {
+        "retention_decrease": {"key": "retention.ms", "from": 604800000, "to": 86400000}
+    },
+    "cleanup_policy_change": {
+        "cleanup_policy_change": {"key": "cleanup.policy", "from": "delete", "to": "compact"}
+    },
     "delete": {"delete": "t.h"},
+    "replication_factor_decrease": {"replication_factor_decrease": {"from": 3, "to": 2}},
+    "min_insync_replicas_decrease": {
+        "min_insync_replicas_decrease": {"key": "min.insync.replicas", "from": 2, "to": 1}
+    },
+    "unclean_leader_election": {
+        "unclean_leader_election": {
+            "key": "unclean.leader.election.enable",
+            "from": "false",
+            "to": "true",
+        }
+    },
+    "delete_retention_decrease": {
+        "delete_retention_decrease": {"key": "delete.retention.ms", "from": 86400000, "to": 0}
+    },
+    "segment_per_record": {"segment_per_record": {"key": "segment.ms", "from": 604800000, "to": 1}},
+    "max_message_bytes_decrease": {
+        "max_message_bytes_decrease": {"key": "max.message.bytes", "from": 1048588, "to": 1024}
+    },
 }
 
 
@@ -195,7 +253,7 @@ def test_each_hazard_at_each_level(code: str, level: str | None, acknowledged: b
     )
     assert hazard.blocks_apply is blocks
     assert plan.unacknowledged_hazards == ((("t.h", hazard),) if blocks else ())
-    written = hazards_module.entry(code, APPROVALS[code][code])
+    written = hazards_module.entry(code, hazard.approval)
     assert hazard.approve_with == APPROVALS[code]
     if acknowledged:
         assert f"approved by `{written}` in the topic's acknowledge:" in hazard.message
@@ -278,13 +336,9 @@ def test_the_schema_lists_exactly_the_configurable_rules() -> None:
     schema = json.loads((ROOT / "schemas" / "reconciler.schema.json").read_text())
     policy = schema["$defs"]["cluster"]["properties"]["policy"]["properties"]
     assert set(policy["severity"]["properties"]) == set(rules.CONFIGURABLE)
-    assert set(rules.HAZARD_LEVELS) == {
-        "key_reorder",
-        "retention_decrease",
-        "cleanup_policy_change",
-        "delete",
-        "in_use",
-    }
+    assert set(rules.HAZARD_LEVELS) == set(HAZARD_CODES)
+    # the table's default severities are the ones policy.severity starts from
+    assert rules.HAZARD_LEVELS == {k.code: k.default for k in hazards_module.KINDS}
 
 
 def test_every_plan_rule_is_documented() -> None:
