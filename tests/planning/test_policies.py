@@ -338,7 +338,7 @@ def test_the_schema_lists_exactly_the_configurable_rules() -> None:
     assert set(policy["severity"]["properties"]) == set(rules.CONFIGURABLE)
     assert set(rules.HAZARD_LEVELS) == set(HAZARD_CODES)
     # the table's default severities are the ones policy.severity starts from
-    assert rules.HAZARD_LEVELS == {k.code: k.default for k in hazards_module.KINDS}
+    assert {k.code: k.default for k in hazards_module.KINDS} == rules.HAZARD_LEVELS
 
 
 def test_every_plan_rule_is_documented() -> None:
