@@ -216,16 +216,37 @@ def _with(plan: Plan, diagnostic: Diagnostic) -> Plan:
     return dataclasses.replace(plan, diagnostics=tuple(found))
 
 
-def reported_cluster_id(name: str, bootstrap: str, timeout: float = 10.0) -> str | None:
-    """The id the cluster at `bootstrap` reports (one DescribeCluster, no client settings);
-    None when it does not answer within `timeout` seconds (init then writes no pin)."""
+def reported_cluster(
+    name: str, bootstrap: str, timeout: float = 10.0
+) -> tuple[str | None, int | None]:
+    """What init writes from the cluster at `bootstrap` (no client settings): the id it
+    reports, and the replication factor its topics have now (`current_replication_factor`),
+    each None when the cluster does not answer within `timeout` seconds or refuses the read."""
     from reconciler.cluster import adapter
     from reconciler.errors import ClusterError
 
+    connection = adapter.Connection(name, bootstrap, (), timeout)
     try:
-        return adapter.describe_cluster(bootstrap, timeout=timeout, name=name).cluster_id
+        with adapter.Cluster(connection) as kafka:
+            cluster_id = kafka.describe().cluster_id
+            try:
+                state = kafka.read_state()
+            except ClusterError:
+                return cluster_id, None
     except ClusterError:
-        return None
+        return None, None
+    return cluster_id, current_replication_factor(state)
+
+
+def current_replication_factor(state: ClusterState) -> int | None:
+    """The floor init writes as policy.min_replication_factor: the smallest replication factor
+    of the cluster's topics (Kafka's internal ones left out), else, with no topic yet, the
+    brokers' default.replication.factor; None when neither is known."""
+    factors = [t.replication_factor for t in state.topics.values() if not t.internal]
+    if factors:
+        return min(factors)
+    default = state.broker_defaults.get("default.replication.factor", "")
+    return int(default) if default.isdigit() and int(default) > 0 else None
 
 
 def pin_advice(repo: Path, cluster: str, reported: str | None) -> str | None:
