@@ -1,8 +1,10 @@
 """Hazards: consequences of a change that a reviewer must see before it is applied.
 
-`KINDS` is the one closed table of hazard kinds (spec/model.py HAZARD_CODES holds their names,
-in the same order): what each protects, the evidence its message shows, what its approval
-names and its default severity. A kind added to one and not the other fails at import.
+`KINDS` is the one closed table of hazard kinds (spec/model.py HAZARD_CODES holds the names of
+those a topic's `acknowledge:` approves, in the same order; `policy_gate_off` is the cluster's,
+approved in reconciler.yaml, planning/policy_changes.py): what each protects, the evidence its
+message shows, what its approval names and its default severity. A kind added to one list and
+not the other fails at import.
 
 Two steps. While diffing, each function here looks at one planned change and returns the
 hazards it carries, its message naming the numbers, and what binds an approval to it
@@ -155,8 +157,18 @@ KINDS: tuple[Kind, ...] = (
         "the consumer groups the plan's evidence names (committed offsets, live members)",
         _COUNTS,
     ),
+    # The one kind of the cluster, not of a topic: approved in reconciler.yaml, never
+    # configurable (policy.severity cannot turn off the hazard of turning gates off)
+    Kind(
+        "policy_gate_off",
+        "every gate above: a pull request turning one off is reviewed as such",
+        "the policy setting, its value at the base and now, its default "
+        "(planning/policy_changes.py)",
+        "the setting, its default and its new value, in the cluster's policy.acknowledge:",
+    ),
 )
-if tuple(k.code for k in KINDS) != HAZARD_CODES:  # one table: a kind in one list only fails
+CLUSTER_KINDS = frozenset({"policy_gate_off"})
+if tuple(k.code for k in KINDS if k.code not in CLUSTER_KINDS) != HAZARD_CODES:
     raise AssertionError("planning/hazards.py KINDS and spec/model.py HAZARD_CODES differ")
 BY_CODE = {k.code: k for k in KINDS}
 

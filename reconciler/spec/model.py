@@ -170,6 +170,9 @@ class Policy:
     # (rule or hazard name, "error" | "warning" | "off"), sorted: overrides of the default
     # severities (reconciler/planning/rules.py CONFIGURABLE lists the names)
     severity: tuple[tuple[str, str], ...] = ()
+    # Approvals of the gates this policy turns off (planning/policy_changes.py):
+    # `{policy_gate_off: {key: severity.delete, from: error, to: off}}` items
+    acknowledge: tuple[Acknowledgment, ...] = ()
     # Where name_pattern and each ignore pattern were written, (pattern, place in
     # reconciler.yaml): messages about a pattern (reconciler/patterns.py) name the place
     pattern_at: tuple[tuple[str, Location], ...] = field(default=(), compare=False)

@@ -300,12 +300,29 @@ def _topic_fields() -> dict[str, Schema]:
                                 {
                                     "type": "object",
                                     "additionalProperties": False,
+                                    "description": "The transition approved, as the "
+                                    "plan's approve_with gives it.",
                                     "required": ["from", "to"],
                                     "properties": {
-                                        "key": {"type": "string", "minLength": 1},
-                                        "from": {"type": ["string", "integer", "boolean"]},
-                                        "to": {"type": ["string", "integer", "boolean"]},
-                                        "topic_id": {"type": "string", "minLength": 1},
+                                        "key": {
+                                            "description": "The config key (config kinds).",
+                                            "type": "string",
+                                            "minLength": 1,
+                                        },
+                                        "from": {
+                                            "description": "The value in effect before.",
+                                            "type": ["string", "integer", "boolean"],
+                                        },
+                                        "to": {
+                                            "description": "The value in effect after.",
+                                            "type": ["string", "integer", "boolean"],
+                                        },
+                                        "topic_id": {
+                                            "description": "The topic's id (brokers with "
+                                            "topic ids, Kafka 2.8+).",
+                                            "type": "string",
+                                            "minLength": 1,
+                                        },
                                     },
                                 },
                             ]

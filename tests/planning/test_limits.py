@@ -17,7 +17,15 @@ from reconciler.planning.limits import BrokerLoad, check_limits
 from reconciler.planning.plan import Plan, make_plan
 from reconciler.spec.model import ClusterConfig, Limits, Policy, TopicSpec
 from reconciler.spec.model import Presence as SpecState
-from tests.planning.factories import brokers, checked_json, cluster, desired, spec, topic
+from tests.planning.factories import (
+    approving_gates,
+    brokers,
+    checked_json,
+    cluster,
+    desired,
+    spec,
+    topic,
+)
 
 ALLOW = Policy(allow_delete=True)
 
@@ -221,8 +229,11 @@ def test_no_limits_no_check() -> None:
 
 @pytest.mark.parametrize("level", ["error", "warning", "off"])
 def test_limit_severity_is_configurable(level: str) -> None:
-    policy = Policy(
-        allow_delete=True, severity=(("max_broker_partitions", level), ("max_partitions", level))
+    policy = approving_gates(
+        Policy(
+            allow_delete=True,
+            severity=(("max_broker_partitions", level), ("max_partitions", level)),
+        )
     )
     plan = plan_for(
         loaded(8, 5, 2),
