@@ -167,9 +167,16 @@ def plan(
     whole = dataclasses.replace(whole, source=source)
     if changed_since is None or changed is None:
         return whole
-    from reconciler.changed_since import caused_by_change
+    from reconciler.changed_since import caused_by_change, policy_at
+    from reconciler.planning.policy_changes import policy_changes
 
     ours = caused_by_change(repo, cluster, specs.desired, whole, changed_since, changed)
+    # the policy section compares with the base too, when reconciler.yaml there can be read
+    policy = specs.cluster.policy
+    base = policy_at(repo, cluster, changed_since)
+    whole = dataclasses.replace(
+        whole, policy_changes=policy_changes(policy, base, policy.acknowledge)
+    )
     return mark_causes(whole, changed_since, ours)
 
 
