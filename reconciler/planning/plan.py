@@ -44,7 +44,7 @@ from reconciler.planning.insync import check_min_insync
 from reconciler.planning.limits import BrokerLoad, check_limits
 from reconciler.planning.order import order
 from reconciler.planning.policies import check_policies
-from reconciler.planning.policy_changes import PolicyChange, policy_changes
+from reconciler.planning.policy_changes import PolicyChange, policy_changes, stale_approvals
 from reconciler.spec.model import ClusterConfig, DesiredState, Policy
 
 
@@ -184,6 +184,8 @@ def make_plan(
         *warnings,
         *outside_scope,
     }
+    gates = policy_changes(policy, base_policy, policy.acknowledge)
+    found.update(stale_approvals(policy, gates))
     if based_on is None:
         based_on = fingerprint(state, [c.topic for c in ordered])
     return Plan(
@@ -195,7 +197,7 @@ def make_plan(
         broker_load=broker_load,
         cluster_id=state.cluster_id,
         targets=targets,
-        policy_changes=policy_changes(policy, base_policy, policy.acknowledge),
+        policy_changes=gates,
     )
 
 

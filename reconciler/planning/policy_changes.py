@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from reconciler.diagnostics import Severity
+from reconciler.diagnostics import Diagnostic, Severity
 from reconciler.planning import rules
 from reconciler.planning.changes import Hazard, transition
 from reconciler.planning.hazards import compared, entry
@@ -110,4 +110,20 @@ def _hazard(
     )
     return dataclasses.replace(
         hazard, message=f"{hazard.message}; {tail}", acknowledged=approved, severity=Severity.ERROR
+    )
+
+
+def stale_approvals(policy: Policy, changes: tuple[PolicyChange, ...]) -> tuple[Diagnostic, ...]:
+    """`policy.acknowledge:` items approving no gate this policy turns off: a warning at each
+    (acknowledge_stale), as a topic's are: the gate was turned back on, or the item names
+    another level; remove it."""
+    approved = {compared(h.approval) for c in changes for h in c.hazards if h.approval is not None}
+    return tuple(
+        rules.ACKNOWLEDGE_STALE(
+            f"policy.acknowledge: `{entry(item.code, item.value)}` approves no gate this policy "
+            "turns off: remove it (it never approves another one)",
+            item.location,
+        )
+        for item in policy.acknowledge
+        if item.value not in approved
     )

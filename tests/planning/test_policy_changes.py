@@ -85,3 +85,11 @@ def test_with_no_base_only_gates_off_are_shown_and_with_a_base_every_setting_cha
         "severity.delete",
         "severity.in_use",
     ]
+
+
+def test_a_policy_approval_of_no_gate_is_reported_at_its_place() -> None:
+    left = dataclasses.replace(
+        Policy(allow_delete=True), acknowledge=(_approval("severity.delete", "error", "off"),)
+    )
+    [stale] = [d for d in _plan(left).diagnostics if d.rule == "acknowledge_stale"]
+    assert "approves no gate this policy turns off: remove it" in stale.message
