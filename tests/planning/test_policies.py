@@ -364,3 +364,12 @@ def test_every_plan_rule_is_documented() -> None:
             assert f"{rule.severity.value}[{rule.code}]" in text, rule  # an example excerpt
     for code in rules.HAZARD_LEVELS:
         assert f"hazard {code} (" in text, code
+
+
+def test_the_plan_schema_lists_exactly_the_hazard_kinds() -> None:
+    schema = json.loads((ROOT / "schemas" / "plan.schema.json").read_text())
+    codes = schema["$defs"]["hazard"]["properties"]["code"]["enum"]
+    assert codes == [k.code for k in hazards_module.KINDS]
+    text = (ROOT / "docs" / "rules.md").read_text()
+    for kind in hazards_module.KINDS:  # one row each in the table of hazards and approvals
+        assert f"| `{kind.code}` | " in text, kind.code
