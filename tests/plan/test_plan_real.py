@@ -71,7 +71,7 @@ def test_each_kind_of_change_appears_as_designed(
         NewTopic(f"{ns}.legacy", 2, 1),
         NewTopic(f"{ns}.stray", 1, 1),
     )
-    specs = [
+    specs: list[dict[str, Any]] = [
         {"name": f"{ns}.fresh", "partitions": 6, "replication_factor": 3,
          "config": {"retention.ms": "3d"}},
         {"name": f"{ns}.defaults"},

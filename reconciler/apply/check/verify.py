@@ -19,9 +19,9 @@ as written. Under the cluster's lock, with the state read there, `verify`:
 
 A delete's evidence and its `in_use` hazard (and a grown topic's `partition_increase_read`) are
 not compared: a delete the saved plan showed idle but the evidence read now shows in use is
-refused as Diverged instead (apply.in_use), before step 3. Resumed topics are compared without their hazards (what is left may have
-fewer); the derived plan's own hazards are still judged in step 4. `cause` (plan
---changed-since) is for reviewers and not compared.
+refused as Diverged instead (apply.in_use), before step 3. Resumed topics are compared without
+their hazards (what is left may have fewer); the derived plan's own hazards are still judged in
+step 4. `cause` (plan --changed-since) is for reviewers and not compared.
 """
 
 from __future__ import annotations
