@@ -7,14 +7,16 @@ a ConfigError saying to fetch it.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
 from reconciler import git_repo
 from reconciler.planning.plan import Plan
 from reconciler.spec.loader import TEMPLATE_SUFFIX, TOPIC_SUFFIXES, load_repo
-from reconciler.spec.model import DesiredState
-from reconciler.spec.repo_config import REPO_CONFIG
+from reconciler.spec.model import DesiredState, Policy
+from reconciler.spec.repo_config import REPO_CONFIG, load_repo_config
+from reconciler.spec.settings_scope import NONE
 
 
 def caused_by_change(
@@ -65,6 +67,24 @@ def declared_at(repo: Path, cluster: str, ref: str) -> frozenset[str] | None:
     if not loaded.valid or cluster not in loaded.desired:
         return None
     return frozenset(loaded.desired[cluster].topics)
+
+
+def policy_at(repo: Path, cluster: str, ref: str) -> Policy | None:
+    """`cluster`'s policy in reconciler.yaml at git `ref` (the base the plan's policy section
+    compares with); None when reconciler.yaml there cannot be read or lacks the cluster."""
+    with tempfile.TemporaryDirectory(prefix="reconciler-ref-") as scratch:
+        if not git_repo.copy_at(repo, ref, _is_repo_config, Path(scratch)):
+            return None
+        # the policy alone: no cluster's bootstrap or client: is read or expanded
+        config, found = load_repo_config(Path(scratch), os.environ, NONE)
+    if config is None or any(d.is_error for d in found):
+        return None
+    chosen = config.clusters.get(cluster)
+    return chosen.policy if chosen is not None else None
+
+
+def _is_repo_config(rel: Path) -> bool:
+    return rel.as_posix() == REPO_CONFIG
 
 
 def _is_spec_file(rel: Path) -> bool:

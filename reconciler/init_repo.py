@@ -57,7 +57,7 @@ clusters:
     policy:
       allow_delete: false             # deletes need this AND a tombstone (state: absent) or --prune
       max_deletes: 5                  # a plan deleting more is refused
-      min_replication_factor: 1
+{floor}
       max_partitions_per_topic: 1000
       ignore: ['^_', '^connect-']     # never touched, never reported as unmanaged
 """
@@ -89,19 +89,40 @@ _UNPINNED = """\
 """
 
 
+# policy.min_replication_factor: never silently below what the cluster's topics have now
+_FLOOR = """\
+      # the smallest replication factor of the cluster's topics when init ran (their broker
+      # default with none): creates and replication-factor changes below it are refused
+      min_replication_factor: {factor}"""
+_NO_FLOOR = """\
+      # the cluster did not answer init, so its replication factors are unknown: set this to
+      # the factor your topics need (3 on most production clusters); 1 refuses nothing
+      min_replication_factor: 1"""
+
+
 def scaffold(
-    cluster: str, bootstrap: str, cluster_id: str | None = None, branch: str = "main"
+    cluster: str,
+    bootstrap: str,
+    cluster_id: str | None = None,
+    branch: str = "main",
+    replication_factor: int | None = None,
 ) -> tuple[NewFile, ...]:
     """The files of a new spec repository whose one cluster is `cluster` at `bootstrap`,
-    pinned to `cluster_id` when the cluster answered, and whose apply workflow applies what is
-    merged to `branch`."""
+    pinned to `cluster_id` when the cluster answered, whose policy.min_replication_factor is
+    the `replication_factor` its topics have now (workflow.current_replication_factor), and
+    whose apply workflow applies what is merged to `branch`."""
     check_arguments(cluster, bootstrap)
     package = f"{DISTRIBUTION}=={__version__}"
     pin = _PINNED.format(line=pin_line(cluster_id)) if cluster_id is not None else _UNPINNED
+    floor = (
+        _FLOOR.format(factor=replication_factor) if replication_factor is not None else _NO_FLOOR
+    )
     files = [
         NewFile(
             "reconciler.yaml",
-            _CONFIG.format(version=__version__, cluster=cluster, bootstrap=bootstrap, pin=pin),
+            _CONFIG.format(
+                version=__version__, cluster=cluster, bootstrap=bootstrap, pin=pin, floor=floor
+            ),
         ),
         NewFile("topics/.gitkeep", ""),
         NewFile(".gitignore", _GITIGNORE),

@@ -35,6 +35,7 @@ from reconciler.planning.plan import (
     PlanSource,
     deleted_partitions,
     diagnostic_order,
+    evidence_topics,
     make_plan,
     mark_causes,
 )
@@ -171,9 +172,16 @@ def plan(
     whole = dataclasses.replace(whole, source=source)
     if changed_since is None or changed is None:
         return whole
-    from reconciler.changed_since import caused_by_change
+    from reconciler.changed_since import caused_by_change, policy_at
+    from reconciler.planning.policy_changes import policy_changes
 
     ours = caused_by_change(repo, cluster, specs.desired, whole, changed_since, changed)
+    # the policy section compares with the base too, when reconciler.yaml there can be read
+    policy = specs.cluster.policy
+    base = policy_at(repo, cluster, changed_since)
+    whole = dataclasses.replace(
+        whole, policy_changes=policy_changes(policy, base, policy.acknowledge)
+    )
     return mark_causes(whole, changed_since, ours)
 
 
@@ -202,16 +210,16 @@ def planned(
     targets: tuple[str, ...],
     warnings: Iterable[Diagnostic] = (),
 ) -> Plan:
-    """The plan the specs give for a live `state`: when it deletes, the in-use evidence of
-    exactly the topics the planner deletes is read now and the plan made again with it (the
+    """The plan the specs give for a live `state`: when it deletes or grows topics, the
+    evidence of use of exactly those topics is read now and the plan made again with it (the
     planner stays pure; plan and apply share this one path)."""
     first = make_plan(
         specs.desired, state, specs.cluster, prune=prune, warnings=warnings, targets=targets
     )
-    deleted = deleted_partitions(first)
-    if not deleted:
+    wanted = evidence_topics(first)
+    if not wanted:
         return first
-    evidence = read_evidence(deleted)
+    evidence = read_evidence(wanted)
     return make_plan(
         specs.desired,
         state,
@@ -228,16 +236,37 @@ def _with(plan: Plan, diagnostic: Diagnostic) -> Plan:
     return dataclasses.replace(plan, diagnostics=tuple(found))
 
 
-def reported_cluster_id(name: str, bootstrap: str, timeout: float = 10.0) -> str | None:
-    """The id the cluster at `bootstrap` reports (one DescribeCluster, no client settings);
-    None when it does not answer within `timeout` seconds (init then writes no pin)."""
+def reported_cluster(
+    name: str, bootstrap: str, timeout: float = 10.0
+) -> tuple[str | None, int | None]:
+    """What init writes from the cluster at `bootstrap` (no client settings): the id it
+    reports, and the replication factor its topics have now (`current_replication_factor`),
+    each None when the cluster does not answer within `timeout` seconds or refuses the read."""
     from reconciler.cluster import adapter
     from reconciler.errors import ClusterError
 
+    connection = adapter.Connection(name, bootstrap, (), timeout)
     try:
-        return adapter.describe_cluster(bootstrap, timeout=timeout, name=name).cluster_id
+        with adapter.Cluster(connection) as kafka:
+            cluster_id = kafka.describe().cluster_id
+            try:
+                state = kafka.read_state()
+            except ClusterError:
+                return cluster_id, None
     except ClusterError:
-        return None
+        return None, None
+    return cluster_id, current_replication_factor(state)
+
+
+def current_replication_factor(state: ClusterState) -> int | None:
+    """The floor init writes as policy.min_replication_factor: the smallest replication factor
+    of the cluster's topics (Kafka's internal ones left out), else, with no topic yet, the
+    brokers' default.replication.factor; None when neither is known."""
+    factors = [t.replication_factor for t in state.topics.values() if not t.internal]
+    if factors:
+        return min(factors)
+    default = state.broker_defaults.get("default.replication.factor", "")
+    return int(default) if default.isdigit() and int(default) > 0 else None
 
 
 def pin_advice(repo: Path, cluster: str, reported: str | None) -> str | None:

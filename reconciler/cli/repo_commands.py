@@ -63,8 +63,8 @@ def init(directory: Path | None, bootstrap: str, cluster: str, branch: str | Non
     check_dir(root, "DIR")
     branch, how = _branch(root, branch)
     show_progress(f"asking {bootstrap} for its cluster id")
-    cluster_id = workflow.reported_cluster_id(cluster, bootstrap)
-    written = write_new(root, scaffold(cluster, bootstrap, cluster_id, branch))
+    cluster_id, factor = workflow.reported_cluster(cluster, bootstrap)
+    written = write_new(root, scaffold(cluster, bootstrap, cluster_id, branch, factor))
     for path in written:
         click.echo(f"created {path}")
     if cluster_id is not None:
@@ -73,6 +73,17 @@ def init(directory: Path | None, bootstrap: str, cluster: str, branch: str | Non
         click.echo(
             f"note: {bootstrap} did not answer, so cluster '{cluster}' is not pinned yet: "
             "`reconciler import` writes its cluster_id once the cluster answers",
+            err=True,
+        )
+    if factor is not None:
+        click.echo(
+            f"policy.min_replication_factor: {factor}, the smallest replication factor the "
+            "cluster's topics have now"
+        )
+    else:
+        click.echo(
+            "note: policy.min_replication_factor is 1, which refuses nothing, as the cluster's "
+            "replication factors could not be read: set it in reconciler.yaml",
             err=True,
         )
     click.echo(

@@ -120,32 +120,56 @@ class Action(Enum):
         return self.name.lower()
 
 
+# What binds an approval to one change: the topic id (or name) of a delete; for every other
+# kind the transition, (field, value) pairs in APPROVAL_FIELDS order: key, from, to, topic_id
+Transition = tuple[tuple[str, int | str], ...]
+Approval = int | str | Transition
+ApproveWith = dict[str, int | str | dict[str, int | str]]
+
+
 @dataclass(frozen=True, slots=True)
 class Hazard:
     """A consequence a reviewer must see (and, at apply, acknowledge): a stable code and why.
 
-    `severity` ERROR: apply refuses the change unless `acknowledged` (the topic's spec lists the
-    code under `acknowledge:`, or for a --prune delete the flag itself); WARNING: shown only.
+    `severity` ERROR: apply refuses the change unless `acknowledged` (an item of the topic's
+    `acknowledge:` names this very transition, or for a --prune delete the flag itself);
+    WARNING: shown only. The kinds are planning/hazards.py `KINDS`.
     """
 
-    code: str  # key_reorder, retention_decrease, cleanup_policy_change, delete, in_use
+    code: str
     message: str
     acknowledged: bool = False
     severity: Severity = Severity.ERROR
-    # What binds an approval to this change (the partition count, the new retention or
-    # cleanup.policy, the topic id): `{code: approval}` in the topic's `acknowledge:` approves
-    # exactly this change (the JSON plan's `approve_with`)
-    approval: int | str | None = None
+    # What binds an approval to this change (the topic id of a delete; the values before and
+    # after, the config key and the topic id of any other): `{code: approval}` in the topic's
+    # `acknowledge:` approves exactly this change (the JSON plan's `approve_with`)
+    approval: Approval | None = None
 
     @property
-    def approve_with(self) -> dict[str, int | str] | None:
+    def approve_with(self) -> ApproveWith | None:
         """The `acknowledge:` item that approves exactly this change."""
-        return {self.code: self.approval} if self.approval is not None else None
+        if self.approval is None:
+            return None
+        if isinstance(self.approval, tuple):
+            return {self.code: dict(self.approval)}
+        return {self.code: self.approval}
 
     @property
     def blocks_apply(self) -> bool:
         """Apply must refuse the plan while this hazard stands."""
         return self.severity is Severity.ERROR and not self.acknowledged
+
+
+def transition(
+    before: int | str, after: int | str, topic_id: str | None, key: str | None = None
+) -> Transition:
+    """The approval of a change from `before` to `after` (of config `key`) on the topic with
+    `topic_id` (None: a broker without topic ids, Kafka before 2.8)."""
+    pairs: list[tuple[str, int | str]] = [] if key is None else [("key", key)]
+    pairs += [("from", before), ("to", after)]
+    if topic_id is not None:
+        pairs.append(("topic_id", topic_id))
+    return tuple(pairs)
 
 
 # Why a topic changes, relative to a git ref (`plan --changed-since REF`): "change", the spec

@@ -242,9 +242,10 @@ class _Diff:
         self.diagnostics.extend(said)
         entries = config_changes(spec, current, self.state.broker_defaults)
         entries = tuple(e for e in entries if e.key not in unknown)
+        is_compacted = compacted(current, entries, self.state.broker_defaults)
         if entries:
             planned.append(AlterTopicConfig(name, entries))
-            found.extend(hazards.config_hazards(entries))
+            found.extend(hazards.config_hazards(entries, is_compacted, current.topic_id))
 
         manual = spec.assignments
         current_count = len(current.partitions)
@@ -290,13 +291,14 @@ class _Diff:
             increase = self._increase(spec, current, desired_count, reshape)
             new_partitions = increase.assignments or ()
             planned.append(increase)
-            found.extend(
-                hazards.key_reorder(
-                    increase, spec.keyed, compacted(current, entries, self.state.broker_defaults)
-                )
-            )
+            found.extend(hazards.key_reorder(increase, spec.keyed, is_compacted, current.topic_id))
+            # the evidence read for a grown topic (workflow.planned): its live groups
+            read = self.evidence.topics.get(name) if self.evidence is not None else None
+            found.extend(hazards.partition_increase_read(increase, read, current.topic_id))
         if reshape and desired_rf is not None:
-            planned.append(self._reassign(spec, current, desired_rf, new_partitions))
+            reassign = self._reassign(spec, current, desired_rf, new_partitions)
+            planned.append(reassign)
+            found.extend(hazards.replication_factor_decrease(reassign, current.topic_id))
 
         if planned:
             self.changes.append(

@@ -1,26 +1,34 @@
 """Hazards: consequences of a change that a reviewer must see before it is applied.
 
+`KINDS` is the one closed table of hazard kinds (spec/model.py HAZARD_CODES holds the names of
+those a topic's `acknowledge:` approves, in the same order; `policy_gate_off` is the cluster's,
+approved in reconciler.yaml, planning/policy_changes.py): what each protects, the evidence its
+message shows, what its approval names and its default severity. A kind added to one list and
+not the other fails at import.
+
 Two steps. While diffing, each function here looks at one planned change and returns the
 hazards it carries, its message naming the numbers, and what binds an approval to it
-(`Hazard.approval`: the partition count, the new retention or cleanup.policy, the topic id).
-`in_use` judges a delete's evidence (cluster/evidence.py): a consumer group's committed offsets
-or live assignment, records appended while its log end offsets were watched, a record newer
-than `policy.idle_before_delete`, or evidence that could not be read (the gate fails closed).
+(`Hazard.approval`): for a delete (and in_use, system_topic) the topic id; for every other
+kind the transition itself, the value before and after (the config key for a config kind) and
+the topic id. `in_use` judges a delete's evidence (cluster/evidence.py): a consumer group's
+committed offsets or live assignment, records appended while its log end offsets were watched,
+a record newer than `policy.idle_before_delete`, or evidence that could not be read (the gate
+fails closed).
 Then `review` (a pure step of make_plan) settles each hazard against the reviewed specs and
 the cluster's policy:
 
-- acknowledged: an item of the topic's `acknowledge:` names this very change, `{code:
-  approval}` (the JSON plan's `approve_with`), so the approval is part of the reviewed pull
-  request and cannot cover a later, different change; an item naming another change of that
-  kind does not approve it, and the tail says which item would. The old bare code approves
-  every change of its kind: accepted for this release with a warning (`acknowledge_unbound`)
-  giving the item to write. A `--prune` delete (no spec names the topic) is acknowledged by
-  the flag itself;
+- acknowledged: an item of the topic's `acknowledge:` names this very transition, `{code:
+  {key: .., from: .., to: .., topic_id: ..}}` (the JSON plan's `approve_with`), so the approval
+  is part of the reviewed pull request and cannot cover a later change, even one to the same
+  new value from another value set out of band; an item naming another transition does not
+  approve it, and the tail says which item would. The old forms (a bare code, or a scalar
+  naming only the new value) approve nothing: a warning (`acknowledge_unbound`) gives the item
+  to write. A `--prune` delete (no spec names the topic) is acknowledged by the flag itself;
 - severity, from `policy.severity` (rules.HAZARD_LEVELS): error (apply refuses the change
   unless acknowledged), warning (shown, never blocks) or off (dropped from the plan);
 - the message gains a tail saying which of these holds and what to do;
-- an item that approves nothing the plan does is a warning (`acknowledge_stale`): approvals
-  are cleaned up in review, not left armed.
+- an item that approves nothing the plan does is a warning (`acknowledge_stale`): once its
+  change is applied, its `from` no longer holds, and the next plan says to remove it.
 
 Refusing is apply's business: `Plan.unacknowledged_hazards` lists what it must refuse.
 """
@@ -32,32 +40,176 @@ import json
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from reconciler.cluster.evidence import TopicEvidence
 from reconciler.diagnostics import Diagnostic, Severity
 from reconciler.planning import rules
 from reconciler.planning.changes import (
+    Approval,
     ConfigChange,
     DeleteTopic,
     Hazard,
     IncreasePartitions,
+    ReassignReplicas,
     TopicChange,
+    transition,
 )
-from reconciler.spec.model import HAZARD_CODES, Acknowledgment, DesiredState, Policy
+from reconciler.planning.configs import CLEANUP_POLICY
+from reconciler.spec.model import (
+    APPROVAL_FIELDS,
+    HAZARD_CODES,
+    Acknowledgment,
+    ApprovalValue,
+    DesiredState,
+    Policy,
+    approval_text,
+)
 from reconciler.spec.units import format_duration_ms, format_size_bytes
 
-# The one list of hazards is spec/model.py's HAZARD_CODES (what `acknowledge:` accepts); each
-# gets its detector here, and a hazard added there without one fails this unpacking at import.
-KEY_REORDER, RETENTION_DECREASE, CLEANUP_POLICY_CHANGE, DELETE, IN_USE, SYSTEM_TOPIC = HAZARD_CODES
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """One hazard kind: its one definition (`reconciler help plan` shows the table)."""
+
+    code: str
+    protects: str  # what a reviewer's approval protects
+    evidence: str  # what the hazard's message shows
+    binds: str  # what its approval names
+    default: rules.Level = "error"  # its severity unless policy.severity says otherwise
+
+
+_TRANSITION = "the values before and after, the config key, the topic id"
+_COUNTS = "the counts before and after, the topic id"
+
+KINDS: tuple[Kind, ...] = (
+    Kind(
+        "key_reorder",
+        "per-key order of a keyed or compacted topic when its partitions grow",
+        "`keyed: true` or cleanup.policy containing compact; the counts",
+        _COUNTS,
+    ),
+    Kind(
+        "retention_decrease",
+        "records older or larger than a lowered retention.ms / retention.bytes",
+        "the values in effect before and after (an override's or the inherited one)",
+        _TRANSITION,
+    ),
+    Kind(
+        "cleanup_policy_change",
+        "consumers relying on compaction or on time/size deletion",
+        "cleanup.policy in effect before and after",
+        _TRANSITION,
+    ),
+    Kind(
+        "delete",
+        "every record of a deleted topic",
+        "the partitions destroyed",
+        "the topic id (its name on brokers without topic ids)",
+    ),
+    Kind(
+        "in_use",
+        "readers and writers of a deleted topic",
+        "consumer groups' offsets and members, the newest record, evidence not read",
+        "the topic id (its name on brokers without topic ids)",
+    ),
+    Kind(
+        "system_topic",
+        "a well-known system topic (Schema Registry, Connect, Streams, MirrorMaker 2, "
+        "`_confluent-`, `__`, policy.system_topics): its owner reads it without a group",
+        "the tombstone naming it; --prune never deletes one",
+        "the topic id (its name on brokers without topic ids)",
+    ),
+    Kind(
+        "replication_factor_decrease",
+        "records when brokers or disks fail: fewer copies survive fewer failures",
+        "the replication factor before and after",
+        _COUNTS,
+    ),
+    Kind(
+        "min_insync_replicas_decrease",
+        "records acknowledged with acks=all: fewer replicas must hold them",
+        "min.insync.replicas in effect before and after",
+        _TRANSITION,
+    ),
+    Kind(
+        "unclean_leader_election",
+        "acknowledged records an out-of-sync leader would truncate",
+        "unclean.leader.election.enable in effect before (false) and after (true)",
+        _TRANSITION,
+    ),
+    Kind(
+        "delete_retention_decrease",
+        "key deletes (tombstones) of a compacted topic, for consumers that lag",
+        "delete.retention.ms in effect before and after, on a topic whose cleanup.policy "
+        "contains compact before or after",
+        _TRANSITION,
+    ),
+    Kind(
+        "segment_per_record",
+        "the brokers' file handles, memory maps and availability",
+        "segment.ms below 60000 (1 minute) or segment.bytes below 1048576 (1 MiB), lowered",
+        _TRANSITION,
+    ),
+    Kind(
+        "max_message_bytes_decrease",
+        "writes of batches larger than the new limit (refused: RECORD_TOO_LARGE)",
+        "max.message.bytes before and after; Kafka cannot show the largest batch a topic "
+        "holds or its producers send, and the message says so",
+        _TRANSITION,
+    ),
+    Kind(
+        "partition_increase_read",
+        "records written to new partitions before live groups rebalance onto them "
+        "(auto.offset.reset=latest skips them)",
+        "the consumer groups the plan's evidence names (committed offsets, live members)",
+        _COUNTS,
+    ),
+    # The one kind of the cluster, not of a topic: approved in reconciler.yaml, never
+    # configurable (policy.severity cannot turn off the hazard of turning gates off)
+    Kind(
+        "policy_gate_off",
+        "every gate above: a pull request turning one off is reviewed as such",
+        "the policy setting, its value at the base and now, its default "
+        "(planning/policy_changes.py)",
+        "the setting, its default and its new value, in the cluster's policy.acknowledge:",
+    ),
+)
+CLUSTER_KINDS = frozenset({"policy_gate_off"})
+if tuple(k.code for k in KINDS if k.code not in CLUSTER_KINDS) != HAZARD_CODES:
+    raise AssertionError("planning/hazards.py KINDS and spec/model.py HAZARD_CODES differ")
+BY_CODE = {k.code: k for k in KINDS}
+
+(
+    KEY_REORDER,
+    RETENTION_DECREASE,
+    CLEANUP_POLICY_CHANGE,
+    DELETE,
+    IN_USE,
+    SYSTEM_TOPIC,
+    REPLICATION_FACTOR_DECREASE,
+    MIN_INSYNC_REPLICAS_DECREASE,
+    UNCLEAN_LEADER_ELECTION,
+    DELETE_RETENTION_DECREASE,
+    SEGMENT_PER_RECORD,
+    MAX_MESSAGE_BYTES_DECREASE,
+    PARTITION_INCREASE_READ,
+) = HAZARD_CODES[:13]
 
 _RETENTION_KEYS = ("retention.ms", "retention.bytes")
+# Below these a segment holds a handful of records: Kafka rolls one per record or so, each a
+# log, an index and a time index on disk and in memory maps. One minute and 1 MiB are far
+# below any deliberate setting (Kafka's defaults: 7 days, 1 GiB) and above every test value.
+SEGMENT_FLOORS = {"segment.ms": 60_000, "segment.bytes": 1_048_576}
 # A value YAML reads back as the same string unquoted (a topic name, an id starting with a
 # letter or digit, a policy); anything else is written quoted
 _PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9._-]*")
 _WORDS = frozenset({"true", "false", "null", "yes", "no", "on", "off", "y", "n"})
 
 
-def key_reorder(change: IncreasePartitions, keyed: bool, compacted: bool) -> tuple[Hazard, ...]:
+def key_reorder(
+    change: IncreasePartitions, keyed: bool, compacted: bool, topic_id: str | None = None
+) -> tuple[Hazard, ...]:
     """A partition increase on a keyed topic: `keyed: true`, or compacted (cleanup.policy with
     `compact`), since compaction keeps the latest record per key, keyed by definition, and once
     a key moves partition its stale value in the old one is never compacted away."""
@@ -73,13 +225,77 @@ def key_reorder(change: IncreasePartitions, keyed: bool, compacted: bool) -> tup
             f"{change.topic} {why}: going from {change.current} to {change.desired} "
             "partitions maps keys to different partitions, so records of one key written before "
             f"and after the change can be consumed out of order{stale}",
-            approval=change.desired,
+            approval=transition(change.current, change.desired, topic_id),
         ),
     )
 
 
-def config_hazards(entries: tuple[ConfigChange, ...]) -> tuple[Hazard, ...]:
-    """Retention decreases and cleanup.policy changes among one topic's config entries.
+def partition_increase_read(
+    change: IncreasePartitions, evidence: TopicEvidence | None, topic_id: str | None = None
+) -> tuple[Hazard, ...]:
+    """A partition increase on a topic live consumer groups read, named from the evidence the
+    plan read for it; none when no evidence was read (a plan from a snapshot) or it names no
+    group. Evidence that could not be read counts as read by someone (fails closed)."""
+    if evidence is None:
+        return ()
+    groups = [g.group for g in evidence.groups]
+    if groups:
+        who = f"consumer group(s) {_names(groups)} read {change.topic}"
+    elif evidence.unreadable:
+        who = (
+            f"who reads {change.topic} could not be read, so it counts as read: "
+            f"{evidence.unreadable[0]}"
+        )
+    else:
+        return ()
+    new = (
+        f"partition {change.current}"
+        if change.desired - change.current == 1
+        else f"partitions {change.current}..{change.desired - 1}"
+    )
+    return (
+        Hazard(
+            PARTITION_INCREASE_READ,
+            f"{who}: producers write to the new {new} at once, but a group's members see "
+            "them only after a metadata refresh (metadata.max.age.ms, 5 minutes by default) "
+            "and a rebalance, then start where auto.offset.reset says, since nothing is "
+            "committed there: with `latest` every record written to a new partition before "
+            "then is never consumed; readers using assign() without a group are invisible to "
+            "Kafka and not named here",
+            approval=transition(change.current, change.desired, topic_id),
+        ),
+    )
+
+
+def replication_factor_decrease(
+    change: ReassignReplicas, topic_id: str | None = None
+) -> tuple[Hazard, ...]:
+    """Fewer copies of each partition: fewer broker or disk failures are survived."""
+    before, after = change.current_rf, change.desired_rf
+    if after >= before:
+        return ()
+    alone = (
+        "; with one copy, losing its broker's disk loses the partition's records and any "
+        "broker restart makes it unavailable"
+        if after == 1
+        else ""
+    )
+    return (
+        Hazard(
+            REPLICATION_FACTOR_DECREASE,
+            f"{change.topic}: replication factor drops from {before} to {after}: each "
+            f"partition keeps {after} cop{'y' if after == 1 else 'ies'}, so it survives "
+            f"{before - after} fewer broker or disk failure(s) before records are lost{alone}",
+            approval=transition(before, after, topic_id),
+        ),
+    )
+
+
+def config_hazards(
+    entries: tuple[ConfigChange, ...], compacted: bool = False, topic_id: str | None = None
+) -> tuple[Hazard, ...]:
+    """The hazards among one topic's config entries. `compacted`: cleanup.policy contains
+    compact before or after the change (planning.configs.compacted).
 
     Compares the values in effect before and after: an override being set is compared with the
     inherited value it replaces, a removal with the inherited value it falls back to.
@@ -88,29 +304,65 @@ def config_hazards(entries: tuple[ConfigChange, ...]) -> tuple[Hazard, ...]:
     for entry in entries:
         before = entry.current if entry.current is not None else entry.inherited
         after = entry.desired if entry.desired is not None else entry.inherited
-        if before is None or after is None:
-            continue  # the value in effect is unknown: nothing can be claimed
-        if entry.key in _RETENTION_KEYS and _retention(after) < _retention(before):
-            hazards.append(
-                Hazard(
-                    RETENTION_DECREASE,
-                    f"{entry.key} drops from {_shown(entry.key, before)} to "
-                    f"{_shown(entry.key, after)}: data older or larger than the new limit "
-                    "becomes eligible for deletion at once",
-                    approval=_number(after),
-                )
-            )
-        if entry.key == "cleanup.policy" and before != after:
-            hazards.append(
-                Hazard(
-                    CLEANUP_POLICY_CHANGE,
-                    f"cleanup.policy changes from '{before}' to '{after}': compaction keeps only "
-                    "the latest record per key and delete drops old segments, so consumers "
-                    "relying on either behaviour break",
-                    approval=after,
-                )
-            )
+        if before is None or after is None or before == after:
+            continue  # the value in effect is unknown (nothing can be claimed) or unchanged
+        bound = transition(_number(before), _number(after), topic_id, entry.key)
+        found = _config_hazard(entry.key, before, after, compacted)
+        if found is not None:
+            code, message = found
+            hazards.append(Hazard(code, message, approval=bound))
     return tuple(hazards)
+
+
+def _config_hazard(key: str, before: str, after: str, compacted: bool) -> tuple[str, str] | None:
+    """(code, message) of one config key's change from `before` to `after`, if a hazard."""
+    lowered = _limit(after) < _limit(before)
+    if key in _RETENTION_KEYS and lowered:
+        return RETENTION_DECREASE, (
+            f"{key} drops from {_shown(key, before)} to {_shown(key, after)}: data older or "
+            "larger than the new limit becomes eligible for deletion at once"
+        )
+    if key == CLEANUP_POLICY:
+        return CLEANUP_POLICY_CHANGE, (
+            f"cleanup.policy changes from '{before}' to '{after}': compaction keeps only "
+            "the latest record per key and delete drops old segments, so consumers "
+            "relying on either behaviour break"
+        )
+    if key == "min.insync.replicas" and lowered:
+        return MIN_INSYNC_REPLICAS_DECREASE, (
+            f"min.insync.replicas drops from {before} to {after}: a write with acks=all is "
+            f"acknowledged once {after} replica(s) hold it, so losing {after} broker(s) can "
+            "lose records producers were told were written"
+        )
+    if key == "unclean.leader.election.enable" and after == "true":
+        return UNCLEAN_LEADER_ELECTION, (
+            f"unclean.leader.election.enable turns on (from {before}): when no in-sync "
+            "replica is left, one that is behind becomes leader and the records only the old "
+            "leader had are lost (truncated), with no error to producers or consumers"
+        )
+    if key == "delete.retention.ms" and compacted and lowered:
+        return DELETE_RETENTION_DECREASE, (
+            f"delete.retention.ms drops from {_shown(key, before)} to {_shown(key, after)} on "
+            "a compacted topic: compaction removes a key's delete marker (tombstone) that much "
+            "sooner, so a consumer further behind than that misses the delete and keeps the "
+            "key's old value (a rebuilt cache or state store resurrects deleted keys)"
+        )
+    floor = SEGMENT_FLOORS.get(key)
+    if floor is not None and lowered and _limit(after) < floor:
+        return SEGMENT_PER_RECORD, (
+            f"{key} drops from {_shown(key, before)} to {_shown(key, after)}, below "
+            f"{_shown(key, str(floor))}: the log rolls a new segment every few records, each "
+            "its own files and memory maps on every replica, until the brokers run out of "
+            "file handles or map count and go down"
+        )
+    if key == "max.message.bytes" and lowered:
+        return MAX_MESSAGE_BYTES_DECREASE, (
+            f"max.message.bytes drops from {_shown(key, before)} to {_shown(key, after)}: "
+            "a producer sending a larger batch gets RECORD_TOO_LARGE and those records are "
+            "not written; Kafka cannot show the largest batch the topic holds or its "
+            "producers send (no request reports it), so the plan cannot tell whether any does"
+        )
+    return None
 
 
 def delete(change: DeleteTopic, topic_id: str | None) -> tuple[Hazard, ...]:
@@ -223,7 +475,7 @@ def review(
     changes: tuple[TopicChange, ...], desired: DesiredState, policy: Policy
 ) -> tuple[tuple[TopicChange, ...], tuple[Diagnostic, ...]]:
     """The changes with each hazard approved or not, at its configured severity; and the
-    warnings about the approvals themselves (unbound items, items approving nothing)."""
+    warnings about the approvals themselves (old forms, items approving nothing)."""
     reviewed = []
     used: set[tuple[str, Acknowledgment]] = set()
     warnings: list[Diagnostic] = []
@@ -232,19 +484,23 @@ def review(
         items = spec.acknowledge if spec is not None else ()
         settled = []
         for hazard in topic_change.hazards:
-            bound = [a for a in items if a.code == hazard.code and a.value is not None]
-            exact = [a for a in bound if a.value == str(hazard.approval)]
-            bare = [a for a in items if a.code == hazard.code and a.value is None]
-            used.update((topic_change.topic, a) for a in (*exact, *bare))
+            mine = [a for a in items if a.code == hazard.code]
+            wanted = compared(hazard.approval) if hazard.approval is not None else None
+            exact = [a for a in mine if not a.old_form and a.value == wanted]
+            old = [a for a in mine if a.old_form]
+            bound = [a for a in mine if not a.old_form and a not in exact]
+            used.update((topic_change.topic, a) for a in exact)
             severity = rules.severity(policy, hazard.code)
             if severity is None:
                 continue
-            if bare and not exact:
-                warnings.extend(_unbound(topic_change.topic, a, hazard) for a in bare)
+            for item in old:
+                if (topic_change.topic, item) not in used:
+                    warnings.append(_unbound(topic_change.topic, item, hazard))
+                used.add((topic_change.topic, item))
             tail = _tail(
                 hazard,
                 exact,
-                bare,
+                old,
                 bound,
                 severity,
                 desired.elsewhere.get(topic_change.topic),
@@ -254,44 +510,61 @@ def review(
                 dataclasses.replace(
                     hazard,
                     message=f"{hazard.message}; {tail}",
-                    acknowledged=hazard.acknowledged or bool(exact or bare),
+                    acknowledged=hazard.acknowledged or bool(exact),
                     severity=severity,
                 )
             )
         reviewed.append(dataclasses.replace(topic_change, hazards=tuple(settled)))
     for name, spec in desired.topics.items():
-        warnings.extend(_stale(name, a) for a in spec.acknowledge if (name, a) not in used)
+        for item in spec.acknowledge:
+            if (name, item) in used:
+                continue
+            warnings.append(_unbound(name, item, None) if item.old_form else _stale(name, item))
     return tuple(reviewed), tuple(warnings)
 
 
-def entry(code: str, value: int | str | None) -> str:
-    """An `acknowledge:` item as written in YAML: `{key_reorder: 16}`, or the bare code."""
+def compared(approval: Approval) -> ApprovalValue:
+    """A hazard's approval as an `acknowledge:` item's value compares (model.Acknowledgment)."""
+    if isinstance(approval, tuple):
+        return tuple(sorted((k, approval_text(v)) for k, v in approval))
+    return approval_text(approval)
+
+
+def entry(code: str, value: Approval | ApprovalValue | None) -> str:
+    """An `acknowledge:` item as written in YAML: `{delete: ID}`, `{retention_decrease: {key:
+    retention.ms, from: 2592000000, to: 86400000, topic_id: ID}}`, or the bare code."""
     if value is None:
         return code
+    if isinstance(value, tuple):
+        fields = dict(value)
+        order = [f for f in APPROVAL_FIELDS if f in fields] + sorted(
+            f for f in fields if f not in APPROVAL_FIELDS
+        )
+        inner = ", ".join(f"{f}: {_scalar(fields[f])}" for f in order)
+        return f"{{{code}: {{{inner}}}}}"
+    return f"{{{code}: {_scalar(value)}}}"
+
+
+def _scalar(value: int | str) -> str:
     text = str(value)  # digits read back as a number, which compares as the same text
     plain = text.lstrip("-").isdigit() or (
         _PLAIN.fullmatch(text) is not None and text.lower() not in _WORDS
     )
-    return f"{{{code}: {text if plain else json.dumps(text)}}}"
+    return text if plain else json.dumps(text)
 
 
 def _tail(
     hazard: Hazard,
     exact: list[Acknowledgment],
-    bare: list[Acknowledgment],
+    old: list[Acknowledgment],
     bound: list[Acknowledgment],
     severity: Severity,
     elsewhere: Sequence[str] | None,
     declared: bool = True,
 ) -> str:
-    code, wanted = hazard.code, entry(hazard.code, hazard.approval)
+    wanted = entry(hazard.code, hazard.approval)
     if exact:
         return f"approved by `{wanted}` in the topic's acknowledge:"
-    if bare:
-        return (
-            f"acknowledged by the bare `{code}` in the topic's acknowledge:, which approves "
-            f"every {code} of the topic: write `{wanted}` instead, to approve this change only"
-        )
     if hazard.acknowledged and elsewhere:
         label = "cluster" if len(elsewhere) == 1 else "clusters"
         return (
@@ -301,7 +574,7 @@ def _tail(
     if hazard.acknowledged:
         return "acknowledged by --prune (no spec names the topic)"
     if severity is Severity.WARNING:
-        return f"not blocking: policy.severity makes {code} a warning on this cluster"
+        return f"not blocking: policy.severity makes {hazard.code} a warning on this cluster"
     if not declared:  # an unmanaged topic under --prune: only a tombstone can approve it
         return (
             "apply refuses it: a --prune delete cannot approve this; write a tombstone for the "
@@ -309,18 +582,30 @@ def _tail(
         )
     others = ", ".join(f"`{entry(a.code, a.value)}`" for a in bound)
     approves = f"{others} approves another change, not this one: " if bound else ""
+    olds = ", ".join(f"`{entry(a.code, a.value)}`" for a in old)
+    approves += f"{olds} is the old form, which approves nothing: " if old and not bound else ""
     return (
         f"{approves}apply refuses it until the topic's spec approves it with `- {wanted}` "
         "under `acknowledge:` in the reviewed change"
     )
 
 
-def _unbound(topic: str, item: Acknowledgment, hazard: Hazard) -> Diagnostic:
-    wanted = entry(hazard.code, hazard.approval)
+def _unbound(topic: str, item: Acknowledgment, hazard: Hazard | None) -> Diagnostic:
+    """An old-form item (a bare code, or one value where a transition is named): it approves
+    nothing, and the sentence gives the form to write."""
+    shown = entry(item.code, item.value)
+    if hazard is not None:
+        form = f"write `- {entry(hazard.code, hazard.approval)}` (the plan's approve_with)"
+    elif item.code in BY_CODE and BY_CODE[item.code].binds.startswith("the topic id"):
+        form = f"write `- {{{item.code}: TOPIC_ID}}` (the plan's approve_with)"
+    else:
+        form = (
+            f"write the plan's approve_with, `- {{{item.code}: {{from: BEFORE, to: AFTER, "
+            "...}}`, naming the values before and after"
+        )
     return rules.ACKNOWLEDGE_UNBOUND(
-        f"{topic}: `acknowledge: [{item.code}]` approves every {item.code} of the topic, now "
-        f"and later, not only the change reviewed here: write `- {wanted}` (the plan's "
-        "approve_with); the bare form is refused from the next release",
+        f"{topic}: `{shown}` in acknowledge: is the old form, which names no value before "
+        f"the change, so it approves nothing: {form}",
         item.location,
         topic=topic,
     )
@@ -328,13 +613,9 @@ def _unbound(topic: str, item: Acknowledgment, hazard: Hazard) -> Diagnostic:
 
 def _stale(topic: str, item: Acknowledgment) -> Diagnostic:
     shown = entry(item.code, item.value)
-    risk = (
-        f"left in place it would approve a future {item.code} nobody reviewed"
-        if item.value is None
-        else "it approves nothing now; clean it up in review rather than leave it armed"
-    )
     return rules.ACKNOWLEDGE_STALE(
-        f"{topic}: `{shown}` in acknowledge: matches no change of this plan: remove it ({risk})",
+        f"{topic}: `{shown}` in acknowledge: matches no change of this plan: remove it (once "
+        "its change is applied it approves nothing; it never approves another transition)",
         item.location,
         topic=topic,
     )
@@ -345,8 +626,8 @@ def _number(value: str) -> int | str:
     return int(value) if value.lstrip("-").isdigit() else value
 
 
-def _retention(value: str) -> float:
-    """A retention limit as a number; negative (Kafka: -1) means no limit, i.e. infinite."""
+def _limit(value: str) -> float:
+    """A limit as a number; negative (Kafka: -1) means no limit, i.e. infinite."""
     try:
         number = int(value)
     except ValueError:
@@ -355,10 +636,12 @@ def _retention(value: str) -> float:
 
 
 def _shown(key: str, value: str) -> str:
-    number = _retention(value)
+    number = _limit(value)
     if number == math.inf:
         return "unlimited (-1)" if value.lstrip("-").isdigit() else value
-    human = format_duration_ms(int(number)) if key == "retention.ms" else None
-    if key == "retention.bytes":
+    human = None
+    if key.endswith(".ms"):
+        human = format_duration_ms(int(number))
+    elif key.endswith(".bytes"):
         human = format_size_bytes(int(number))
     return f"{value} ({human})" if human and human != value else value

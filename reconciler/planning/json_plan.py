@@ -11,7 +11,9 @@ before these fields existed reads back as a plan without marks. A delete carries
 (whether the topic is still in use, as read when planning) unless the plan was made from a
 snapshot. `source` (the commit and the spec files' digest the plan was made from) appears in
 plans `reconciler plan` made, and apply refuses a saved plan whose `source.specs` is not the
-digest of the specs it finds.
+digest of the specs it finds. `policy_changes` appears when the cluster's policy differs from
+the base of `--changed-since`, or turns a gate off (planning/policy_changes.py), each setting
+with its value before and after and its `policy_gate_off` hazard.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from reconciler.planning.changes import (
     CAUSES,
     Action,
     AlterTopicConfig,
+    Approval,
     Assignments,
     Cause,
     Change,
@@ -38,6 +41,8 @@ from reconciler.planning.changes import (
 )
 from reconciler.planning.limits import BrokerLoad
 from reconciler.planning.plan import Plan, PlanSource
+from reconciler.planning.policy_changes import PolicyChange
+from reconciler.spec.model import APPROVAL_FIELDS
 
 FORMAT_VERSION = 1
 
@@ -70,6 +75,16 @@ def to_json(plan: Plan) -> Json:
         data["source"] = {"commit": plan.source.commit, "specs": plan.source.specs}
     if plan.broker_load:
         data["broker_load"] = [_broker_load(row) for row in plan.broker_load]
+    if plan.policy_changes:
+        data["policy_changes"] = [
+            {
+                "setting": p.setting,
+                "before": p.before,
+                "after": p.after,
+                "hazards": [_hazard(h) for h in p.hazards],
+            }
+            for p in plan.policy_changes
+        ]
     return data
 
 
@@ -97,6 +112,15 @@ def from_json(data: Json) -> Plan:
             cluster_id=data.get("cluster_id"),
             targets=tuple(data.get("targets", ())),
             source=_read_source(data.get("source")),
+            policy_changes=tuple(
+                PolicyChange(
+                    p["setting"],
+                    p["before"],
+                    p["after"],
+                    tuple(_read_hazard(h) for h in p.get("hazards", ())),
+                )
+                for p in data.get("policy_changes", ())
+            ),
         )
     except (KeyError, TypeError) as error:
         raise ValueError(f"not a valid plan: missing or malformed field {error}") from error
@@ -321,12 +345,19 @@ def _read_hazard(entry: Json) -> Hazard:
     )
 
 
-def _read_approval(entry: Json) -> int | str | None:
+def _read_approval(entry: Json) -> Approval | None:
     approve_with = entry.get("approve_with")
     if not isinstance(approve_with, dict) or len(approve_with) != 1:
         return None
     value = next(iter(approve_with.values()))
-    return value if isinstance(value, int | str) and not isinstance(value, bool) else None
+    if isinstance(value, dict):  # a transition: its fields in APPROVAL_FIELDS order
+        fields = [f for f in APPROVAL_FIELDS if f in value]
+        return tuple((f, value[f]) for f in fields if _scalar(value[f]))
+    return value if _scalar(value) else None
+
+
+def _scalar(value: object) -> bool:
+    return isinstance(value, int | str) and not isinstance(value, bool)
 
 
 def _read_source(entry: Json | None) -> PlanSource | None:

@@ -32,13 +32,20 @@ from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Severity, sort_key
 from reconciler.planning import hazards, leftovers, ownership, targeting
-from reconciler.planning.changes import Action, DeleteTopic, Hazard, TopicChange
+from reconciler.planning.changes import (
+    Action,
+    DeleteTopic,
+    Hazard,
+    IncreasePartitions,
+    TopicChange,
+)
 from reconciler.planning.diff import diff
 from reconciler.planning.insync import check_min_insync
 from reconciler.planning.limits import BrokerLoad, check_limits
 from reconciler.planning.order import order
 from reconciler.planning.policies import check_policies
-from reconciler.spec.model import ClusterConfig, DesiredState
+from reconciler.planning.policy_changes import PolicyChange, policy_changes, stale_approvals
+from reconciler.spec.model import ClusterConfig, DesiredState, Policy
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +88,9 @@ class Plan:
     # The commit and spec files the plan was made from; None in a plan made before 0.2 or
     # from a Plan built in memory (tests, apply's own fresh plan)
     source: PlanSource | None = None
+    # The cluster's policy against the base (--changed-since) or the defaults: settings
+    # changed and gates turned off, the latter with their policy_gate_off hazard
+    policy_changes: tuple[PolicyChange, ...] = ()
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -96,8 +106,13 @@ class Plan:
     @property
     def unacknowledged_hazards(self) -> tuple[tuple[str, Hazard], ...]:
         """(topic, hazard) for each error-severity hazard the specs do not acknowledge, in
-        execution order: apply refuses the plan while any is left."""
-        return tuple((c.topic, h) for c in self.changes for h in c.hazards if h.blocks_apply)
+        execution order, then the policy's (topic "policy"): apply refuses the plan while any
+        is left."""
+        ours = tuple((c.topic, h) for c in self.changes for h in c.hazards if h.blocks_apply)
+        gates = tuple(
+            ("policy", h) for p in self.policy_changes for h in p.hazards if h.blocks_apply
+        )
+        return ours + gates
 
     @property
     def load_near_limit(self) -> bool:
@@ -135,6 +150,7 @@ def make_plan(
     warnings: Iterable[Diagnostic] = (),
     targets: tuple[str, ...] = (),
     evidence: Evidence | None = None,
+    base_policy: Policy | None = None,
 ) -> Plan:
     """The plan for `cluster`, built whole.
 
@@ -144,7 +160,8 @@ def make_plan(
     shown with the plan's own diagnostics. `targets`: a partial plan of the topics matching
     these patterns and what they depend on (targeting.py). `evidence`: whether the topics
     the plan deletes are still in use (read for exactly those: `deleted_partitions`), judged
-    as the `in_use` hazard; None, not read (a plan from a snapshot).
+    as the `in_use` hazard; None, not read (a plan from a snapshot). `base_policy`: the
+    cluster's policy at the base of the change under review (None: compared with the defaults).
     """
     policy = cluster.policy
     desired, outside_scope = ownership.in_scope(desired, policy)
@@ -167,6 +184,8 @@ def make_plan(
         *warnings,
         *outside_scope,
     }
+    gates = policy_changes(policy, base_policy, policy.acknowledge)
+    found.update(stale_approvals(policy, gates))
     if based_on is None:
         based_on = fingerprint(state, [c.topic for c in ordered])
     return Plan(
@@ -178,6 +197,7 @@ def make_plan(
         broker_load=broker_load,
         cluster_id=state.cluster_id,
         targets=targets,
+        policy_changes=gates,
     )
 
 
@@ -190,6 +210,19 @@ def deleted_partitions(plan: Plan) -> dict[str, int]:
         for step in change.changes
         if isinstance(step, DeleteTopic)
     }
+
+
+def evidence_topics(plan: Plan) -> dict[str, int]:
+    """The topics whose evidence of use the plan reads, with their partition counts: those it
+    deletes (the in_use gate) and those whose partitions it grows (partition_increase_read
+    names the groups reading them)."""
+    grown = {
+        step.topic: step.current
+        for change in plan.changes
+        for step in change.changes
+        if isinstance(step, IncreasePartitions)
+    }
+    return {**grown, **deleted_partitions(plan)}
 
 
 def mark_causes(plan: Plan, ref: str, from_change: frozenset[str]) -> Plan:

@@ -124,7 +124,25 @@ def _head(plan: Plan) -> list[str]:
             "from specs this pull request does not change; apply makes both).",
             "",
         ]
-    return lines
+    return lines + _policy(plan)
+
+
+def _policy(plan: Plan) -> list[str]:
+    """The policy section: kept whole in any budget (a gate turned off is never cut)."""
+    if not plan.policy_changes:
+        return []
+    lines = ["### Policy changes", ""]
+    for change in plan.policy_changes:
+        lines.append(
+            f"- {parts.code('policy.' + change.setting)}: {parts.code(change.before)} → "
+            f"{parts.code(change.after)}"
+        )
+        for hazard in change.hazards:
+            lines.append(
+                f"  - **Hazard** `{hazard.code}` ({common.hazard_status(hazard)}): "
+                f"{parts.cell(hazard.message)}"
+            )
+    return [*lines, ""]
 
 
 def _tail(plan: Plan) -> list[str]:

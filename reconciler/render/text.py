@@ -50,6 +50,9 @@ def render_text(
         lines.append(paint.bold("Diagnostics:"))
         lines.extend("  " + _diagnostic(d, paint) for d in plan.diagnostics)
         lines.append("")
+    if plan.policy_changes:
+        lines.extend(_policy(plan, paint))
+        lines.append("")
     if plan.load_near_limit:
         lines.extend(_load_table(plan, paint))
         lines.append("")
@@ -116,6 +119,17 @@ def _topic(plan: Plan, topic_change: TopicChange, paint: _Painter) -> list[str]:
         marker = paint.style(f"! hazard {hazard.code}", fg="magenta", bold=True)
         message = printable(hazard.message)
         lines.append(f"{_INDENT}{marker} ({common.hazard_status(hazard)}): {message}")
+    return lines
+
+
+def _policy(plan: Plan, paint: _Painter) -> list[str]:
+    """The cluster's policy changes (planning/policy_changes.py), each gate off with its hazard."""
+    lines = [paint.bold("Policy changes (reconciler.yaml):")]
+    for change in plan.policy_changes:
+        lines.append(f"  ~ policy.{change.setting}: {change.before} -> {change.after}")
+        for hazard in change.hazards:
+            marker = paint.style(f"! hazard {hazard.code}", fg="magenta", bold=True)
+            lines.append(f"{_INDENT}{marker} ({common.hazard_status(hazard)}): {hazard.message}")
     return lines
 
 

@@ -24,9 +24,9 @@ class Presence(Enum):
     ABSENT = "absent"  # a tombstone: the reviewed way to ask for a delete
 
 
-# The hazards a topic's `acknowledge:` may name, the one list: planning/hazards.py detects each
-# and planning/rules.py gives each its default severity; the topics schema's enum is generated
-# from it (spec/schema_gen.py).
+# The hazards a topic's `acknowledge:` may name, the one list of names: planning/hazards.py
+# `KINDS` defines each (what it protects, its evidence, its default severity; a test keeps the
+# two in the same order), and the topics schema's enum is generated from it (spec/schema_gen.py).
 HAZARD_CODES = (
     "key_reorder",
     "retention_decrease",
@@ -34,31 +34,65 @@ HAZARD_CODES = (
     "delete",
     "in_use",
     "system_topic",
+    "replication_factor_decrease",
+    "min_insync_replicas_decrease",
+    "unclean_leader_election",
+    "delete_retention_decrease",
+    "segment_per_record",
+    "max_message_bytes_decrease",
+    "partition_increase_read",
 )
+# The kinds whose approval names the topic alone (its id): a delete (in_use and system_topic
+# are a delete's hazards) has one transition, from existing to gone. Every other kind's
+# approval names the transition, `{from, to}` (and the config key and topic id).
+TOPIC_BOUND_CODES = frozenset({"delete", "in_use", "system_topic"})
+# The fields a transition's approval may name
+APPROVAL_FIELDS = ("key", "from", "to", "topic_id")
+
+# What binds an approval: a topic id (or name) for a delete, else the transition's fields as
+# sorted (field, text) pairs, so an item read from YAML and a planned hazard compare as equal.
+ApprovalValue = str | tuple[tuple[str, str], ...]
+
+
+def approval_text(value: object) -> str:
+    """A scalar of an approval as compared: YAML's true/false as Kafka writes them."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 @dataclass(frozen=True, slots=True)
 class Acknowledgment:
-    """One item of a topic's `acknowledge:`: a hazard code and the one change it approves.
+    """One item of a topic's `acknowledge:`: a hazard code and the one transition it approves.
 
-    `value` is what binds it, in Kafka's canonical form as a string: the partition count of a
-    key_reorder, the new retention of a retention_decrease, the new cleanup.policy, the topic id
-    (or, on brokers without topic ids, the name) of a delete. None: the old unbound form, a
-    bare code, which approves every change of that kind (accepted for this release, with a
-    warning saying how to write it).
+    `value` is what binds it, in Kafka's canonical form as text: for a delete (and in_use) the
+    topic id (or, on brokers without topic ids, the name); for every other kind the transition,
+    `{key: retention.ms, from: 2592000000, to: 86400000, topic_id: ...}` as sorted pairs. A
+    bare code (None) or a scalar on a transition kind is an old form naming the new value only:
+    it approves nothing (planning/hazards.py says the form to write).
     """
 
     code: str
-    value: str | None = None
+    value: ApprovalValue | None = None
     location: Location | None = field(default=None, compare=False)
 
     @staticmethod
     def of(item: str | Mapping[str, object]) -> Acknowledgment:
-        """From a spec's item: a bare code, or a one-entry mapping `{code: value}`."""
+        """From a spec's item: a bare code, `{code: value}` or `{code: {from: .., to: ..}}`."""
         if isinstance(item, str):
             return Acknowledgment(item)
         ((code, value),) = item.items()
-        return Acknowledgment(code, str(value))
+        if isinstance(value, Mapping):
+            pairs = sorted((str(k), approval_text(v)) for k, v in value.items())
+            return Acknowledgment(code, tuple(pairs))
+        return Acknowledgment(code, approval_text(value))
+
+    @property
+    def old_form(self) -> bool:
+        """A bare code, or a transition kind's item naming one value: it approves nothing."""
+        if self.code in TOPIC_BOUND_CODES:
+            return self.value is None
+        return not isinstance(self.value, tuple)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +173,9 @@ class Policy:
     # (rule or hazard name, "error" | "warning" | "off"), sorted: overrides of the default
     # severities (reconciler/planning/rules.py CONFIGURABLE lists the names)
     severity: tuple[tuple[str, str], ...] = ()
+    # Approvals of the gates this policy turns off (planning/policy_changes.py):
+    # `{policy_gate_off: {key: severity.delete, from: error, to: off}}` items
+    acknowledge: tuple[Acknowledgment, ...] = ()
     # Where name_pattern and each ignore pattern were written, (pattern, place in
     # reconciler.yaml): messages about a pattern (reconciler/patterns.py) name the place
     pattern_at: tuple[tuple[str, Location], ...] = field(default=(), compare=False)

@@ -20,6 +20,7 @@ their values in any output.
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import os
 import re
@@ -33,7 +34,7 @@ from reconciler.diagnostics import Diagnostic, Location, Severity
 from reconciler.errors import ConfigError
 from reconciler.spec import rules, schema
 from reconciler.spec.literal_secrets import literal_secret
-from reconciler.spec.model import ClusterConfig, Limits, Policy, RepoConfig
+from reconciler.spec.model import Acknowledgment, ClusterConfig, Limits, Policy, RepoConfig
 from reconciler.spec.secret_in_clear import secret_in_clear
 from reconciler.spec.settings_scope import EVERY, Settings, Unread
 from reconciler.spec.source import read_source, real_path
@@ -440,9 +441,24 @@ def _policy(doc: YamlDocument, path: JsonPath, raw: object) -> tuple[Policy, lis
         system_topics=tuple(system),
         idle_before_delete_ms=idle if idle is not None else default.idle_before_delete_ms,
         severity=_severity(raw.get("severity")),
+        acknowledge=_policy_approvals(doc, path, raw.get("acknowledge")),
         pattern_at=tuple(pattern_at),
     )
     return policy, found
+
+
+def _policy_approvals(doc: YamlDocument, path: JsonPath, raw: object) -> tuple[Acknowledgment, ...]:
+    """`policy.acknowledge:` items the schema accepted: `{policy_gate_off: {key, from, to}}`."""
+    found = []
+    for i, item in enumerate(raw if isinstance(raw, list) else []):
+        if (
+            isinstance(item, dict)
+            and len(item) == 1
+            and isinstance(next(iter(item.values())), dict)
+        ):
+            at = doc.value_at((*path, "acknowledge", i))
+            found.append(dataclasses.replace(Acknowledgment.of(item), location=at))
+    return tuple(found)
 
 
 def _idle(raw: object, at: Location, found: list[Diagnostic]) -> int | None:

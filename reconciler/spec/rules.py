@@ -64,6 +64,8 @@ ASSIGNMENT_DUPLICATE_BROKER = Rule("R306", "assignment_duplicate_broker", _E)
 ASSIGNMENT_NEGATIVE_BROKER = Rule("R307", "assignment_negative_broker", _E)
 TOMBSTONE_FIELDS = Rule("R308", "tombstone_fields", _W)
 PROTECTED_TOMBSTONE = Rule("R309", "protected_tombstone", _E)
+# An approval is of one topic's change: under `defaults:` it would approve it on every topic
+ACKNOWLEDGE_IN_DEFAULTS = Rule("R310", "acknowledge_in_defaults", _E)
 
 # R4xx: duplicates, dependencies, clusters
 DUPLICATE_TOPIC = Rule("R401", "duplicate_topic", _E)

@@ -277,13 +277,14 @@ def _topic_fields() -> dict[str, Schema]:
             "type": "string",
         },
         "acknowledge": {
-            "description": "Approvals of this reviewed change, each naming the one change it "
-            "approves: write the plan's `approve_with` for the hazard, e.g. {key_reorder: 16} "
-            "(the partition count), {retention_decrease: 86400000} (the new retention, Kafka's "
-            "value), {cleanup_policy_change: compact} (the new cleanup.policy), {delete: TOPIC_ID} "
-            "(the topic's id; its name on brokers without topic ids). Apply refuses a hazard no "
-            "item approves. A bare code (key_reorder) is the old unbound form: accepted in this "
-            "release with a warning, as it approves every change of that kind.",
+            "description": "Approvals of this reviewed change, each naming the one transition "
+            "it approves: write the plan's `approve_with` for the hazard, e.g. {delete: "
+            "TOPIC_ID} (the topic's id; its name on brokers without topic ids) or "
+            "{retention_decrease: {key: retention.ms, from: 2592000000, to: 86400000, "
+            "topic_id: TOPIC_ID}} (the values in effect before and after, Kafka's form). Apply "
+            "refuses a hazard no item approves. The old forms, a bare code (key_reorder) or one "
+            "value ({retention_decrease: 86400000}), approve nothing: a warning gives the item "
+            "to write. Per topic only: under `defaults:` it is an error.",
             "type": "array",
             "items": {
                 "anyOf": [
@@ -293,12 +294,56 @@ def _topic_fields() -> dict[str, Schema]:
                         "minProperties": 1,
                         "maxProperties": 1,
                         "propertyNames": {"enum": list(HAZARD_CODES)},
-                        "additionalProperties": {"type": ["string", "integer"], "minLength": 1},
+                        "additionalProperties": {
+                            "anyOf": [
+                                {"type": ["string", "integer"], "minLength": 1},
+                                {
+                                    "type": "object",
+                                    "additionalProperties": False,
+                                    "description": "The transition approved, as the "
+                                    "plan's approve_with gives it.",
+                                    "required": ["from", "to"],
+                                    "properties": {
+                                        "key": {
+                                            "description": "The config key (config kinds).",
+                                            "type": "string",
+                                            "minLength": 1,
+                                        },
+                                        "from": {
+                                            "description": "The value in effect before.",
+                                            "type": ["string", "integer", "boolean"],
+                                        },
+                                        "to": {
+                                            "description": "The value in effect after.",
+                                            "type": ["string", "integer", "boolean"],
+                                        },
+                                        "topic_id": {
+                                            "description": "The topic's id (brokers with "
+                                            "topic ids, Kafka 2.8+).",
+                                            "type": "string",
+                                            "minLength": 1,
+                                        },
+                                    },
+                                },
+                            ]
+                        },
                     },
                 ]
             },
             "uniqueItems": True,
-            "examples": [[{"key_reorder": 16}, {"retention_decrease": 86400000}]],
+            "examples": [
+                [
+                    {"delete": "v1V7R7bWT2qmY_3bnV6VPA"},
+                    {
+                        "retention_decrease": {
+                            "key": "retention.ms",
+                            "from": 2592000000,
+                            "to": 86400000,
+                            "topic_id": "v1V7R7bWT2qmY_3bnV6VPA",
+                        }
+                    },
+                ]
+            ],
         },
     }
 

@@ -31,7 +31,9 @@ from reconciler.spec.model import HAZARD_CODES, Acknowledgment, Presence, TopicS
 from reconciler.spec.yaml_reader import JsonPath, YamlDocument
 
 # What a tombstone inherits from `defaults:`; partitions or config would mean nothing on it.
-_TOMBSTONE_DEFAULTS = frozenset({"owner", "clusters", "description", "acknowledge", "protect"})
+_TOMBSTONE_DEFAULTS = frozenset({"owner", "clusters", "description", "protect"})
+# Fields a topic never inherits from `defaults:`: an approval names one topic's transition
+_NOT_INHERITED = frozenset({"acknowledge"})
 # Fields that have no effect on a tombstone when the topic sets them itself.
 _TOMBSTONE_IGNORED = (
     "partitions",
@@ -78,6 +80,8 @@ class _Fields:
     def get(self, key: str) -> _Field | None:
         if key in self.raw:
             return _Field(self.raw[key], (*self.path, key), False)
+        if key in _NOT_INHERITED:
+            return None
         if key in self.defaults and (not self.absent or key in _TOMBSTONE_DEFAULTS):
             return _Field(self.defaults[key], ("defaults", key), True)
         return None
@@ -123,6 +127,15 @@ def read_topic_file(
             found += problems
     if known_clusters is not None:
         found += _unknown_clusters(doc, ("defaults",), defaults, known_clusters)
+    if "acknowledge" in defaults:
+        found.append(
+            rules.ACKNOWLEDGE_IN_DEFAULTS(
+                "`acknowledge:` under `defaults:` would approve a change on every topic of "
+                "the file; an approval names one topic's change: move each item under "
+                "`acknowledge:` of the topic whose change it approves",
+                doc.key_at(("defaults", "acknowledge")),
+            )
+        )
     topics: list[Topic] = []
     raw_topics = data.get("topics")
     for index, raw in enumerate(raw_topics if isinstance(raw_topics, list) else []):

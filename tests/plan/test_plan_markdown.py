@@ -44,7 +44,7 @@ def test_an_unacknowledged_hazard_is_not_applyable_and_exits_1(
     assert markdown.code == 1, markdown.stdout + markdown.stderr
     refused = (
         "**Not applyable**: approve the hazard under its topic's `acknowledge:` (t.keyed: "
-        "`- {key_reorder: 6}`) or drop the change, then plan again."
+        "`- {key_reorder: {from: 3, to: 6}}`) or drop the change, then plan again."
     )
     assert refused in markdown.stdout
     assert markdown.stdout.count("Not applyable") == 1  # said once, with what to add
@@ -62,7 +62,12 @@ def test_an_unacknowledged_hazard_is_not_applyable_and_exits_1(
 
 def test_an_acknowledged_hazard_is_applyable(repo: SpecRepo) -> None:
     repo.topics(
-        {"name": "t.keyed", "partitions": 6, "keyed": True, "acknowledge": ["key_reorder"]},
+        {
+            "name": "t.keyed",
+            "partitions": 6,
+            "keyed": True,
+            "acknowledge": [{"key_reorder": {"from": 3, "to": 6}}],
+        },
         {"name": "t.plain"},
     )
     markdown = plan(repo, "--format", "markdown", "--detailed-exitcode")

@@ -71,7 +71,7 @@ def test_each_kind_of_change_appears_as_designed(
         NewTopic(f"{ns}.legacy", 2, 1),
         NewTopic(f"{ns}.stray", 1, 1),
     )
-    repo.topics(
+    specs: list[dict[str, Any]] = [
         {"name": f"{ns}.fresh", "partitions": 6, "replication_factor": 3,
          "config": {"retention.ms": "3d"}},
         {"name": f"{ns}.defaults"},
@@ -80,15 +80,26 @@ def test_each_kind_of_change_appears_as_designed(
          "config": {"retention.ms": "2d", "compression.type": "LZ4"}},
         {"name": f"{ns}.thin", "replication_factor": 3},
         {"name": f"{ns}.legacy", "state": "absent", "acknowledge": ["delete"]},
-    )  # fmt: skip
+    ]  # fmt: skip
+    repo.topics(*specs)
+    # the bare `acknowledge: [delete]` is an old form: it approves nothing (P132)
+    code, first = plan_json(repo, "--detailed-exitcode")
+    assert code == 1 and first["applyable"] is False
+    [unbound] = first["diagnostics"]
+    assert unbound["rule"] == "acknowledge_unbound"
+    # each hazard approved by the item the plan gives: the delete (by topic id), and removing
+    # tuned's max.message.bytes override, which falls back to a lower limit
+    approvals = {c["topic"]: [h["approve_with"] for h in c["hazards"]] for c in first["changes"]}
+    assert {c["topic"]: [h["code"] for h in c["hazards"]] for c in first["changes"]} == {
+        f"{ns}.fresh": [], f"{ns}.defaults": [], f"{ns}.grow": [], f"{ns}.thin": [],
+        f"{ns}.tuned": ["max_message_bytes_decrease"], f"{ns}.legacy": ["delete"],
+    }  # fmt: skip
+    repo.topics(*({**t, "acknowledge": approvals[t["name"]]} for t in specs))
 
     code, plan = plan_json(repo, "--detailed-exitcode")
 
     assert code == 2 and plan["applyable"] is True
-    # the one warning: the bare `acknowledge: [delete]` approves every delete of the topic (P132)
-    assert plan["summary"] == {"create": 2, "update": 3, "delete": 1, "errors": 0, "warnings": 1}
-    [unbound] = plan["diagnostics"]
-    assert unbound["rule"] == "acknowledge_unbound"
+    assert plan["summary"] == {"create": 2, "update": 3, "delete": 1, "errors": 0, "warnings": 0}
     got = entries(plan)
     assert set(got) == {
         f"{ns}.{n}" for n in ("fresh", "defaults", "grow", "tuned", "thin", "legacy")

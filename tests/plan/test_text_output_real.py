@@ -11,6 +11,7 @@ import pytest
 from confluent_kafka.admin import AdminClient
 
 from reconciler.local.state import LocalCluster
+from reconciler.planning.hazards import entry
 from tests.spec_repo import SpecRepo
 
 WORD = re.compile(r"(?:`[^`]*`|[^ `]|`)+")  # a `quoted` span is one word: it never breaks
@@ -76,7 +77,11 @@ def test_the_state_hash_only_under_verbose(refused: SpecRepo) -> None:
 def test_a_refusal_is_one_sentence_in_plan_and_in_apply(
     refused: SpecRepo, kafka1: LocalCluster, ns: str, tmp_path: Path
 ) -> None:
-    item = "`- {key_reorder: 4}`"
+    [keyed] = [c for c in refused.run("plan", "--format", "json").json()["changes"]
+               if c["topic"] == f"{ns}.k"]  # fmt: skip
+    fields = keyed["hazards"][0]["approve_with"]["key_reorder"]
+    assert (fields["from"], fields["to"]) == (2, 4) and fields["topic_id"]
+    item = f"`- {entry('key_reorder', tuple(fields.items()))}`"
     planned = refused.run("plan", "-o", str(tmp_path / "plan.json"))
     assert planned.code == 1
     verdict = [line for line in planned.stdout.splitlines() if "Not applyable" in line]
@@ -106,9 +111,11 @@ def test_drift_and_apply_results_wrap(
     assert any(line.startswith(" " * 6) for line in drifted.stdout.splitlines())
 
     # Approved and fixed: apply's result lines continue right of the status column
+    [keyed] = [c for c in refused.run("plan", "--format", "json").json()["changes"]
+               if c["topic"] == f"{ns}.k"]  # fmt: skip
     refused.topics(
         {"name": f"{ns}.k", "partitions": 4, "replication_factor": 1, "keyed": True,
-         "acknowledge": [{"key_reorder": 4}]},
+         "acknowledge": [keyed["hazards"][0]["approve_with"]]},
         {"name": f"{ns}.d", "partitions": 3, "replication_factor": 1},
         {"name": f"{ns}.{LONG}", "partitions": 1, "replication_factor": 1},
     )  # fmt: skip

@@ -6,6 +6,7 @@ what the adapter reads from a real Kafka is tested against real brokers elsewher
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
@@ -26,7 +27,7 @@ from reconciler.cluster.state import (
 from reconciler.diagnostics import Location
 from reconciler.planning.json_plan import from_json, to_json
 from reconciler.planning.plan import Plan
-from reconciler.spec.model import Acknowledgment, DesiredState, TopicSpec
+from reconciler.spec.model import Acknowledgment, DesiredState, Policy, TopicSpec
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "plan.schema.json"
 
@@ -96,6 +97,19 @@ def spec(name: str, line: int = 1, **fields: Any) -> TopicSpec:
     if fields.get("assignments") is not None:
         fields["assignments"] = tuple(tuple(a) for a in fields["assignments"])
     return TopicSpec(name=name, location=Location("topics/test.yaml", line, 5), **fields)
+
+
+def approving_gates(policy: Policy) -> Policy:
+    """`policy` with a `policy.acknowledge:` item for each severity it lowers below the
+    default, as a cluster that reviewed those gates has (planning/policy_changes.py)."""
+    from reconciler.planning.policy_changes import policy_changes
+
+    items = tuple(
+        Acknowledgment.of({h.code: dict(cast(Any, h.approval))})
+        for change in policy_changes(policy, None)
+        for h in change.hazards
+    )
+    return dataclasses.replace(policy, acknowledge=items)
 
 
 def desired(*specs: TopicSpec, name: str = "test") -> DesiredState:

@@ -228,7 +228,15 @@ def large(count: int = 2000) -> Plan:
                         line=i + 1,
                         partitions=3,
                         config={"retention.ms": retention},
-                        acknowledge=[{"retention_decrease": 86400000}]
+                        acknowledge=[
+                            {
+                                "retention_decrease": {
+                                    "key": "retention.ms",
+                                    "from": 604800000,
+                                    "to": 86400000,
+                                }
+                            }
+                        ]
                         if hazardous and i % 7 and not late
                         else [],
                     )
@@ -236,7 +244,7 @@ def large(count: int = 2000) -> Plan:
             case 2:
                 existing.append(topic(name, spread(3, 2)))
                 approve = hazardous and i % 11 and not late
-                acknowledged: list[Any] = [{"key_reorder": 6}] if approve else []
+                acknowledged: list[Any] = [{"key_reorder": {"from": 3, "to": 6}}] if approve else []
                 specs.append(
                     spec(name, line=i + 1, partitions=6, keyed=hazardous, acknowledge=acknowledged)
                 )

@@ -166,6 +166,7 @@ CASES: dict[str, Case] = {
                 "a.rf", 3, 2, ((1, 2, 3), (2, 3, 1), (3, 1, 2)), ((1, 2), (2, 3), (3, 1))
             ),
         ),
+        hazards=(("a.rf", "replication_factor_decrease"),),
     ),
     "replication factor change with a partition increase": Case(
         cluster(topic("a.both", [[1], [2]])),

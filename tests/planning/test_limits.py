@@ -17,7 +17,15 @@ from reconciler.planning.limits import BrokerLoad, check_limits
 from reconciler.planning.plan import Plan, make_plan
 from reconciler.spec.model import ClusterConfig, Limits, Policy, TopicSpec
 from reconciler.spec.model import Presence as SpecState
-from tests.planning.factories import brokers, checked_json, cluster, desired, spec, topic
+from tests.planning.factories import (
+    approving_gates,
+    brokers,
+    checked_json,
+    cluster,
+    desired,
+    spec,
+    topic,
+)
 
 ALLOW = Policy(allow_delete=True)
 
@@ -150,7 +158,11 @@ def test_a_reassignment_adds_where_its_target_says_and_frees_what_it_drops() -> 
     full = cluster(topic("base", [[1]] * 8), topic("t.rf", [[2, 1, 3], [3, 1, 2]]))
     shrink = plan_for(
         full,
-        spec("t.rf", replication_factor=1),
+        spec(
+            "t.rf",
+            replication_factor=1,
+            acknowledge=[{"replication_factor_decrease": {"from": 3, "to": 1}}],
+        ),
         spec("t.new", partitions=2, replication_factor=3),
         limit=10,
     )
@@ -162,7 +174,7 @@ def test_deletes_free_their_replicas() -> None:
     state = cluster(topic("base", [[1]] * 9), topic("t.old", [[1, 2], [1, 3]]))
     new = spec("t.new", partitions=2, replication_factor=3)
     assert errors(plan_for(state, new, limit=11)) == [("t.new", 1)]
-    tombstone = spec("t.old", state=SpecState.ABSENT, acknowledge=["delete"])
+    tombstone = spec("t.old", state=SpecState.ABSENT, acknowledge=[{"delete": "t.old"}])
     plan = plan_for(state, new, tombstone, limit=11)
     assert plan.applyable, plan.diagnostics
     assert load(plan)[1] == (11, 11)
@@ -217,8 +229,11 @@ def test_no_limits_no_check() -> None:
 
 @pytest.mark.parametrize("level", ["error", "warning", "off"])
 def test_limit_severity_is_configurable(level: str) -> None:
-    policy = Policy(
-        allow_delete=True, severity=(("max_broker_partitions", level), ("max_partitions", level))
+    policy = approving_gates(
+        Policy(
+            allow_delete=True,
+            severity=(("max_broker_partitions", level), ("max_partitions", level)),
+        )
     )
     plan = plan_for(
         loaded(8, 5, 2),

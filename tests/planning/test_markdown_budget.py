@@ -68,7 +68,8 @@ def test_a_2000_topic_plan_fits_and_keeps_every_error_and_hazard() -> None:
     assert refused in comment
     assert (
         "approve the 26 hazards under each topic's `acknowledge:` (bulk.topic-00091: "
-        "`- {retention_decrease: 86400000}`; bulk.topic-00242: `- {key_reorder: 6}`; "
+        "`- {retention_decrease: {key: retention.ms, from: 604800000, to: 86400000}}`; "
+        "bulk.topic-00242: `- {key_reorder: {from: 3, to: 6}}`; "
     ) in comment
     assert (
         "; and 21 more, each named by its hazard in the plan) or drop those changes, then plan "

@@ -15,9 +15,17 @@ from reconciler.planning import hazards as hazards_module
 from reconciler.planning import rules
 from reconciler.planning.plan import Plan, make_plan
 from reconciler.render import render_json
-from reconciler.spec.model import ClusterConfig, Policy, Presence, TopicSpec
+from reconciler.spec.model import HAZARD_CODES, ClusterConfig, Policy, Presence, TopicSpec
 from reconciler.spec.repo_config import load_repo_config
-from tests.planning.factories import checked_json, cluster, desired, spec, spread, topic
+from tests.planning.factories import (
+    approving_gates,
+    checked_json,
+    cluster,
+    desired,
+    spec,
+    spread,
+    topic,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 LEVELS = ("error", "warning", "off")
@@ -66,18 +74,25 @@ POLICY_CASES: dict[str, PolicyCase] = {
     "max_deletes": PolicyCase(
         cluster(*(topic(f"t.old{i}", spread(1, 2)) for i in range(3))),
         # Acknowledged deletes: an unacknowledged hazard would make the plan unapplyable too
-        tuple(spec(f"t.old{i}", state=Presence.ABSENT, acknowledge=["delete"]) for i in range(3)),
+        tuple(
+            spec(f"t.old{i}", state=Presence.ABSENT, acknowledge=[{"delete": f"t.old{i}"}])
+            for i in range(3)
+        ),
         Policy(allow_delete=True, max_deletes=2),
         None,
         passing=tuple(
-            spec(f"t.old{i}", state=Presence.ABSENT, acknowledge=["delete"]) for i in range(2)
+            spec(f"t.old{i}", state=Presence.ABSENT, acknowledge=[{"delete": f"t.old{i}"}])
+            for i in range(2)
         ),
     ),
 }
 
 
 def _plan(state: ClusterState, specs: tuple[TopicSpec, ...], policy: Policy) -> Plan:
-    return make_plan(desired(*specs), state, ClusterConfig("c", "b:9092", policy=policy), "x")
+    """The plan under `policy`, whose gates turned off are approved (policy_gate_off is
+    tested on its own in test_policy_changes.py)."""
+    config = ClusterConfig("c", "b:9092", policy=approving_gates(policy))
+    return make_plan(desired(*specs), state, config, "x")
 
 
 def _with_level(policy: Policy, name: str, level: str | None) -> Policy:
@@ -157,14 +172,68 @@ HAZARD_CASES: dict[str, tuple[ClusterState, dict[str, Any]]] = {
         {"config": {"cleanup.policy": "compact"}},
     ),
     "delete": (cluster(topic("t.h", spread(3, 2))), {"state": Presence.ABSENT}),
+    "replication_factor_decrease": (
+        cluster(topic("t.h", spread(3, 3))),
+        {"replication_factor": 2},
+    ),
+    "min_insync_replicas_decrease": (
+        cluster(topic("t.h", spread(3, 3), overrides={"min.insync.replicas": "2"})),
+        {"config": {"min.insync.replicas": "1"}},
+    ),
+    "unclean_leader_election": (
+        cluster(topic("t.h", spread(3, 2), inherited={"unclean.leader.election.enable": "false"})),
+        {"config": {"unclean.leader.election.enable": "true"}},
+    ),
+    "delete_retention_decrease": (
+        cluster(
+            topic(
+                "t.h",
+                spread(3, 2),
+                overrides={"cleanup.policy": "compact"},
+                inherited={"delete.retention.ms": "86400000"},
+            )
+        ),
+        {"config": {"cleanup.policy": "compact", "delete.retention.ms": "0"}},
+    ),
+    "segment_per_record": (
+        cluster(topic("t.h", spread(3, 2), inherited={"segment.ms": "604800000"})),
+        {"config": {"segment.ms": "1"}},
+    ),
+    "max_message_bytes_decrease": (
+        cluster(topic("t.h", spread(3, 2), inherited={"max.message.bytes": "1048588"})),
+        {"config": {"max.message.bytes": "1024"}},
+    ),
 }
 # The `acknowledge:` item approving each case's change (the factories' topics have no topic
-# id, as on brokers before Kafka 2.8: a delete's approval then names the topic)
+# id, as on brokers before Kafka 2.8: a delete's approval then names the topic, a transition's
+# has no topic_id)
 APPROVALS: dict[str, dict[str, Any]] = {
-    "key_reorder": {"key_reorder": 6},
-    "retention_decrease": {"retention_decrease": 86400000},
-    "cleanup_policy_change": {"cleanup_policy_change": "compact"},
+    "key_reorder": {"key_reorder": {"from": 3, "to": 6}},
+    "retention_decrease": {
+        "retention_decrease": {"key": "retention.ms", "from": 604800000, "to": 86400000}
+    },
+    "cleanup_policy_change": {
+        "cleanup_policy_change": {"key": "cleanup.policy", "from": "delete", "to": "compact"}
+    },
     "delete": {"delete": "t.h"},
+    "replication_factor_decrease": {"replication_factor_decrease": {"from": 3, "to": 2}},
+    "min_insync_replicas_decrease": {
+        "min_insync_replicas_decrease": {"key": "min.insync.replicas", "from": 2, "to": 1}
+    },
+    "unclean_leader_election": {
+        "unclean_leader_election": {
+            "key": "unclean.leader.election.enable",
+            "from": "false",
+            "to": "true",
+        }
+    },
+    "delete_retention_decrease": {
+        "delete_retention_decrease": {"key": "delete.retention.ms", "from": 86400000, "to": 0}
+    },
+    "segment_per_record": {"segment_per_record": {"key": "segment.ms", "from": 604800000, "to": 1}},
+    "max_message_bytes_decrease": {
+        "max_message_bytes_decrease": {"key": "max.message.bytes", "from": 1048588, "to": 1024}
+    },
 }
 
 
@@ -195,7 +264,7 @@ def test_each_hazard_at_each_level(code: str, level: str | None, acknowledged: b
     )
     assert hazard.blocks_apply is blocks
     assert plan.unacknowledged_hazards == ((("t.h", hazard),) if blocks else ())
-    written = hazards_module.entry(code, APPROVALS[code][code])
+    written = hazards_module.entry(code, hazard.approval)
     assert hazard.approve_with == APPROVALS[code]
     if acknowledged:
         assert f"approved by `{written}` in the topic's acknowledge:" in hazard.message
@@ -278,14 +347,13 @@ def test_the_schema_lists_exactly_the_configurable_rules() -> None:
     schema = json.loads((ROOT / "schemas" / "reconciler.schema.json").read_text())
     policy = schema["$defs"]["cluster"]["properties"]["policy"]["properties"]
     assert set(policy["severity"]["properties"]) == set(rules.CONFIGURABLE)
-    assert set(rules.HAZARD_LEVELS) == {
-        "key_reorder",
-        "retention_decrease",
-        "cleanup_policy_change",
-        "delete",
-        "in_use",
-        "system_topic",
-    }
+    assert set(rules.HAZARD_LEVELS) == set(HAZARD_CODES)
+    # the table's default severities are the ones policy.severity starts from
+    assert {
+        k.code: k.default
+        for k in hazards_module.KINDS
+        if k.code not in hazards_module.CLUSTER_KINDS
+    } == rules.HAZARD_LEVELS
 
 
 def test_every_plan_rule_is_documented() -> None:
@@ -296,3 +364,12 @@ def test_every_plan_rule_is_documented() -> None:
             assert f"{rule.severity.value}[{rule.code}]" in text, rule  # an example excerpt
     for code in rules.HAZARD_LEVELS:
         assert f"hazard {code} (" in text, code
+
+
+def test_the_plan_schema_lists_exactly_the_hazard_kinds() -> None:
+    schema = json.loads((ROOT / "schemas" / "plan.schema.json").read_text())
+    codes = schema["$defs"]["hazard"]["properties"]["code"]["enum"]
+    assert codes == [k.code for k in hazards_module.KINDS]
+    text = (ROOT / "docs" / "rules.md").read_text()
+    for kind in hazards_module.KINDS:  # one row each in the table of hazards and approvals
+        assert f"| `{kind.code}` | " in text, kind.code

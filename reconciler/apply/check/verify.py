@@ -17,11 +17,11 @@ as written. Under the cluster's lock, with the state read there, `verify`:
    reordered or renamed, hazards acknowledged in the file but not in the specs;
 4. judges limits, policies and hazards again on the derived plan (preflight.check_plan).
 
-A delete's evidence and its `in_use` hazard are not compared: a delete the saved plan showed
-idle but the evidence read now shows in use is refused as Diverged instead (apply.in_use),
-before step 3. Resumed topics are compared without their hazards (what is left may have
-fewer); the derived plan's own hazards are still judged in step 4. `cause` (plan
---changed-since) is for reviewers and not compared.
+A delete's evidence and its `in_use` hazard (and a grown topic's `partition_increase_read`) are
+not compared: a delete the saved plan showed idle but the evidence read now shows in use is
+refused as Diverged instead (apply.in_use), before step 3. Resumed topics are compared without
+their hazards (what is left may have fewer); the derived plan's own hazards are still judged in
+step 4. `cause` (plan --changed-since) is for reviewers and not compared.
 """
 
 from __future__ import annotations
@@ -43,11 +43,13 @@ from reconciler.planning.changes import (
     ReassignReplicas,
     TopicChange,
 )
-from reconciler.planning.hazards import IN_USE
+from reconciler.planning.hazards import IN_USE, PARTITION_INCREASE_READ
 from reconciler.planning.json_plan import topic_change_json
 from reconciler.planning.order import order
 from reconciler.planning.plan import Plan
 from reconciler.planning.plan_input import place
+
+_FROM_EVIDENCE = frozenset({IN_USE, PARTITION_INCREASE_READ})
 
 Derive = Callable[[ClusterState, bool], Plan]  # (state, prune) -> the plan the specs give
 
@@ -159,11 +161,13 @@ def _in_use(saved: Plan, remaining: list[TopicChange], derived: Plan) -> None:
 
 
 def _comparable(change: TopicChange, hazards: bool) -> dict[str, Any]:
-    """The change as compared: without its evidence and `in_use` hazard, which follow the
-    readers and writers of the moment (their divergence is `_in_use`'s to judge)."""
+    """The change as compared: without its evidence and the hazards judged from it (`in_use`,
+    `partition_increase_read`), which follow the readers and writers of the moment (a delete's
+    divergence is `_in_use`'s to judge; a group newly reading a grown topic gives the derived
+    plan a hazard that step 4 judges, approved only by the item of this very transition)."""
     entry = topic_change_json(dataclasses.replace(change, cause=None))
     entry.pop("evidence", None)
-    entry["hazards"] = [h for h in entry["hazards"] if h["code"] != IN_USE]
+    entry["hazards"] = [h for h in entry["hazards"] if h["code"] not in _FROM_EVIDENCE]
     if not hazards:
         entry.pop("hazards")
     return entry
