@@ -134,13 +134,13 @@ def _policy(plan: Plan) -> list[str]:
     lines = ["### Policy changes", ""]
     for change in plan.policy_changes:
         lines.append(
-            f"- {parts.code('policy.' + change.setting)}: {parts.code(change.before)} → "
-            f"{parts.code(change.after)}"
+            f"- {code('policy.' + change.setting)}: {code(change.before)} → "
+            f"{code(change.after)}"
         )
         for hazard in change.hazards:
             lines.append(
                 f"  - **Hazard** `{hazard.code}` ({common.hazard_status(hazard)}): "
-                f"{parts.cell(hazard.message)}"
+                f"{escape(hazard.message)}"
             )
     return [*lines, ""]
 

@@ -126,10 +126,15 @@ def _policy(plan: Plan, paint: _Painter) -> list[str]:
     """The cluster's policy changes (planning/policy_changes.py), each gate off with its hazard."""
     lines = [paint.bold("Policy changes (reconciler.yaml):")]
     for change in plan.policy_changes:
-        lines.append(f"  ~ policy.{change.setting}: {change.before} -> {change.after}")
+        lines.append(
+            f"  ~ policy.{printable(change.setting)}: "
+            f"{printable(change.before)} -> {printable(change.after)}"
+        )
         for hazard in change.hazards:
             marker = paint.style(f"! hazard {hazard.code}", fg="magenta", bold=True)
-            lines.append(f"{_INDENT}{marker} ({common.hazard_status(hazard)}): {hazard.message}")
+            lines.append(
+                f"{_INDENT}{marker} ({common.hazard_status(hazard)}): {printable(hazard.message)}"
+            )
     return lines
 
 
