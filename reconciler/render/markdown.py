@@ -134,8 +134,7 @@ def _policy(plan: Plan) -> list[str]:
     lines = ["### Policy changes", ""]
     for change in plan.policy_changes:
         lines.append(
-            f"- {code('policy.' + change.setting)}: {code(change.before)} → "
-            f"{code(change.after)}"
+            f"- {code('policy.' + change.setting)}: {code(change.before)} → {code(change.after)}"
         )
         for hazard in change.hazards:
             lines.append(
