@@ -7,7 +7,7 @@ their readers. A topic whose name matches a pattern here (or one of the cluster'
 takes a tombstone (`state: absent`) whose delete carries the `system_topic` hazard.
 
 The list is data: each row is a regular expression matched against the whole name, with the
-software it belongs to (docs/rules.md lists them). A false match only keeps a topic from
+software it belongs to (`reconciler help rules` lists them). A false match only keeps a topic from
 --prune; a tombstone still deletes it, knowingly.
 """
 

@@ -32,12 +32,23 @@ def _repo(cl: LocalCluster, ns: str, root: Path) -> tuple[SpecRepo, Path]:
     wait_for_topic(admin, f"{ns}.keep", 1)
     wait_for_topic(admin, f"{ns}.old", 1)
     repo = SpecRepo(root, cl.bootstrap, ns, policy={"allow_delete": True})
-    repo.topics(
+    specs = [
         {"name": f"{ns}.new", "partitions": 1, "replication_factor": 1},
         {"name": f"{ns}.keep", "partitions": 1, "replication_factor": 1,
          "config": {"retention.ms": "14d"}},
-        {"name": f"{ns}.old", "state": "absent", "acknowledge": ["delete"]},
-    )  # fmt: skip
+        {"name": f"{ns}.old", "state": "absent"},
+    ]  # fmt: skip
+    repo.topics(*specs)
+    # the delete is approved by the item the plan gives (the topic's id), as a reviewer would
+    planned = repo.run("plan", "--cluster", "test", "--format", "json").json()
+    [approval] = [
+        h["approve_with"]
+        for c in planned["changes"]
+        if c["topic"] == f"{ns}.old"
+        for h in c["hazards"]
+        if h["code"] == "delete"
+    ]
+    repo.topics(*specs[:2], {**specs[2], "acknowledge": [approval]})
     saved = root / "plan.json"
     made = repo.run("plan", "--cluster", "test", "-o", str(saved))
     assert made.code == 0, made.stdout + made.stderr
