@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, ResourceType
 
@@ -32,7 +33,7 @@ def _repo(cl: LocalCluster, ns: str, root: Path) -> tuple[SpecRepo, Path]:
     wait_for_topic(admin, f"{ns}.keep", 1)
     wait_for_topic(admin, f"{ns}.old", 1)
     repo = SpecRepo(root, cl.bootstrap, ns, policy={"allow_delete": True})
-    specs = [
+    specs: list[dict[str, Any]] = [
         {"name": f"{ns}.new", "partitions": 1, "replication_factor": 1},
         {"name": f"{ns}.keep", "partitions": 1, "replication_factor": 1,
          "config": {"retention.ms": "14d"}},
