@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
@@ -100,31 +102,31 @@ def read_bytes(path: Path, cap: int) -> bytes:
 def open_text(path: Path, cap: int, what: str, fix: str) -> TextIO:
     """The file as a UTF-8 text stream to read line by line (JSON Lines), checked as
     `read_text` checks it; the caller closes it."""
-    try:
+    with _refused(path, what, fix):
         fd = _open(path, cap)
-    except Unfit as exc:
-        raise refusal(path, what, exc, fix) from None
-    except OSError as exc:
-        raise _unreadable(path, what, exc) from None
     return os.fdopen(fd, encoding="utf-8")
 
 
-def _unreadable(path: Path, what: str, exc: OSError) -> ConfigError:
-    return ConfigError(
-        f"{printable(str(path))} cannot be read ({exc.strerror or exc}); pass {what} file"
-    )
+@contextmanager
+def _refused(path: Path, what: str, fix: str) -> Iterator[None]:
+    """Unfit and OSError raised inside, as the one sentence a command prints (ConfigError)."""
+    try:
+        yield
+    except Unfit as exc:
+        raise refusal(path, what, exc, fix) from None
+    except OSError as exc:
+        shown = printable(str(path))
+        raise ConfigError(
+            f"{shown} cannot be read ({exc.strerror or exc}); pass {what} file"
+        ) from None
 
 
 def read_text(path: Path, cap: int, what: str, fix: str) -> str:
     """The file's text (UTF-8) for a command: any reason it cannot be read is the one sentence
     of `refusal`, a ConfigError (exit 1). `what` names the file's role ("the saved plan"),
     `fix` says what to do when it is too large."""
-    try:
+    with _refused(path, what, fix):
         data = read_bytes(path, cap)
-    except Unfit as exc:
-        raise refusal(path, what, exc, fix) from None
-    except OSError as exc:
-        raise _unreadable(path, what, exc) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

@@ -194,18 +194,23 @@ def evidence_not_read(deletes: int) -> Diagnostic:
     )
 
 
-def sampled(kafka: EvidenceReader) -> Callable[[Mapping[str, int]], Evidence]:
-    """Plan's evidence reader: the log end offsets watched for SAMPLE_MS (cluster/evidence.py),
-    only ever called with delete candidates (`planned`)."""
+# An evidence reader: the topics (name -> partition count), and whether the plan deletes any
+# of them (the writes sample is for deletes alone: a partition increase needs only the groups)
+EvidenceRead = Callable[[Mapping[str, int], bool], "Evidence"]
+
+
+def sampled(kafka: EvidenceReader) -> EvidenceRead:
+    """Plan's evidence reader: when the plan deletes, the log end offsets watched for SAMPLE_MS
+    (cluster/evidence.py); otherwise one read."""
     from reconciler.cluster.evidence import SAMPLE_MS
 
-    return lambda partitions: kafka.evidence(partitions, SAMPLE_MS)
+    return lambda partitions, deletes: kafka.evidence(partitions, SAMPLE_MS if deletes else 0)
 
 
 def planned(
     specs: Specs,
     state: ClusterState,
-    read_evidence: Callable[[Mapping[str, int]], Evidence],
+    read_evidence: EvidenceRead,
     prune: bool,
     targets: tuple[str, ...],
     warnings: Iterable[Diagnostic] = (),
@@ -219,7 +224,7 @@ def planned(
     wanted = evidence_topics(first)
     if not wanted:
         return first
-    evidence = read_evidence(wanted)
+    evidence = read_evidence(wanted, bool(deleted_partitions(first)))
     return make_plan(
         specs.desired,
         state,
@@ -248,14 +253,13 @@ def reported_cluster(
     connection = adapter.Connection(name, bootstrap, (), timeout)
     try:
         with adapter.Cluster(connection) as kafka:
-            cluster_id = kafka.describe().cluster_id
             try:
-                state = kafka.read_state()
-            except ClusterError:
-                return cluster_id, None
+                state = kafka.read_state()  # it carries the cluster id: one read for both
+            except ClusterError:  # e.g. not authorized to describe the topics' configs
+                return kafka.describe().cluster_id, None
     except ClusterError:
         return None, None
-    return cluster_id, current_replication_factor(state)
+    return state.cluster_id, current_replication_factor(state)
 
 
 def current_replication_factor(state: ClusterState) -> int | None:
@@ -370,9 +374,10 @@ def apply(
 
     with adapter.Cluster(connection(specs.cluster)) as kafka:
 
-        def since_saved(partitions: Mapping[str, int]) -> Evidence:
+        def since_saved(partitions: Mapping[str, int], _deletes: bool) -> Evidence:
             """The evidence now, each topic's writes counted since the saved plan read its
-            log end offsets: any record appended since is a write (cluster/evidence.py)."""
+            log end offsets: any record appended since is a write (cluster/evidence.py); no
+            sample of its own, the saved plan's read is the window's start."""
             now = kafka.evidence(partitions)
             before = {
                 s.topic: s.evidence

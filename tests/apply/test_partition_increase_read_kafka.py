@@ -81,16 +81,22 @@ def test_a_latest_consumer_skips_what_new_partitions_get_before_it_rebalances(
             message = consumer.poll(0.2)
             if message is not None and message.error() is None:
                 consumed.append((message.value() or b"").decode())
-        # it fetches from the new partitions' ends: then what is written now is read
-        for i in range(AFTER):
-            producer.produce(topic, f"after-{i}".encode(), partition=1 + i % 2)
-        assert producer.flush(30) == 0
+        # `latest` is resolved when the consumer first fetches a new partition, some time
+        # after the assignment: records written before that are skipped too. So `after-`
+        # records are written one by one while polling, until AFTER of them were read (the
+        # `before-` ones were all written before the assignment, so skipped whatever the
+        # moment of the resolution)
+        written = 0
         deadline = time.monotonic() + 60
         while sum(v.startswith("after-") for v in consumed) < AFTER:
             assert time.monotonic() < deadline, f"read {consumed} after the rebalance"
+            producer.produce(topic, f"after-{written}".encode(), partition=1 + written % 2)
+            producer.poll(0)
+            written += 1
             message = consumer.poll(0.2)
             if message is not None and message.error() is None:
                 consumed.append((message.value() or b"").decode())
+        producer.flush(30)
     finally:
         consumer.close()
     skipped = BEFORE - sum(v.startswith("before-") for v in consumed)
