@@ -4,7 +4,7 @@ Everything here ships inside the wheel (pyproject's package-data), so the tool w
 directory of any spec repository, not only from its own source checkout:
 
     schemas/*.json        the JSON Schemas (copies of the repository's top-level schemas/, the
-                          source; tests/test_packaging.py fails when they differ)
+                          source; tests/adopt/test_packaging.py fails when they differ)
     scaffold/workflows/   the GitHub workflows `reconciler init` writes into a new spec repo
     local/pom.xml         the Maven project that fetches the Kafka jars for `local up`
 """

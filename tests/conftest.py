@@ -60,6 +60,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):  # the controller (or a run without workers) sums
+        from tests.file_times import FileTimes
+
+        config.pluginmanager.register(FileTimes(), "file_times")
     if config.pluginmanager.hasplugin("xdist"):  # `make test` runs on workers
         from tests.worker_groups import WorkerGroups
 

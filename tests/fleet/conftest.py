@@ -1,5 +1,5 @@
 """One SparkSession for the whole test session (starting a JVM costs seconds), quiet, on
-127.0.0.1, with few shuffle partitions: the fleet tests' data is small. PySpark comes with the
+127.0.0.1, with few shuffle partitions and no code generation: the fleet tests' data is small. PySpark comes with the
 `fleet` extra that `make test` installs; without it these tests fail rather than skip."""
 
 from __future__ import annotations
@@ -22,6 +22,16 @@ TEST_CONF = {
     # inputs): at the default 1 GiB its driver ran out of heap late in the run, in a parquet
     # write; a CLI run is one job a JVM and keeps the default
     "spark.driver.memory": "2g",
+    # The fleets here are a few hundred rows, where Spark's planning, not the data, is the
+    # cost: adaptive re-planning, Janino compiles and plan text were about half of a job's
+    # CPU (docs/fleet.md, "Spark versions"). Off for the shared session, measured 64 s of JVM
+    # CPU against 114 s for a warm run of SMALL. The tests that run the CLI, spark-submit or
+    # the installed wheel (test_standalone, test_spark_submit, test_spark_versions,
+    # tests/adopt/test_installed_fleet.py) start their own JVM with the job's own settings.
+    "spark.sql.adaptive.enabled": "false",
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+    "spark.sql.maxPlanStringLength": "1000",
 }
 
 

@@ -1,0 +1,45 @@
+"""Where `make test`'s time goes: after the run, the test time of each file (setup, call and
+teardown, module-scoped clusters included) and of each directory, largest first, with the worker
+that ran it. `--durations` names single tests; the suite's length is decided by files and by the
+one worker that got the most (tests/worker_groups.py keeps a file on one worker)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pytest
+
+_SHOWN = 20
+
+
+class FileTimes:
+    def __init__(self) -> None:
+        self.files: dict[str, float] = defaultdict(float)
+        self.workers: dict[str, float] = defaultdict(float)
+        self.where: dict[str, str] = {}
+
+    @pytest.hookimpl
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        path = report.nodeid.split("::", 1)[0]
+        node = getattr(report, "node", None)  # the xdist worker that sent it, on the controller
+        worker = node.gateway.id if node is not None else "main"
+        self.files[path] += report.duration
+        self.workers[worker] += report.duration
+        self.where[path] = worker
+
+    @pytest.hookimpl
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if not self.files:
+            return
+        directories: dict[str, float] = defaultdict(float)
+        for path, seconds in self.files.items():
+            directories[path.rsplit("/", 1)[0]] += seconds
+        write = terminalreporter.write_line
+        terminalreporter.section("test time by worker, directory and file")
+        for worker, seconds in sorted(self.workers.items()):
+            write(f"{seconds:8.1f}s  worker {worker}")
+        for directory, seconds in sorted(directories.items(), key=lambda kv: -kv[1]):
+            write(f"{seconds:8.1f}s  {directory}/")
+        ranked = sorted(self.files.items(), key=lambda kv: -kv[1])
+        for path, seconds in ranked[:_SHOWN]:
+            write(f"{seconds:8.1f}s  {path}  ({self.where[path]})")
