@@ -66,6 +66,14 @@ UPWARD = {
         ("reconciler/workflow.py", "import confluent_kafka", "kafka-clients"),
     "apply imports kafka-python":
         ("reconciler/apply/run.py", "import kafka", "kafka-clients"),
+    "apply imports the adapter (not a port)":
+        ("reconciler/apply/run.py", "from reconciler.cluster.adapter import Cluster", "adapter"),
+    "the ports import an adapter module":
+        ("reconciler/cluster/ports.py", "import reconciler.cluster.adapter.connect", "adapter"),
+    "the command line imports the adapter's failures":
+        ("reconciler/cli/main.py", "from reconciler.cluster.adapter import failures", "adapter"),
+    "a protocol value imports a Kafka client":
+        ("reconciler/cluster/protocol/requests.py", "import confluent_kafka", "kafka-clients"),
     "the cluster model imports Spark":
         ("reconciler/cluster/state.py", "import pyspark", "spark"),
     "a new top-level module no layer names":

@@ -32,9 +32,10 @@ record/     what an apply did
   results.py              what each operation and the whole apply did
 
 The cluster is reached only through the Protocols of reconciler.cluster.ports, each function
-taking the narrowest (reconciler.cluster.adapter.Cluster implements them all); its errors, and
-apply's own refusals (ApplyRefused, StalePlan, PlanMismatch, LockHeld), are in reconciler.errors;
-a stop asked by SIGINT/SIGTERM is reconciler.stopping's.
+taking the narrowest (reconciler.cluster.adapter.Cluster implements them all) and speaking the
+values of reconciler.cluster.protocol; its errors, and apply's own refusals (ApplyRefused,
+StalePlan, PlanMismatch, LockHeld), are in reconciler.errors; a stop asked by SIGINT/SIGTERM is
+reconciler.stopping's.
 """
 
 from __future__ import annotations

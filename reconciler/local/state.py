@@ -17,7 +17,7 @@ from reconciler.errors import LocalClusterError
 from reconciler.local import security
 
 if TYPE_CHECKING:  # the Kafka clients load only when a command talks to a cluster
-    from reconciler.cluster.adapter import ClusterDescription
+    from reconciler.cluster.protocol.answers import ClusterDescription
 
 STATE_FILE = "state.json"
 

@@ -11,7 +11,7 @@ from reconciler.apply.execute.dispatch import AlreadyDone, Reassigning, Refused,
 from reconciler.apply.execute.levels import Executor, Options
 from reconciler.apply.execute.operations import Step, levels, operations
 from reconciler.apply.record.results import Status
-from reconciler.cluster.adapter import Failure
+from reconciler.cluster.protocol.failures import Failure
 from reconciler.planning.changes import Action, CreateTopic, TopicChange
 from tests.fakes.cluster import FakeKafka
 from tests.planning.factories import cluster, topic

@@ -36,7 +36,7 @@ from confluent_kafka.admin import (
     UserScramCredentialUpsertion,
 )
 
-from reconciler.cluster.adapter import AUDIT_TOPIC, LOCK_TOPIC
+from reconciler.cluster.protocol.reserved import AUDIT_TOPIC, LOCK_TOPIC
 from reconciler.local import state as local_state
 from reconciler.local.distribution import Distribution
 from tests.kafka_fixtures import own_cluster
