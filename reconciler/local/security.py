@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 
 from reconciler.errors import LocalClusterError
 from reconciler.local import jwt_signing, msk_iam_verifier
+from reconciler.local.free_port import free_port
 
 if TYPE_CHECKING:  # state imports this module
     from reconciler.local.distribution import Distribution
@@ -138,8 +139,6 @@ def prepare(state_dir: Path, mode: str, java: str, dist: Distribution | None = N
 
 def _make_issuer(sec: Path, client_secret: str) -> None:
     """The token issuer's RSA key and config, on a free port chosen now."""
-    from reconciler.local.cluster import free_port  # cluster imports us
-
     port = free_port()
     write_private(sec / ISSUER_KEY, jwt_signing.generate().to_json())
     config = {

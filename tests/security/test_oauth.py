@@ -24,7 +24,7 @@ import yaml
 from confluent_kafka.admin import AdminClient
 
 from reconciler.local import security, sidecars
-from reconciler.local.cluster import free_port
+from reconciler.local.free_port import free_port
 from reconciler.local.state import LocalCluster, Sidecar
 from tests.security.conftest import Transcript, admin_of, topics_view, write_repo
 
