@@ -130,14 +130,8 @@ def cycles(top: Path) -> list[str]:
     return found
 
 
-# Today's, each broken by a commit of its own (issue 40): the list only shrinks.
-KNOWN = [
-    "reconciler.local.security -> reconciler.local.state -> reconciler.local.security",
-]
-
-
 def test_the_package_has_no_import_cycle() -> None:
-    found = [c for c in cycles(ROOT / "reconciler") if c not in KNOWN]
+    found = cycles(ROOT / "reconciler")
     advice = "import cycles (break each: move what both sides need to a module of its own)"
     assert not found, advice + ":\n" + "\n".join(found)
 

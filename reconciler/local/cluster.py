@@ -37,11 +37,11 @@ from reconciler.errors import ClusterError, LocalClusterError
 from reconciler.local import security, sidecars, versions
 from reconciler.local.distribution import Distribution, ensure_distribution
 from reconciler.local.free_port import free_port
+from reconciler.local.sidecars import Sidecar
 from reconciler.local.state import (
     STATE_FILE,
     LocalCluster,
     Node,
-    Sidecar,
     is_our_jvm,
     load_state,
     save_state,

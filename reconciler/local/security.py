@@ -39,11 +39,10 @@ from typing import TYPE_CHECKING
 from reconciler.errors import LocalClusterError
 from reconciler.local import jwt_signing, msk_iam_verifier
 from reconciler.local.free_port import free_port
+from reconciler.local.sidecars import Sidecar
 
-if TYPE_CHECKING:  # state imports this module
+if TYPE_CHECKING:
     from reconciler.local.distribution import Distribution
-    from reconciler.local.state import Sidecar
-
 MODES = ("none", "sasl_scram", "tls", "mtls", "oauth", "msk-iam")
 TLS_MODES = ("tls", "mtls")
 CLIENT_KEYSTORE = "client.p12"  # mtls: the client's key pair, signed by the cluster's CA
@@ -161,8 +160,6 @@ def _issuer_config(state_dir: Path) -> dict[str, object] | None:
 
 def token_issuer(state_dir: Path, mode: str) -> tuple[Sidecar, list[str], Path] | None:
     """The issuer process to start for mode oauth: (sidecar, command, log file), else None."""
-    from reconciler.local.state import Sidecar
-
     config = _issuer_config(state_dir) if mode == "oauth" else None
     if config is None:
         return None

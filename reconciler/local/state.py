@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 from reconciler.errors import LocalClusterError
 from reconciler.local import security
+from reconciler.local.processes import is_our_process
+from reconciler.local.sidecars import Sidecar
 
 if TYPE_CHECKING:  # the Kafka clients load only when a command talks to a cluster
     from reconciler.cluster.protocol.answers import ClusterDescription
@@ -35,20 +37,6 @@ class Node:
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
-
-
-@dataclass(frozen=True, slots=True)
-class Sidecar:
-    """A process started before the brokers and stopped after them: ZooKeeper (Kafka before
-    3.9) or the OAuth token issuer (`--security oauth`)."""
-
-    name: str  # "zookeeper" | "token-issuer"
-    port: int  # on 127.0.0.1
-    config: str  # its config file: on its command line, so a reused pid is told apart
-    pid: int | None = None
-
-    def running(self) -> bool:
-        return self.pid is not None and is_our_process(self.pid, Path(self.config))
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,15 +116,3 @@ def save_state(cluster: LocalCluster) -> None:
 def is_our_jvm(pid: int, node_dir: Path) -> bool:
     """True if pid is alive and is the JVM started for node_dir (pids get reused)."""
     return is_our_process(pid, node_dir / "server.properties")
-
-
-def is_our_process(pid: int, config: Path) -> bool:
-    """True if pid is alive and was started with `config` on its command line."""
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        status = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    if status.split(") ", 1)[-1].startswith("Z"):
-        return False  # a zombie has exited; it only waits to be reaped
-    return str(config).encode() in cmdline
