@@ -134,6 +134,11 @@ def _quiet(_: str) -> None:
     return None
 
 
+def default_overrides(brokers: int) -> dict[str, str]:
+    """Broker defaults that differ from Kafka's built-in 1/1, so KIP-464 defaults are visible."""
+    return {"num.partitions": "3", "default.replication.factor": "2" if brokers > 1 else "1"}
+
+
 def _die_with_parent() -> None:
     """In the child before exec: SIGKILL us when the parent dies (tests killed mid-run)."""
     libc = ctypes.CDLL("libc.so.6", use_errno=True)

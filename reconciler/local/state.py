@@ -9,19 +9,27 @@ directory: pids get reused, and `down` must never signal someone else's process.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from reconciler.cluster.protocol.answers import ClusterDescription
 from reconciler.errors import LocalClusterError
 from reconciler.local import security
 from reconciler.local.processes import is_our_process
 from reconciler.local.sidecars import Sidecar
 
-if TYPE_CHECKING:  # the Kafka clients load only when a command talks to a cluster
-    from reconciler.cluster.protocol.answers import ClusterDescription
-
 STATE_FILE = "state.json"
+
+
+def state_dir_of(repo: Path, explicit: Path | None) -> Path:
+    """Where a repository's local cluster keeps its state: `--state-dir`, else
+    $RECONCILER_LOCAL_DIR, else .reconciler/local/ of the repository."""
+    if explicit:
+        return explicit.resolve()
+    if env := os.environ.get("RECONCILER_LOCAL_DIR"):
+        return Path(env).resolve()
+    return (repo / ".reconciler" / "local").resolve()
 
 
 @dataclass(frozen=True, slots=True)
