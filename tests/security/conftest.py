@@ -44,7 +44,7 @@ from tests.kafka_fixtures import own_cluster
 RECONCILER = [sys.executable, "-m", "reconciler"]
 
 # The six operations the reconciler's admin requests need (see
-# reconciler/cluster/adapter/authorization.py), as kafka-acls and AclOperation name them.
+# reconciler/cluster/protocol/authorized.py), as kafka-acls and AclOperation name them.
 SIX = {
     "Describe": AclOperation.DESCRIBE,
     "DescribeConfigs": AclOperation.DESCRIBE_CONFIGS,

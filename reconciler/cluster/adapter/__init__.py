@@ -9,11 +9,11 @@ the failures), never a client object or a client library's dict.
     cluster.py    Cluster: owns the clients, every request reconciler sends, frozen values out
     connect.py    Connection (bootstrap, `client:` properties, timeout); building the clients
     client_security.py  `client:`'s security settings as each client takes them (one SSLContext)
-    failures.py   the clients' failures classified by Kafka's codes: Denied, Unauthenticated,
-                  Unsupported (the only module that reads a client's message text)
+    failures.py   the clients' failures classified by Kafka's codes into protocol/'s Denied,
+                  Unauthenticated, Unsupported (the only module that reads a client's message)
     boundary.py   the one boundary around every call into either library: a library's own
                   failure becomes LibraryFailed, one sentence (broker_version.py: the release)
-    authorization.py  what the principal may do (KIP-430), and the sentences of a refusal
+    authorization.py  what the principal may do (KIP-430), asked of the cluster
     describe.py   DescribeCluster: brokers, racks, controller (also behind `local status`)
     read.py       the whole ClusterState in a fixed number of round trips; some topics' state
     retry.py      reads retried with backoff within the request timeout, for failures that pass

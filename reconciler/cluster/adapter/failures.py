@@ -3,7 +3,8 @@
 Both libraries carry Kafka's protocol error code: librdkafka as `KafkaError.code()` (wrapped in
 a `KafkaException`; its own conditions have negative codes such as `_AUTHENTICATION`, `_SSL`,
 `_TIMED_OUT`), kafka-python as the `errno` of its error classes. `code_of` reads it from
-either, and the values below carry what a sentence needs:
+either; the values that carry what a sentence needs are reconciler/cluster/protocol/failures.py's
+(Kafka-free, so apply and the fake use them too):
 
     Denied            TOPIC/CLUSTER/GROUP_AUTHORIZATION_FAILED: operation, resource, principal
     Unauthenticated   refused credentials, token or certificate: principal, how, the reason
