@@ -56,6 +56,8 @@ UPWARD = {
         ("reconciler/planning/diff.py", "import reconciler.cli.main", "layers"),
     "the job imports the command line (what fleet/job.py once did)":
         ("reconciler/fleet/job.py", "from reconciler.cli import main", "layers"),
+    "local imports the command line (what local/commands.py once did)":
+        ("reconciler/local/state.py", "from reconciler.cli import heartbeat", "layers"),
     "spec imports the cluster":
         ("reconciler/spec/model.py", "import reconciler.cluster.state", "layers"),
     "render imports apply":
