@@ -28,7 +28,7 @@ from pathlib import Path
 from reconciler import workflow
 from reconciler.local import cluster as local_cluster
 from reconciler.local import state as local_state
-from reconciler.local.commands import default_overrides
+from reconciler.local.cluster import default_overrides
 from reconciler.local.distribution import ensure_distribution
 from tests.request_log import requests_by
 

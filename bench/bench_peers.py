@@ -58,8 +58,7 @@ from bench.bench_plan import PER_FILE, create_topics, kind, set_client_id, write
 from reconciler import workflow
 from reconciler.local import cluster as local_cluster
 from reconciler.local import state as local_state
-from reconciler.local.cluster import JVM_OPTS_ENV
-from reconciler.local.commands import default_overrides
+from reconciler.local.cluster import JVM_OPTS_ENV, default_overrides
 from reconciler.local.distribution import ensure_distribution
 from reconciler.spec.model import TopicSpec
 

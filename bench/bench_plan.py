@@ -39,8 +39,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from reconciler import workflow
 from reconciler.local import cluster as local_cluster
 from reconciler.local import state as local_state
-from reconciler.local.cluster import JVM_OPTS_ENV
-from reconciler.local.commands import default_overrides
+from reconciler.local.cluster import JVM_OPTS_ENV, default_overrides
 from reconciler.local.distribution import ensure_distribution
 from reconciler.planning.plan import make_plan
 from tests.request_log import requests_by

@@ -396,8 +396,7 @@ def main() -> None:
         return
 
     from reconciler.local import cluster as local_cluster
-    from reconciler.local.cluster import JVM_OPTS_ENV
-    from reconciler.local.commands import default_overrides
+    from reconciler.local.cluster import JVM_OPTS_ENV, default_overrides
     from reconciler.local.distribution import ensure_distribution
 
     if args.existing:

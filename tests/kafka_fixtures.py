@@ -25,7 +25,7 @@ from confluent_kafka.admin import AdminClient
 
 from reconciler.local import cluster as local_cluster
 from reconciler.local import state as local_state
-from reconciler.local.commands import default_overrides
+from reconciler.local.cluster import default_overrides
 from reconciler.local.distribution import Distribution, ensure_distribution
 
 _started: list[local_state.LocalCluster] = []

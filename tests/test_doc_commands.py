@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.local.commands import default_overrides
+from reconciler.local.cluster import default_overrides
 from reconciler.local.distribution import Distribution
 from reconciler.local.state import LocalCluster
 from tests.kafka_fixtures import own_cluster

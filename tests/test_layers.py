@@ -56,6 +56,8 @@ UPWARD = {
         ("reconciler/planning/diff.py", "import reconciler.cli.main", "layers"),
     "the job imports the command line (what fleet/job.py once did)":
         ("reconciler/fleet/job.py", "from reconciler.cli import main", "layers"),
+    "local imports the command line (what local/commands.py once did)":
+        ("reconciler/local/state.py", "from reconciler.cli import heartbeat", "layers"),
     "spec imports the cluster":
         ("reconciler/spec/model.py", "import reconciler.cluster.state", "layers"),
     "render imports apply":
@@ -66,6 +68,14 @@ UPWARD = {
         ("reconciler/workflow.py", "import confluent_kafka", "kafka-clients"),
     "apply imports kafka-python":
         ("reconciler/apply/run.py", "import kafka", "kafka-clients"),
+    "apply imports the adapter (not a port)":
+        ("reconciler/apply/run.py", "from reconciler.cluster.adapter import Cluster", "adapter"),
+    "the ports import an adapter module":
+        ("reconciler/cluster/ports.py", "import reconciler.cluster.adapter.connect", "adapter"),
+    "the command line imports the adapter's failures":
+        ("reconciler/cli/main.py", "from reconciler.cluster.adapter import failures", "adapter"),
+    "a protocol value imports a Kafka client":
+        ("reconciler/cluster/protocol/requests.py", "import confluent_kafka", "kafka-clients"),
     "the cluster model imports Spark":
         ("reconciler/cluster/state.py", "import pyspark", "spark"),
     "a new top-level module no layer names":

@@ -29,12 +29,14 @@ record/     what an apply did
   journal.py              the audit record as a write-ahead log; closing applies that never
                           finished
   interrupted.py          an interrupted apply's every change, as the cluster shows it
-  results.py              what each operation and the whole apply did
+  outcome.py              what each operation did (its Status, unknown included)
+  results.py              what the whole apply did, with its audit record
 
 The cluster is reached only through the Protocols of reconciler.cluster.ports, each function
-taking the narrowest (reconciler.cluster.adapter.Cluster implements them all); its errors, and
-apply's own refusals (ApplyRefused, StalePlan, PlanMismatch, LockHeld), are in reconciler.errors;
-a stop asked by SIGINT/SIGTERM is reconciler.stopping's.
+taking the narrowest (reconciler.cluster.adapter.Cluster implements them all) and speaking the
+values of reconciler.cluster.protocol; its errors, and apply's own refusals (ApplyRefused,
+StalePlan, PlanMismatch, LockHeld), are in reconciler.errors; a stop asked by SIGINT/SIGTERM is
+reconciler.stopping's.
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from reconciler.apply.execute.levels import Options
     from reconciler.apply.execute.operations import Level, Operation, Step, levels, operations
-    from reconciler.apply.record.results import ApplyResult, OperationResult, Status
+    from reconciler.apply.record.outcome import OperationResult, Status
+    from reconciler.apply.record.results import ApplyResult
     from reconciler.apply.run import apply_plan
 
 # Imported on first use: `plan` and `drift` read what other applies left (check/leftovers.py)
@@ -58,8 +61,8 @@ _FROM = {
     "levels": "reconciler.apply.execute.operations",
     "operations": "reconciler.apply.execute.operations",
     "ApplyResult": "reconciler.apply.record.results",
-    "OperationResult": "reconciler.apply.record.results",
-    "Status": "reconciler.apply.record.results",
+    "OperationResult": "reconciler.apply.record.outcome",
+    "Status": "reconciler.apply.record.outcome",
     "apply_plan": "reconciler.apply.run",
 }
 

@@ -32,8 +32,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from reconciler.cluster.adapter import LOCK_TOPIC
 from reconciler.cluster.ports import LockStore
+from reconciler.cluster.protocol.reserved import LOCK_TOPIC
 from reconciler.errors import LockHeld, ReconcilerError
 
 DEFAULT_LEASE = 30.0  # seconds without a heartbeat after which a holder counts as gone

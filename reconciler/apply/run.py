@@ -39,7 +39,8 @@ from reconciler.apply.execute.levels import Executor, InUse, Options
 from reconciler.apply.execute.operations import Level, levels, operations
 from reconciler.apply.record import content, interrupted, journal
 from reconciler.apply.record.audit_record import Finished, Started
-from reconciler.apply.record.results import ApplyResult, OperationResult, Status
+from reconciler.apply.record.outcome import OperationResult, Status
+from reconciler.apply.record.results import ApplyResult
 from reconciler.cluster.ports import ApplyTarget
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ReconcilerError

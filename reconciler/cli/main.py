@@ -40,7 +40,7 @@ class _Commands(click.Group):
     """The command group, with `local` imported only when it is run or listed: its cluster
     tooling is a fifth of the start-up of every other command."""
 
-    _LAZY: ClassVar[dict[str, str]] = {"local": "reconciler.local.commands"}
+    _LAZY: ClassVar[dict[str, str]] = {"local": "reconciler.cli.local_commands"}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *self._LAZY})
@@ -161,8 +161,8 @@ def _local_deaths(message: str) -> list[str]:
     (`reconciler local up` runs it; reconciler/local/heap.py reads the cause from their logs)."""
     if not _repos:
         return []
-    from reconciler.local.commands import state_dir_of
     from reconciler.local.heap import dead_nodes
+    from reconciler.local.state import state_dir_of
 
     return dead_nodes(state_dir_of(_repos[0], None), message)
 

@@ -22,7 +22,8 @@ Every port is `Reachable`: it has a name and connection settings for messages an
 clients on leaving a `with`; readers of topics and the lock also reach the same cluster again
 on fresh clients (`reconnected`).
 
-Only types are imported from the adapter, so importing this module loads no Kafka client.
+The values are reconciler.cluster.protocol's and reconciler.cluster.state's (types only), so
+importing this module loads no Kafka client.
 """
 
 from __future__ import annotations
@@ -32,31 +33,30 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from reconciler.cluster.adapter.authorization import Authorized
-    from reconciler.cluster.adapter.connect import Connection
-    from reconciler.cluster.adapter.describe import ClusterDescription
-    from reconciler.cluster.adapter.records import Record
-    from reconciler.cluster.adapter.replication_throttle import Moves, Throttle
-    from reconciler.cluster.adapter.values import (
+    from reconciler.cluster.evidence import Evidence
+    from reconciler.cluster.protocol.address import ClusterAddress
+    from reconciler.cluster.protocol.answers import ClusterDescription, Record
+    from reconciler.cluster.protocol.authorized import Authorized
+    from reconciler.cluster.protocol.failures import Failure
+    from reconciler.cluster.protocol.requests import (
         ConfigUpdate,
-        Failure,
         NewTopicRequest,
         PartitionsRequest,
         Replicas,
     )
-    from reconciler.cluster.evidence import Evidence
+    from reconciler.cluster.protocol.throttles import Moves, Throttle
     from reconciler.cluster.state import ClusterState, Reassignment, TopicState
 
 
 class Reachable(Protocol):
-    """One cluster: its name (in every message) and the settings errors quote (bootstrap,
+    """One cluster: its name (in every message) and the address errors quote (bootstrap,
     principal); closing it closes its clients."""
 
     @property
     def name(self) -> str: ...
 
     @property
-    def connection(self) -> Connection: ...
+    def connection(self) -> ClusterAddress: ...
 
     def __exit__(
         self,

@@ -24,10 +24,8 @@ import contextlib
 import ctypes
 import dataclasses
 import os
-import random
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import uuid
@@ -38,11 +36,12 @@ from pathlib import Path
 from reconciler.errors import ClusterError, LocalClusterError
 from reconciler.local import security, sidecars, versions
 from reconciler.local.distribution import Distribution, ensure_distribution
+from reconciler.local.free_port import free_port
+from reconciler.local.sidecars import Sidecar
 from reconciler.local.state import (
     STATE_FILE,
     LocalCluster,
     Node,
-    Sidecar,
     is_our_jvm,
     load_state,
     save_state,
@@ -135,41 +134,16 @@ def _quiet(_: str) -> None:
     return None
 
 
+def default_overrides(brokers: int) -> dict[str, str]:
+    """Broker defaults that differ from Kafka's built-in 1/1, so KIP-464 defaults are visible."""
+    return {"num.partitions": "3", "default.replication.factor": "2" if brokers > 1 else "1"}
+
+
 def _die_with_parent() -> None:
     """In the child before exec: SIGKILL us when the parent dies (tests killed mid-run)."""
     libc = ctypes.CDLL("libc.so.6", use_errno=True)
     pr_set_pdeathsig = 1
     libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
-
-
-# Ports are chosen below the kernel's ephemeral range: a port is free when chosen but bound by
-# the JVM seconds later, and in between any outgoing connection on the machine could take a port
-# of the ephemeral range as its local port (seen as "Address already in use" when many test
-# clusters start at once). Below it, only another explicit bind can.
-_LOWEST_PORT = 10_000
-
-
-def _ephemeral_start() -> int:
-    try:
-        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return 32_768  # Linux's default
-
-
-def free_port() -> int:
-    """A port free on 127.0.0.1 now, at random below the ephemeral range when there is room."""
-    below = _ephemeral_start()
-    for _ in range(100 if below - _LOWEST_PORT >= 1_000 else 0):
-        port = random.randrange(_LOWEST_PORT, below)
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue  # taken, or lingering from a stopped cluster
-            return port
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _properties(cluster: LocalCluster, node: Node) -> str:

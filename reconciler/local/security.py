@@ -38,11 +38,11 @@ from typing import TYPE_CHECKING
 
 from reconciler.errors import LocalClusterError
 from reconciler.local import jwt_signing, msk_iam_verifier
+from reconciler.local.free_port import free_port
+from reconciler.local.sidecars import Sidecar
 
-if TYPE_CHECKING:  # state imports this module
+if TYPE_CHECKING:
     from reconciler.local.distribution import Distribution
-    from reconciler.local.state import Sidecar
-
 MODES = ("none", "sasl_scram", "tls", "mtls", "oauth", "msk-iam")
 TLS_MODES = ("tls", "mtls")
 CLIENT_KEYSTORE = "client.p12"  # mtls: the client's key pair, signed by the cluster's CA
@@ -138,8 +138,6 @@ def prepare(state_dir: Path, mode: str, java: str, dist: Distribution | None = N
 
 def _make_issuer(sec: Path, client_secret: str) -> None:
     """The token issuer's RSA key and config, on a free port chosen now."""
-    from reconciler.local.cluster import free_port  # cluster imports us
-
     port = free_port()
     write_private(sec / ISSUER_KEY, jwt_signing.generate().to_json())
     config = {
@@ -162,8 +160,6 @@ def _issuer_config(state_dir: Path) -> dict[str, object] | None:
 
 def token_issuer(state_dir: Path, mode: str) -> tuple[Sidecar, list[str], Path] | None:
     """The issuer process to start for mode oauth: (sidecar, command, log file), else None."""
-    from reconciler.local.state import Sidecar
-
     config = _issuer_config(state_dir) if mode == "oauth" else None
     if config is None:
         return None

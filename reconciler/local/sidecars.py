@@ -17,10 +17,26 @@ import socket
 import subprocess
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from reconciler.errors import LocalClusterError
-from reconciler.local.state import Sidecar
+from reconciler.local.processes import is_our_process
+
+
+@dataclass(frozen=True, slots=True)
+class Sidecar:
+    """A process started before the brokers and stopped after them: ZooKeeper (Kafka before
+    3.9) or the OAuth token issuer (`--security oauth`)."""
+
+    name: str  # "zookeeper" | "token-issuer"
+    port: int  # on 127.0.0.1
+    config: str  # its config file: on its command line, so a reused pid is told apart
+    pid: int | None = None
+
+    def running(self) -> bool:
+        return self.pid is not None and is_our_process(self.pid, Path(self.config))
+
 
 ZOOKEEPER = "zookeeper"
 TOKEN_ISSUER = "token-issuer"

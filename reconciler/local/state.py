@@ -9,17 +9,27 @@ directory: pids get reused, and `down` must never signal someone else's process.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from reconciler.cluster.protocol.answers import ClusterDescription
 from reconciler.errors import LocalClusterError
 from reconciler.local import security
-
-if TYPE_CHECKING:  # the Kafka clients load only when a command talks to a cluster
-    from reconciler.cluster.adapter import ClusterDescription
+from reconciler.local.processes import is_our_process
+from reconciler.local.sidecars import Sidecar
 
 STATE_FILE = "state.json"
+
+
+def state_dir_of(repo: Path, explicit: Path | None) -> Path:
+    """Where a repository's local cluster keeps its state: `--state-dir`, else
+    $RECONCILER_LOCAL_DIR, else .reconciler/local/ of the repository."""
+    if explicit:
+        return explicit.resolve()
+    if env := os.environ.get("RECONCILER_LOCAL_DIR"):
+        return Path(env).resolve()
+    return (repo / ".reconciler" / "local").resolve()
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,20 +45,6 @@ class Node:
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
-
-
-@dataclass(frozen=True, slots=True)
-class Sidecar:
-    """A process started before the brokers and stopped after them: ZooKeeper (Kafka before
-    3.9) or the OAuth token issuer (`--security oauth`)."""
-
-    name: str  # "zookeeper" | "token-issuer"
-    port: int  # on 127.0.0.1
-    config: str  # its config file: on its command line, so a reused pid is told apart
-    pid: int | None = None
-
-    def running(self) -> bool:
-        return self.pid is not None and is_our_process(self.pid, Path(self.config))
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,15 +124,3 @@ def save_state(cluster: LocalCluster) -> None:
 def is_our_jvm(pid: int, node_dir: Path) -> bool:
     """True if pid is alive and is the JVM started for node_dir (pids get reused)."""
     return is_our_process(pid, node_dir / "server.properties")
-
-
-def is_our_process(pid: int, config: Path) -> bool:
-    """True if pid is alive and was started with `config` on its command line."""
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        status = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    if status.split(") ", 1)[-1].startswith("Z"):
-        return False  # a zombie has exited; it only waits to be reaped
-    return str(config).encode() in cmdline

@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 
 from reconciler.apply import apply_plan
-from reconciler.apply.record.results import Status
-from reconciler.cluster.adapter import AUDIT_TOPIC, LOCK_TOPIC
+from reconciler.apply.record.outcome import Status
+from reconciler.cluster.protocol.reserved import AUDIT_TOPIC, LOCK_TOPIC
 from reconciler.errors import ClusterError
 from reconciler.planning.plan import Plan, make_plan
 from reconciler.spec.model import ClusterConfig, DesiredState

@@ -18,6 +18,7 @@ from reconciler.apply import Status, apply_plan
 from reconciler.apply.check import preflight
 from reconciler.cluster import adapter
 from reconciler.cluster.fingerprint import fingerprint
+from reconciler.cluster.protocol.reserved import LOCK_TOPIC
 from reconciler.local.state import LocalCluster
 from reconciler.planning.changes import (
     Action,
@@ -94,7 +95,7 @@ def test_two_applies_started_together_one_is_refused(
     try:
         # Freeze the first apply once it holds the lock and has recorded itself, then start
         # the second one.
-        wait_until(lambda: adapter.LOCK_TOPIC in admin.list_topics(timeout=10).topics)
+        wait_until(lambda: LOCK_TOPIC in admin.list_topics(timeout=10).topics)
         os.kill(first.pid, signal.SIGSTOP)
         while cluster.lock_holder(wait=2.0) is None:
             os.kill(first.pid, signal.SIGCONT)
@@ -180,7 +181,7 @@ def test_interrupted_apply_converges_on_rerun(
     run.wait(timeout=30)
     done_before = made()
     assert len(done_before) < len(topics)
-    assert adapter.LOCK_TOPIC in admin.list_topics(timeout=10).topics
+    assert LOCK_TOPIC in admin.list_topics(timeout=10).topics
 
     again = repo.run("apply", "--cluster", "test", str(saved), "--audit-json", "-")
     assert again.code == 0, again.stderr

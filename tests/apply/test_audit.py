@@ -27,6 +27,9 @@ from reconciler import workflow
 from reconciler.apply import Status, apply_plan
 from reconciler.apply.record import journal
 from reconciler.cluster import adapter
+from reconciler.cluster.protocol.failures import Failure
+from reconciler.cluster.protocol.requests import NewTopicRequest
+from reconciler.cluster.protocol.reserved import AUDIT_TOPIC, LOCK_TOPIC
 from reconciler.errors import ClusterError
 from reconciler.local.state import LocalCluster
 from tests.apply.helpers import chain, wait_until
@@ -85,7 +88,7 @@ def test_no_change_is_made_when_the_started_record_cannot_be_written(
     def max_bytes(value: str) -> None:
         resource = ConfigResource(
             ResourceType.TOPIC,
-            adapter.AUDIT_TOPIC,
+            AUDIT_TOPIC,
             incremental_configs=[
                 ConfigEntry("max.message.bytes", value,
                             incremental_operation=AlterConfigOpType.SET)
@@ -103,7 +106,7 @@ def test_no_change_is_made_when_the_started_record_cannot_be_written(
     assert "the audit record could not be started, so nothing was changed" in refused.stderr
     assert "Traceback" not in refused.stderr
     assert _topics(admin, ns) == set()
-    assert adapter.LOCK_TOPIC not in admin.list_topics(timeout=10).topics
+    assert LOCK_TOPIC not in admin.list_topics(timeout=10).topics
 
 
 def test_killed_apply_is_closed_by_the_next_apply_with_what_the_cluster_shows(
@@ -151,10 +154,10 @@ def test_a_thousand_creates_keep_their_whole_record_on_a_fresh_audit_topic(
     """Finding 7: 1,000 creates on a cluster without an audit topic yet: the record is written
     (no MSG_TIMED_OUT) and complete: every change in the progress and final records."""
     admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
-    for future in admin.delete_topics([adapter.AUDIT_TOPIC]).values():
+    for future in admin.delete_topics([AUDIT_TOPIC]).values():
         with contextlib.suppress(KafkaException):  # absent already is fine
             future.result()
-    wait_until(lambda: adapter.AUDIT_TOPIC not in admin.list_topics(timeout=10).topics)
+    wait_until(lambda: AUDIT_TOPIC not in admin.list_topics(timeout=10).topics)
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
     names = [f"{ns}.bulk{i:04d}" for i in range(1000)]
     repo.topics(*({"name": n, "partitions": 1, "replication_factor": 1} for n in names))
@@ -181,10 +184,10 @@ class _AnswerLost(adapter.Cluster):
         self.calls = 0
 
     def create_topics(
-        self, topics: Sequence[adapter.NewTopicRequest], *, validate_only: bool = False
-    ) -> dict[str, adapter.Failure | None]:
+        self, topics: Sequence[NewTopicRequest], *, validate_only: bool = False
+    ) -> dict[str, Failure | None]:
         answer = super().create_topics(topics, validate_only=validate_only)
-        if not validate_only and topics[0].name != adapter.AUDIT_TOPIC:
+        if not validate_only and topics[0].name != AUDIT_TOPIC:
             self.calls += 1
             if self.calls == 2:
                 raise ClusterError("the connection to the controller was lost")

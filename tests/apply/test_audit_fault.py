@@ -18,7 +18,7 @@ import pytest
 from reconciler.apply.record import journal
 from reconciler.cluster import adapter
 from reconciler.local import cluster as local_cluster
-from reconciler.local.commands import default_overrides
+from reconciler.local.cluster import default_overrides
 from reconciler.local.distribution import Distribution
 from reconciler.local.state import LocalCluster
 from tests.apply.helpers import independent_read

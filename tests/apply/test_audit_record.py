@@ -33,7 +33,8 @@ from reconciler.apply.record.audit_record import (
     join,
     operation_id,
 )
-from reconciler.apply.record.results import ApplyResult, OperationResult, Status
+from reconciler.apply.record.outcome import OperationResult, Status
+from reconciler.apply.record.results import ApplyResult
 from reconciler.cluster import adapter
 from reconciler.planning.plan import Plan, make_plan
 from reconciler.spec.model import ClusterConfig

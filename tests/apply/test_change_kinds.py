@@ -10,7 +10,7 @@ import pytest
 from reconciler.apply.check.access import needs
 from reconciler.apply.execute.operations import KINDS, Operation, step_of
 from reconciler.apply.execute.sentences import sentence
-from reconciler.cluster.adapter import Failure
+from reconciler.cluster.protocol.failures import Failure
 from reconciler.planning import changes
 from reconciler.planning.changes import Change
 

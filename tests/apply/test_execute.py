@@ -10,8 +10,8 @@ from __future__ import annotations
 from reconciler.apply.execute.dispatch import AlreadyDone, Reassigning, Refused, send
 from reconciler.apply.execute.levels import Executor, Options
 from reconciler.apply.execute.operations import Step, levels, operations
-from reconciler.apply.record.results import Status
-from reconciler.cluster.adapter import Failure
+from reconciler.apply.record.outcome import Status
+from reconciler.cluster.protocol.failures import Failure
 from reconciler.planning.changes import Action, CreateTopic, TopicChange
 from tests.fakes.cluster import FakeKafka
 from tests.planning.factories import cluster, topic

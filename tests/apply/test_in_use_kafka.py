@@ -22,7 +22,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, Topi
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from reconciler import workflow
-from reconciler.apply.record.results import Status
+from reconciler.apply.record.outcome import Status
 from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import KEEPS_OLD_RECORDS, record_count, wait_for_topics
 from tests.request_log import requests_by

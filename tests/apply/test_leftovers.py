@@ -31,6 +31,7 @@ from reconciler.apply import Options, apply_plan
 from reconciler.apply.lease import Holder
 from reconciler.apply.record import journal
 from reconciler.cluster import adapter
+from reconciler.cluster.protocol.throttles import Throttle
 from reconciler.errors import ClusterError
 from reconciler.local.state import LocalCluster
 from tests.apply.helpers import independent_read, wait_until
@@ -138,7 +139,7 @@ class _ControllerAwayAtTheEnd(adapter.Cluster):
     """The real cluster, except that removing a throttle fails as it does while the controller
     is away (IncrementalAlterConfigs goes to the controller): everything else is Kafka's."""
 
-    def clear_throttle(self, done: adapter.Throttle) -> None:
+    def clear_throttle(self, done: Throttle) -> None:
         raise ClusterError("the controller did not answer (injected)")
 
 

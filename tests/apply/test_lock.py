@@ -19,7 +19,8 @@ from reconciler.apply import lease as lock
 from reconciler.apply.lease import Holder, Judgement
 from reconciler.cluster import adapter
 from reconciler.cluster.adapter import lock_topic as adapter_lock
-from reconciler.cluster.adapter.values import Failure
+from reconciler.cluster.protocol.failures import Failure
+from reconciler.cluster.protocol.reserved import LOCK_TOPIC
 from reconciler.errors import LockHeld
 from reconciler.local.state import LocalCluster
 from tests.apply.helpers import wait_until
@@ -225,7 +226,7 @@ def _lost_answer(
             before()  # someone else's create, through this same (patched) function
         if send:
             real(*args, **kwargs)  # type: ignore[arg-type]
-        return {adapter.LOCK_TOPIC: Failure("TIMED_OUT", "Local: Timed out")}
+        return {LOCK_TOPIC: Failure("TIMED_OUT", "Local: Timed out")}
 
     monkeypatch.setattr(adapter_lock, "create_topics", timed_out)
     return calls

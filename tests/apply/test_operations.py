@@ -7,7 +7,7 @@ import pytest
 from reconciler.apply.execute.batching import MAX_PARTITIONS_PER_REQUEST, batches
 from reconciler.apply.execute.operations import Step, levels, operations
 from reconciler.apply.execute.sentences import sentence
-from reconciler.cluster.adapter import Failure
+from reconciler.cluster.protocol.failures import Failure
 from reconciler.planning.changes import (
     Action,
     AlterTopicConfig,

@@ -19,6 +19,7 @@ from confluent_kafka.admin import AdminClient
 
 from reconciler.apply.record import journal
 from reconciler.cluster import adapter
+from reconciler.cluster.protocol.reserved import LOCK_TOPIC
 from reconciler.local.state import LocalCluster
 from tests.spec_repo import RECONCILER, Result, SpecRepo
 
@@ -55,7 +56,7 @@ def topics(bootstrap: str, prefix: str) -> set[str]:
 
 
 def lock_held(bootstrap: str) -> bool:
-    return adapter.LOCK_TOPIC in topics(bootstrap, adapter.LOCK_TOPIC)
+    return LOCK_TOPIC in topics(bootstrap, LOCK_TOPIC)
 
 
 def applies(bootstrap: str) -> dict[str, dict[str, Any]]:

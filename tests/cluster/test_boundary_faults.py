@@ -24,18 +24,10 @@ from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, New
 from kafka.errors import KafkaProtocolError  # type: ignore[attr-defined]  # not in typings/kafka
 
 from reconciler.cli.main import _invoked, _repos, _run
-from reconciler.cluster.adapter import (
-    Cluster,
-    ConfigUpdate,
-    Connection,
-    Moves,
-    NewTopicRequest,
-    PartitionsRequest,
-    boundary,
-    evidence,
-    records,
-)
+from reconciler.cluster.adapter import Cluster, Connection, boundary, evidence, records
 from reconciler.cluster.adapter.connect import steer_controller
+from reconciler.cluster.protocol.requests import ConfigUpdate, NewTopicRequest, PartitionsRequest
+from reconciler.cluster.protocol.throttles import Moves
 from reconciler.errors import ClusterError
 from reconciler.local.state import LocalCluster
 from tests.cluster import boundary_faults

@@ -14,7 +14,7 @@ from confluent_kafka.admin import AdminClient
 
 from reconciler.cluster import client_settings
 from reconciler.cluster.adapter import client_security
-from reconciler.cluster.adapter.failures import Unauthenticated
+from reconciler.cluster.protocol.failures import Unauthenticated
 from reconciler.errors import ClusterError
 from tests.security import certificates
 from tests.spec_repo import run_cli

@@ -21,7 +21,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from reconciler.cluster.adapter import Connection, describe_cluster
 from reconciler.cluster.adapter.probe import Address, silent
 from reconciler.errors import ClusterError
-from reconciler.local.commands import default_overrides
+from reconciler.local.cluster import default_overrides
 from reconciler.local.distribution import Distribution
 from reconciler.local.state import LocalCluster, Node
 from tests.kafka_fixtures import own_cluster

@@ -19,13 +19,11 @@ from reconciler.cluster.adapter.failures import (
     CLUSTER_DENIED,
     GROUP_DENIED,
     TOPIC_DENIED,
-    Denied,
     NoAnswer,
-    Resource,
-    Unauthenticated,
     answer_code,
     code_of,
 )
+from reconciler.cluster.protocol.failures import Denied, Resource, Unauthenticated
 
 CI = (("sasl.username", "ci"), ("sasl.password", "pw-123"))
 

@@ -9,7 +9,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from reconciler.cluster import adapter
-from reconciler.cluster.adapter import authorization, evidence
+from reconciler.cluster.adapter import evidence
+from reconciler.cluster.protocol.authorized import Authorized
 
 
 class _Admin:
@@ -29,7 +30,7 @@ class _Groups:
 
 
 def test_share_groups_count_as_readers_that_cannot_be_ruled_out(monkeypatch: Any) -> None:
-    monkeypatch.setattr(authorization.Authorized, "allows", lambda self, op, resource: True)
+    monkeypatch.setattr(Authorized, "allows", lambda self, op, resource: True)
     listed = [
         {"group_id": "billing", "protocol_type": "consumer", "group_type": "classic"},
         {"group_id": "work-queue", "protocol_type": "share", "group_type": "share"},
@@ -50,7 +51,7 @@ def test_share_groups_count_as_readers_that_cannot_be_ruled_out(monkeypatch: Any
 
 
 def test_no_share_group_no_problem(monkeypatch: Any) -> None:
-    monkeypatch.setattr(authorization.Authorized, "allows", lambda self, op, resource: True)
+    monkeypatch.setattr(Authorized, "allows", lambda self, op, resource: True)
     problems: list[str] = []
     found = evidence._complete_group_list(
         adapter.Connection("test", "127.0.0.1:9"),

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from reconciler.local import state as local_state
-from reconciler.local.commands import default_overrides
+from reconciler.local.cluster import default_overrides
 from reconciler.local.distribution import ensure_distribution
 from tests.kafka_fixtures import own_cluster
 

@@ -13,16 +13,14 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from reconciler.cluster.adapter import (
-    AUDIT_TOPIC,
-    LOCK_TOPIC,
-    ConfigUpdate,
+from reconciler.cluster.protocol.requests import ConfigUpdate, NewTopicRequest, PartitionsRequest
+from reconciler.cluster.protocol.reserved import AUDIT_TOPIC, LOCK_TOPIC
+from reconciler.cluster.protocol.throttles import (
+    FOLLOWER_REPLICAS,
+    LEADER_REPLICAS,
     Moves,
-    NewTopicRequest,
-    PartitionsRequest,
     Throttle,
 )
-from reconciler.cluster.adapter.replication_throttle import FOLLOWER_REPLICAS, LEADER_REPLICAS
 from reconciler.cluster.state import TOPIC_OVERRIDE, TopicState
 from tests.contract.conftest import Port, Side
 

@@ -26,27 +26,27 @@ from collections.abc import Callable, Collection, Container, Iterable, Mapping, 
 from dataclasses import dataclass, field
 from types import TracebackType
 
-from reconciler.cluster.adapter import AUDIT_TOPIC, LOCK_TOPIC, ClusterDescription, Connection
-from reconciler.cluster.adapter.authorization import Authorized
-from reconciler.cluster.adapter.lock_topic import TOKEN_KEY
-from reconciler.cluster.adapter.records import Record
-from reconciler.cluster.adapter.replication_throttle import (  # the merge rules: Kafka-free
-    FOLLOWER_REPLICAS,
-    LEADER_REPLICAS,
-    Moves,
-    Throttle,
-    _merged,
-    _new,
-    _without,
-)
-from reconciler.cluster.adapter.values import (
+from reconciler.cluster.evidence import Evidence, TopicEvidence
+from reconciler.cluster.protocol.address import Address
+from reconciler.cluster.protocol.answers import ClusterDescription, Record
+from reconciler.cluster.protocol.authorized import Authorized
+from reconciler.cluster.protocol.failures import Failure
+from reconciler.cluster.protocol.requests import (
     ConfigUpdate,
-    Failure,
     NewTopicRequest,
     PartitionsRequest,
     Replicas,
 )
-from reconciler.cluster.evidence import Evidence, TopicEvidence
+from reconciler.cluster.protocol.reserved import AUDIT_TOPIC, LOCK_TOPIC, TOKEN_KEY
+from reconciler.cluster.protocol.throttles import (
+    FOLLOWER_REPLICAS,
+    LEADER_REPLICAS,
+    Moves,
+    Throttle,
+    merged,
+    new_pairs,
+    without,
+)
 from reconciler.cluster.state import (
     TOPIC_OVERRIDE,
     BrokerState,
@@ -185,7 +185,7 @@ class FakeCluster:
 
     def __init__(self, kafka: FakeKafka, name: str = "fake") -> None:
         self.kafka = kafka
-        self.connection = Connection(name, "fake-kafka:9092")
+        self.connection = Address(name, "fake-kafka:9092")
         self.closed = False
 
     @property
@@ -445,15 +445,15 @@ class FakeCluster:
             (b, self.kafka.rates[b]) for b in sorted(set(brokers)) if b in self.kafka.rates
         )
         added = tuple(
-            (t, _new(leader, moves[t].sources), _new(follower, moves[t].destinations))
+            (t, new_pairs(leader, moves[t].sources), new_pairs(follower, moves[t].destinations))
             for t, leader, follower in topics
         )
         throttle = Throttle(rate, tuple(mine), kept, topics, added)
         record(throttle)
         for t, leader, follower in topics:
             own = self.kafka.topics[t].overrides
-            own[LEADER_REPLICAS] = _merged(leader, moves[t].sources)
-            own[FOLLOWER_REPLICAS] = _merged(follower, moves[t].destinations)
+            own[LEADER_REPLICAS] = merged(leader, moves[t].sources)
+            own[FOLLOWER_REPLICAS] = merged(follower, moves[t].destinations)
         for broker in mine:
             self.kafka.rates[broker] = str(rate)
         return throttle
@@ -476,7 +476,7 @@ class FakeCluster:
                 continue
             own = self.kafka.topics[topic].overrides
             for key, pairs in ((LEADER_REPLICAS, set(leader)), (FOLLOWER_REPLICAS, set(follower))):
-                left = _without(own.get(key), pairs)
+                left = without(own.get(key), pairs)
                 if left is None:
                     own.pop(key, None)
                 else:

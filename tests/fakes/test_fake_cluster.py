@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reconciler.cluster.adapter import Failure, NewTopicRequest
+from reconciler.cluster.protocol.failures import Failure
+from reconciler.cluster.protocol.requests import NewTopicRequest
 from reconciler.errors import ClusterError
 from tests.fakes.cluster import FakeKafka
 from tests.planning.factories import topic

@@ -6,7 +6,7 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from reconciler.local.cluster import free_port
+from reconciler.local.free_port import free_port
 
 
 def test_ports_are_free_and_below_the_ephemeral_range() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, ResourceType
 
 from reconciler.cluster.adapter import Cluster, Connection
-from reconciler.cluster.adapter.values import NewTopicRequest
+from reconciler.cluster.protocol.requests import NewTopicRequest
 from reconciler.local.state import LocalCluster
 from reconciler.spec.catalog import CATALOG
 from tests.spec_repo import SpecRepo

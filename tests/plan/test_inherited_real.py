@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from reconciler.local.commands import default_overrides
+from reconciler.local.cluster import default_overrides
 from reconciler.local.distribution import Distribution
 from reconciler.local.state import LocalCluster
 from tests.kafka_fixtures import own_cluster

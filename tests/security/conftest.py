@@ -36,7 +36,7 @@ from confluent_kafka.admin import (
     UserScramCredentialUpsertion,
 )
 
-from reconciler.cluster.adapter import AUDIT_TOPIC, LOCK_TOPIC
+from reconciler.cluster.protocol.reserved import AUDIT_TOPIC, LOCK_TOPIC
 from reconciler.local import state as local_state
 from reconciler.local.distribution import Distribution
 from tests.kafka_fixtures import own_cluster
@@ -44,7 +44,7 @@ from tests.kafka_fixtures import own_cluster
 RECONCILER = [sys.executable, "-m", "reconciler"]
 
 # The six operations the reconciler's admin requests need (see
-# reconciler/cluster/adapter/authorization.py), as kafka-acls and AclOperation name them.
+# reconciler/cluster/protocol/authorized.py), as kafka-acls and AclOperation name them.
 SIX = {
     "Describe": AclOperation.DESCRIBE,
     "DescribeConfigs": AclOperation.DESCRIBE_CONFIGS,

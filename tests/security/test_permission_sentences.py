@@ -11,7 +11,7 @@ from kafka.errors import (  # type: ignore[attr-defined]  # not in typings/kafka
 )
 
 from reconciler.cluster.adapter import Connection
-from reconciler.cluster.adapter.authorization import Authorized, refused
+from reconciler.cluster.protocol.authorized import Authorized, refused
 
 CONN = Connection("prod", "kafka:9092", (("sasl.username", "ci"), ("sasl.password", "pw-123")))
 

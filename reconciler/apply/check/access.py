@@ -5,7 +5,7 @@ one Metadata request: the cluster's and each touched topic's operations, with Ka
 implications (Alter implies Describe, ...). A topic to be created does not exist yet, so Create
 is known only from the cluster (Create on Cluster covers every topic); otherwise Kafka's
 validate_only CreateTopics answers per topic (prefixed ACLs). The operation each request needs
-is listed in reconciler/cluster/adapter/authorization.py.
+is listed in reconciler/cluster/protocol/authorized.py.
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reconciler.apply.execute.operations import KINDS, Operation
-from reconciler.cluster.adapter import LOCK_TOPIC, NewTopicRequest
-from reconciler.cluster.adapter.authorization import lacks
 from reconciler.cluster.ports import AccessProbe
+from reconciler.cluster.protocol.authorized import lacks
+from reconciler.cluster.protocol.requests import NewTopicRequest
+from reconciler.cluster.protocol.reserved import LOCK_TOPIC
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ApplyRefused
 from reconciler.planning.changes import CreateTopic

@@ -20,9 +20,9 @@ from typing import Any
 
 from reconciler.apply.lease import Holder
 from reconciler.apply.record import journal
-from reconciler.cluster.adapter import LOCK_TOPIC
-from reconciler.cluster.adapter.replication_throttle import FOLLOWER_REPLICAS, LEADER_REPLICAS
 from reconciler.cluster.ports import LeftoverReader, LockStore, Throttles
+from reconciler.cluster.protocol.reserved import LOCK_TOPIC
+from reconciler.cluster.protocol.throttles import FOLLOWER_REPLICAS, LEADER_REPLICAS
 from reconciler.cluster.state import ClusterState, LeftoverThrottle, LockShown
 from reconciler.errors import ClusterError
 from reconciler.planning import rules

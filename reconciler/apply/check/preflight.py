@@ -35,9 +35,10 @@ from reconciler.apply.execute.batching import (
 from reconciler.apply.execute.operations import Operation
 from reconciler.apply.execute.sentences import sentence
 from reconciler.apply.execute.status import Diverged, Done, NotStarted, Partly, judge
-from reconciler.cluster.adapter import ConfigUpdate, Failure
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.ports import TopicReader, TopicWriter
+from reconciler.cluster.protocol.failures import Failure
+from reconciler.cluster.protocol.requests import ConfigUpdate
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ApplyRefused, StalePlan
 from reconciler.planning.changes import (

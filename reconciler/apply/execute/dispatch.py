@@ -26,8 +26,8 @@ from reconciler.apply.execute import batching, reassign
 from reconciler.apply.execute.operations import Operation, Step
 from reconciler.apply.execute.status import Done, judge
 from reconciler.apply.execute.throttling import Ledger
-from reconciler.cluster.adapter import Failure
 from reconciler.cluster.ports import Executing, TopicWriter
+from reconciler.cluster.protocol.failures import Failure
 from reconciler.cluster.state import ClusterState
 from reconciler.planning.changes import AlterTopicConfig, CreateTopic, IncreasePartitions
 

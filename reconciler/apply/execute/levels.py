@@ -30,7 +30,7 @@ from reconciler.apply.execute.operations import Level, Operation, Step, blocked_
 from reconciler.apply.execute.sentences import sentence
 from reconciler.apply.execute.status import Diverged, Done, NotStarted, Partly, judge
 from reconciler.apply.execute.throttling import Ledger
-from reconciler.apply.record.results import OperationResult, Status
+from reconciler.apply.record.outcome import OperationResult, Status
 from reconciler.cluster.ports import Executing
 from reconciler.cluster.state import ClusterState
 

@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 from reconciler import stopping
 from reconciler.apply.execute import throttling
 from reconciler.apply.execute.operations import Operation
-from reconciler.cluster.adapter import Failure
 from reconciler.cluster.ports import Executing, TopicReader
+from reconciler.cluster.protocol.failures import Failure
 from reconciler.cluster.state import TopicState
 from reconciler.errors import ClusterError
 from reconciler.planning.changes import ReassignReplicas

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reconciler.apply.execute.operations import KINDS
-from reconciler.cluster.adapter import Failure
+from reconciler.cluster.protocol.failures import Failure
 from reconciler.planning.changes import Change
 
 _SENTENCES: dict[str, str] = {

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
-from reconciler.cluster.adapter import Moves, Throttle
 from reconciler.cluster.ports import Throttles
+from reconciler.cluster.protocol.throttles import Moves, Throttle
 from reconciler.cluster.state import TopicState
 from reconciler.errors import ClusterError
 from reconciler.spec.units import format_size_bytes

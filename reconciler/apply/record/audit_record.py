@@ -27,7 +27,7 @@ from typing import Any
 
 from reconciler.apply.execute.operations import Operation, operations
 from reconciler.apply.record.content import iso
-from reconciler.apply.record.results import OperationResult, Status
+from reconciler.apply.record.outcome import OperationResult, Status
 from reconciler.planning.json_plan import FORMAT_VERSION as PLAN_FORMAT
 from reconciler.planning.json_plan import from_json as plan_from_json
 from reconciler.planning.json_plan import to_json as plan_to_json

@@ -47,9 +47,9 @@ from reconciler.apply.record.audit_record import (
     operation_id,
     part_number,
 )
-from reconciler.apply.record.results import OperationResult
-from reconciler.cluster.adapter import Throttle
+from reconciler.apply.record.outcome import OperationResult
 from reconciler.cluster.ports import AuditLog
+from reconciler.cluster.protocol.throttles import Throttle
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ClusterError, ReconcilerError
 

@@ -1,44 +1,13 @@
-"""What an apply did: one result per operation, and the whole run."""
+"""What an apply did, as a whole: each operation's outcome (outcome.py) and the audit record
+written (audit_record.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from reconciler.apply.execute.operations import Operation
-
-if TYPE_CHECKING:
-    from reconciler.apply.record.audit_record import Finished
-
-
-class Status(Enum):
-    APPLIED = "applied"
-    UNCHANGED = "already done"  # the cluster already showed it (a re-run after an interruption)
-    FAILED = "failed"
-    SKIPPED = "skipped"  # something it needs failed, or --fail-fast stopped the run
-    # An interrupted apply could not tell whether the cluster carried it out (the cluster could
-    # not be read, or its request was sent and does not show): the audit record stays open
-    UNKNOWN = "unknown"
-
-    @property
-    def succeeded(self) -> bool:
-        return self in (Status.APPLIED, Status.UNCHANGED)
-
-    @property
-    def shown(self) -> str:
-        """The word output and the audit record show: unknown is not known to be done, so it
-        shows as failed (its message begins `unknown:`), as it always has."""
-        return Status.FAILED.value if self is Status.UNKNOWN else self.value
-
-
-@dataclass(frozen=True, slots=True)
-class OperationResult:
-    operation: Operation
-    status: Status
-    message: str = ""  # for FAILED the sentence, for SKIPPED why, else a note
-    started: float = 0.0  # epoch seconds the operation's request was sent
-    seconds: float = 0.0  # request and wait for metadata, shared by the level's operations
+from reconciler.apply.record.audit_record import Finished
+from reconciler.apply.record.outcome import OperationResult, Status
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,12 +15,13 @@ from confluent_kafka.admin import AdminClient
 
 from reconciler.cluster.adapter.connect import Connection
 from reconciler.cluster.adapter.read import read_topics
-from reconciler.cluster.adapter.records import Record, all_records, offsets, produce_all, records
-from reconciler.cluster.adapter.values import NewTopicRequest
+from reconciler.cluster.adapter.records import all_records, offsets, produce_all, records
 from reconciler.cluster.adapter.write import create_topics
+from reconciler.cluster.protocol.answers import Record
+from reconciler.cluster.protocol.requests import NewTopicRequest
+from reconciler.cluster.protocol.reserved import AUDIT_TOPIC
 from reconciler.errors import ClusterError
 
-AUDIT_TOPIC = "_reconciler_audit"
 MAX_RECORD_BYTES = 16 * 1024 * 1024
 _AUDIT_CONFIG = (
     ("cleanup.policy", "delete"),

@@ -1,41 +1,24 @@
-"""Authentication and authorization failures, as one sentence naming what is missing.
+"""What the principal may do (KIP-430 authorized operations), asked of the cluster.
 
-Kafka answers a request the principal may not make with TOPIC_AUTHORIZATION_FAILED or
-CLUSTER_AUTHORIZATION_FAILED and no more; which ACL operation was missing depends on the
-request. The operation each request needs (Kafka's "Operations and Resources on Protocols"):
-
-    request                         operation        resource
-    DescribeCluster                 Describe         Cluster (only for authorized operations)
-    Metadata                        Describe         Topic (unauthorized topics are left out)
-    DescribeConfigs                 DescribeConfigs  Topic; Cluster for broker configs
-    ListPartitionReassignments      Describe         Cluster
-    CreateTopics                    Create           Cluster or Topic
-    CreatePartitions                Alter            Topic
-    IncrementalAlterConfigs         AlterConfigs     Topic; Cluster for broker configs
-    DeleteTopics                    Delete           Topic
-    ListGroups                      Describe         Cluster (else only the groups it may Describe)
-    DescribeGroups, OffsetFetch     Describe         Group (the in-use evidence of a delete)
-    AlterPartitionReassignments     Alter            Cluster
-
-Kafka implies Describe from Read, Write, Delete and Alter, and DescribeConfigs from
-AlterConfigs. A wrong password or an untrusted certificate never reaches a request: librdkafka
-retries the connection and reports the reason only through its error callback, so each
-connection's `Watch` (failures.py) records it and `Connection.failure` uses it when the request
-then times out. The failures are classified by their codes in failures.py; this module names
-what the principal may do (pre-flight) and makes the sentences apply and the lock use.
+apply's pre-flight asks it (`authorized`), and `check_visible` for the topics a plan creates;
+the table of what each request needs, Kafka's implications and the sentences of a refusal are
+reconciler/cluster/protocol/authorized.py's. A wrong password or an untrusted certificate never
+reaches a request: librdkafka retries the connection and reports the reason only through its
+error callback, so each connection's `Watch` (failures.py) records it and `Connection.failure`
+uses it when the request then times out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from collections.abc import Collection
 
 from confluent_kafka import KafkaError, KafkaException, TopicCollection
 from confluent_kafka.admin import AclOperation, AdminClient
 
 from reconciler.cluster.adapter import boundary
 from reconciler.cluster.adapter.connect import Connection
-from reconciler.cluster.adapter.failures import TOPIC_DENIED, Resource, code_of
+from reconciler.cluster.adapter.failures import TOPIC_DENIED, code_of
+from reconciler.cluster.protocol.authorized import Authorized, lacks
 from reconciler.errors import ClusterError
 
 # The ACL operations' names as kafka-acls spells them.
@@ -50,51 +33,6 @@ OPERATIONS = {
     AclOperation.WRITE: "Write",
     AclOperation.ALL: "All",
 }
-_IMPLIED = {  # Kafka's AclAuthorizer/StandardAuthorizer rules
-    "Describe": {"Read", "Write", "Delete", "Alter", "All"},
-    "DescribeConfigs": {"AlterConfigs", "All"},
-}
-
-
-def lacks(
-    connection: Connection, operation: str, resource: str, why: str, unchanged: bool = True
-) -> str:
-    """The one sentence: who lacks what, on which resource ("the cluster", "topic NAME",
-    "group NAME", "the topics"), needed for what, and the fix. `unchanged`: the refusal came
-    before any change (reads, pre-flight, the lock)."""
-    return connection.denied(operation, Resource.parse(resource), why, unchanged).sentence()
-
-
-def refused(
-    connection: Connection, code: str, operation: str, resource: str, why: str
-) -> str | None:
-    """The sentence for an item Kafka refused with an authorization code (a per-item answer
-    such as a CreateTopics result), else None."""
-    if code in ("TOPIC_AUTHORIZATION_FAILED", "CLUSTER_AUTHORIZATION_FAILED"):
-        on = "the cluster" if code == "CLUSTER_AUTHORIZATION_FAILED" else resource
-        return lacks(connection, operation, on, why)
-    return None
-
-
-# ---------------------------------------------------------------------------- pre-flight
-
-
-@dataclass(frozen=True, slots=True)
-class Authorized:
-    """What the principal may do (KIP-430), as kafka-acls names operations."""
-
-    cluster: frozenset[str]
-    # None: not even Describe on it. A topic Kafka says does not exist is left out: it only
-    # says so to a principal that may Describe it.
-    topics: Mapping[str, frozenset[str] | None]
-
-    def allows(self, operation: str, topic: str | None) -> bool:
-        if topic is not None and topic not in self.topics:
-            return operation == "Describe"
-        granted = self.cluster if topic is None else self.topics[topic]
-        if granted is None:
-            return False
-        return bool({operation, "All"} & granted) or bool(_IMPLIED.get(operation, set()) & granted)
 
 
 def _names(operations: object) -> frozenset[str]:

@@ -3,7 +3,8 @@
 The one object outside code holds to reach a cluster. It owns its clients (a librdkafka admin
 client, made on first use; a kafka-python admin client for KIP-455 reassignments, made on first
 use and closed with the Cluster) and hands out only frozen values: reconciler.cluster.state's
-model of what the cluster shows, the request and answer values of values.py, the throttle's.
+model of what the cluster shows, reconciler.cluster.protocol's request and answer values, the
+throttle's.
 Each method sends the requests its module's docstring lists; none grows with the topic count.
 A read that fails for a reason that may pass is retried within the request timeout by fresh
 clients that avoid the brokers that do not answer, and a read that still fails names them
@@ -44,18 +45,19 @@ from reconciler.cluster.adapter.connect import (
     pin_controller,
     steer_controller,
 )
-from reconciler.cluster.adapter.describe import ClusterDescription, describe
+from reconciler.cluster.adapter.describe import describe
 from reconciler.cluster.adapter.identity import Identity
-from reconciler.cluster.adapter.records import Record
-from reconciler.cluster.adapter.replication_throttle import Moves, Throttle
-from reconciler.cluster.adapter.values import (
+from reconciler.cluster.evidence import Evidence
+from reconciler.cluster.protocol.answers import ClusterDescription, Record
+from reconciler.cluster.protocol.authorized import Authorized
+from reconciler.cluster.protocol.failures import Failure
+from reconciler.cluster.protocol.requests import (
     ConfigUpdate,
-    Failure,
     NewTopicRequest,
     PartitionsRequest,
     Replicas,
 )
-from reconciler.cluster.evidence import Evidence
+from reconciler.cluster.protocol.throttles import Moves, Throttle
 from reconciler.cluster.state import ClusterState, Reassignment, TopicState
 from reconciler.errors import ClusterError
 
@@ -283,7 +285,7 @@ class Cluster:
             self.connection, self._admin(), self._reassigning(), partitions, sample_ms
         )
 
-    def authorized(self, topics: Collection[str]) -> authorization.Authorized:
+    def authorized(self, topics: Collection[str]) -> Authorized:
         """What this principal may do on the cluster and on these topics (apply's pre-flight)."""
         return authorization.authorized(self.connection, self._admin(), topics)
 

@@ -30,13 +30,8 @@ from reconciler.cluster.adapter import (
     msk_iam,
     oauth,
 )
-from reconciler.cluster.adapter.failures import (
-    Denied,
-    NoAnswer,
-    Resource,
-    Unauthenticated,
-    Watch,
-)
+from reconciler.cluster.adapter.failures import NoAnswer, Watch
+from reconciler.cluster.protocol.failures import Denied, Resource, Unauthenticated
 from reconciler.errors import ClusterError
 
 if TYPE_CHECKING:
@@ -129,7 +124,7 @@ class Connection:
         code, text = refused
         tokens = self.tokens()
         if isinstance(tokens, msk_iam.Signer):
-            return failures.Unauthenticated(
+            return Unauthenticated(
                 self.name, self.bootstrap, self.principal, "msk_iam", text,
                 advice=msk_iam.refusal(text, tokens.aws),
             )  # fmt: skip

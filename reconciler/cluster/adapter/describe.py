@@ -7,24 +7,17 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import wait
-from dataclasses import dataclass
 
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient, DescribeClusterResult
 
 from reconciler.cluster.adapter import boundary
 from reconciler.cluster.adapter.connect import Connection
+from reconciler.cluster.protocol.answers import ClusterDescription
 from reconciler.cluster.state import BrokerState
 from reconciler.errors import ClusterError
 
 _SLICE = 0.25  # seconds between looks at whether the cluster refused our credentials
-
-
-@dataclass(frozen=True, slots=True)
-class ClusterDescription:
-    cluster_id: str | None
-    controller_id: int | None
-    brokers: tuple[BrokerState, ...]  # sorted by id
 
 
 def describe(

@@ -38,6 +38,7 @@ from confluent_kafka.admin import AdminClient, OffsetSpec
 from reconciler.cluster.adapter import authorization, boundary, failures, records
 from reconciler.cluster.adapter.connect import Connection, reason
 from reconciler.cluster.evidence import Evidence, GroupUse, TopicEvidence
+from reconciler.cluster.protocol.authorized import Authorized, lacks
 
 if TYPE_CHECKING:
     from kafka.admin import KafkaAdminClient
@@ -142,10 +143,10 @@ def _complete_group_list(
     except KafkaException as exc:
         problems.append(f"the cluster's authorized operations could not be read ({reason(exc)})")
         return []
-    granted = authorization.Authorized(authorization.names(operations), {})
+    granted = Authorized(authorization.names(operations), {})
     if not granted.allows("Describe", None):
         problems.append(
-            authorization.lacks(
+            lacks(
                 connection,
                 "Describe",
                 "the cluster",
@@ -286,9 +287,9 @@ def _failed(connection: Connection, exc: BaseException) -> str:
 
 def _group_problem(connection: Connection, group: str, code: int | None, error: str) -> str:
     if code == failures.GROUP_DENIED:
-        return authorization.lacks(
-            connection, "Describe", f"group {group}", _WHY, unchanged=False
-        ).removesuffix(".")
+        return lacks(connection, "Describe", f"group {group}", _WHY, unchanged=False).removesuffix(
+            "."
+        )
     return f"consumer group '{group}' could not be read ({error})"
 
 

@@ -18,16 +18,15 @@ import time
 
 from confluent_kafka.admin import AdminClient, ResourceType
 
-from reconciler.cluster.adapter import authorization
 from reconciler.cluster.adapter.connect import Connection
 from reconciler.cluster.adapter.read import describe_configs
-from reconciler.cluster.adapter.records import Record, offsets, produce, records
-from reconciler.cluster.adapter.values import NewTopicRequest
+from reconciler.cluster.adapter.records import offsets, produce, records
 from reconciler.cluster.adapter.write import create_topics, delete_topics
+from reconciler.cluster.protocol.answers import Record
+from reconciler.cluster.protocol.authorized import refused
+from reconciler.cluster.protocol.requests import NewTopicRequest
+from reconciler.cluster.protocol.reserved import LOCK_TOPIC, TOKEN_KEY
 from reconciler.errors import ClusterError
-
-LOCK_TOPIC = "_reconciler_lock"
-TOKEN_KEY = "segment.jitter.ms"  # carries the holder's token; any long >= 0 is valid
 
 
 def try_lock(
@@ -51,7 +50,7 @@ def try_lock(
         if failure is None:
             return True
         if failure.code not in ("TOPIC_ALREADY_EXISTS", "TIMED_OUT"):
-            denied = authorization.refused(
+            denied = refused(
                 connection, failure.code, "Create", f"topic {LOCK_TOPIC}", "take the apply lock"
             )
             raise ClusterError(

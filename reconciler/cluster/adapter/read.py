@@ -57,8 +57,8 @@ from confluent_kafka.admin import ConfigEntry as KafkaConfigEntry
 from reconciler import gcpause
 from reconciler.cluster.adapter import boundary, fenced_brokers
 from reconciler.cluster.adapter.connect import Connection, bounded
-from reconciler.cluster.adapter.describe import ClusterDescription
 from reconciler.cluster.adapter.failures import code_of, is_kafka_python_error
+from reconciler.cluster.protocol.answers import ClusterDescription
 from reconciler.cluster.state import (
     TOPIC_OVERRIDE,
     ClusterState,

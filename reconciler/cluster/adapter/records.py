@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
@@ -19,6 +18,7 @@ from reconciler.cluster.adapter.connect import (
     Connection,
     reason,
 )
+from reconciler.cluster.protocol.answers import Record
 from reconciler.errors import ClusterError
 
 Conf = dict[str, str | int | float | bool]  # librdkafka properties
@@ -30,13 +30,6 @@ def _client_conf(connection: Connection) -> Conf:
     if isinstance(tokens := connection.tokens(), msk_iam.Signer):
         tokens.into(conf)  # librdkafka signs no MSK IAM token itself
     return conf
-
-
-@dataclass(frozen=True, slots=True)
-class Record:
-    offset: int
-    timestamp: int  # milliseconds since the epoch (the broker's with LogAppendTime topics)
-    value: bytes
 
 
 def produce(

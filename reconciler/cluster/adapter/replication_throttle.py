@@ -16,7 +16,6 @@ with the topics.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import (
@@ -31,30 +30,16 @@ from confluent_kafka.admin import ConfigEntry as KafkaConfigEntry
 from reconciler.cluster.adapter import boundary
 from reconciler.cluster.adapter.connect import Connection
 from reconciler.cluster.adapter.read import describe_configs, source_of
-
-RATE_KEYS = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
-LEADER_REPLICAS = "leader.replication.throttled.replicas"
-FOLLOWER_REPLICAS = "follower.replication.throttled.replicas"
-
-
-@dataclass(frozen=True, slots=True)
-class Moves:
-    """One topic's partition moves: which replicas copy from, which receive."""
-
-    sources: tuple[str, ...]  # "partition:broker" of replicas that already hold the data
-    destinations: tuple[str, ...]  # "partition:broker" of replicas being added
-
-
-@dataclass(frozen=True, slots=True)
-class Throttle:
-    """What set_throttle changed, with the values it replaced (None: there was none)."""
-
-    rate: int
-    brokers: tuple[int, ...]  # brokers whose rates were set (those without a rate of their own)
-    kept: tuple[tuple[int, str], ...]  # brokers that had a rate already: (id, its value)
-    topics: tuple[tuple[str, str | None, str | None], ...]  # (topic, leader, follower) before
-    # (topic, leader pairs, follower pairs) this throttle added: what removing it takes away
-    added: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
+from reconciler.cluster.protocol.throttles import (
+    FOLLOWER_REPLICAS,
+    LEADER_REPLICAS,
+    RATE_KEYS,
+    Moves,
+    Throttle,
+    merged,
+    new_pairs,
+    without,
+)
 
 
 def set_throttle(
@@ -78,7 +63,11 @@ def set_throttle(
         else:
             mine.append(broker)
     added = tuple(
-        (topic, _new(leader, moves[topic].sources), _new(follower, moves[topic].destinations))
+        (
+            topic,
+            new_pairs(leader, moves[topic].sources),
+            new_pairs(follower, moves[topic].destinations),
+        )
         for topic, leader, follower in topics
     )
     throttle = Throttle(rate, tuple(mine), tuple(kept), topics, added)
@@ -88,8 +77,8 @@ def set_throttle(
         admin,
         {
             topic: {
-                LEADER_REPLICAS: _merged(previous_leader, moves[topic].sources),
-                FOLLOWER_REPLICAS: _merged(previous_follower, moves[topic].destinations),
+                LEADER_REPLICAS: merged(previous_leader, moves[topic].sources),
+                FOLLOWER_REPLICAS: merged(previous_follower, moves[topic].destinations),
             }
             for topic, previous_leader, previous_follower in topics
         },
@@ -124,12 +113,12 @@ def remove_throttle(
         admin,
         {
             topic: {
-                LEADER_REPLICAS: _without(leader, pairs[topic][0]),
-                FOLLOWER_REPLICAS: _without(follower, pairs[topic][1]),
+                LEADER_REPLICAS: without(leader, pairs[topic][0]),
+                FOLLOWER_REPLICAS: without(follower, pairs[topic][1]),
             }
             for topic, (leader, follower) in now.items()
-            if _without(leader, pairs[topic][0]) != leader
-            or _without(follower, pairs[topic][1]) != follower
+            if without(leader, pairs[topic][0]) != leader
+            or without(follower, pairs[topic][1]) != follower
         },
     )
 
@@ -140,29 +129,6 @@ def broker_rates(
     """Each broker's own dynamic throttle rate, for those that have one (one request each)."""
     found = {b: _broker_rate(connection, admin, b) for b in sorted(set(brokers))}
     return {b: rate for b, rate in found.items() if rate is not None}
-
-
-def _new(previous: str | None, pairs: tuple[str, ...]) -> tuple[str, ...]:
-    """The pairs a merge adds to `previous` (none to a `*`, which already throttles all)."""
-    if previous == "*":
-        return ()
-    have = set((previous or "").split(","))
-    return tuple(p for p in dict.fromkeys(pairs) if p not in have)
-
-
-def _without(current: str | None, pairs: set[str]) -> str | None:
-    """`current` less `pairs`; None (no override) when nothing is left."""
-    if current is None or current == "*":
-        return current
-    left = [p for p in current.split(",") if p and p not in pairs]
-    return ",".join(left) or None
-
-
-def _merged(previous: str | None, pairs: tuple[str, ...]) -> str:
-    if previous == "*":
-        return "*"
-    have = [p for p in (previous or "").split(",") if p]
-    return ",".join(dict.fromkeys([*have, *pairs]))
 
 
 def _topic_overrides(

@@ -30,9 +30,9 @@ from confluent_kafka.admin import ConfigEntry as KafkaConfigEntry
 
 from reconciler.cluster.adapter import boundary
 from reconciler.cluster.adapter.connect import Connection, reason
-from reconciler.cluster.adapter.values import (
+from reconciler.cluster.protocol.failures import Failure
+from reconciler.cluster.protocol.requests import (
     ConfigUpdate,
-    Failure,
     NewTopicRequest,
     PartitionsRequest,
     Replicas,

@@ -1,9 +1,12 @@
-"""`reconciler local up|status|down|fetch`: a real Kafka cluster for the demo and for trials."""
+"""`reconciler local up|status|down|fetch`: a real Kafka cluster for the demo and for trials.
+
+The commands only; the cluster they drive is reconciler/local/'s (imported when `local` is run:
+cli/main.py).
+"""
 
 from __future__ import annotations
 
 import dataclasses
-import os
 import time
 from pathlib import Path
 
@@ -17,22 +20,11 @@ from reconciler.local import cluster as local_cluster
 from reconciler.local import heap as local_heap
 from reconciler.local import security as local_security
 from reconciler.local import state as local_state
+from reconciler.local.cluster import default_overrides
 from reconciler.local.distribution import Distribution, ensure_distribution
+from reconciler.local.state import state_dir_of
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-
-
-def default_overrides(brokers: int) -> dict[str, str]:
-    """Broker defaults that differ from Kafka's built-in 1/1, so KIP-464 defaults are visible."""
-    return {"num.partitions": "3", "default.replication.factor": "2" if brokers > 1 else "1"}
-
-
-def state_dir_of(repo: Path, explicit: Path | None) -> Path:
-    if explicit:
-        return explicit.resolve()
-    if env := os.environ.get("RECONCILER_LOCAL_DIR"):
-        return Path(env).resolve()
-    return (repo / ".reconciler" / "local").resolve()
 
 
 def _progress(message: str) -> None:

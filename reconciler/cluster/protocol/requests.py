@@ -1,7 +1,7 @@
-"""What apply asks the adapter to send, and what Kafka answers per item: frozen values.
+"""What apply asks a cluster to do: the requests' values, one per item of a request.
 
-What a cluster *shows* is reconciler.cluster.state's model; these are the requests' own
-vocabulary (the throttle's is in replication_throttle.py).
+What a cluster *shows* is reconciler.cluster.state's model; Kafka's answer per item is
+failures.py's `Failure` (None: done); the throttle's vocabulary is throttles.py's.
 """
 
 from __future__ import annotations
@@ -9,17 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 Replicas = tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Failure:
-    """Why Kafka refused one item of a request."""
-
-    code: str  # Kafka's error name (TOPIC_ALREADY_EXISTS, ...); TIMED_OUT for client timeouts
-    detail: str  # Kafka's own message
-
-    def __str__(self) -> str:
-        return f"{self.code}: {self.detail}" if self.detail else self.code
 
 
 @dataclass(frozen=True, slots=True)
