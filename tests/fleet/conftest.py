@@ -1,6 +1,7 @@
 """One SparkSession for the whole test session (starting a JVM costs seconds), quiet, on
-127.0.0.1, with few shuffle partitions and no code generation: the fleet tests' data is small. PySpark comes with the
-`fleet` extra that `make test` installs; without it these tests fail rather than skip."""
+127.0.0.1, with few shuffle partitions and no code generation: the fleet tests' data is small.
+PySpark comes with the `fleet` extra that `make test` installs; without it these tests fail
+rather than skip."""
 
 from __future__ import annotations
 
