@@ -55,6 +55,7 @@ from reconciler.spec.source import relative
 if TYPE_CHECKING:
     from reconciler import import_cluster
     from reconciler.apply import ApplyResult
+    from reconciler.apply.cancel import Cancelled
     from reconciler.cluster import adapter
     from reconciler.cluster.evidence import Evidence
     from reconciler.cluster.ports import EvidenceReader
@@ -422,6 +423,19 @@ def apply(
             verify=verified,
             in_use=in_use_now,
         )
+
+
+def cancel_reassignments(
+    repo: Path, cluster: str, force_unlock: bool, progress: Callable[[str], None]
+) -> Cancelled:
+    """`apply --cancel-reassignments`: cancel the partition moves in progress of the topics the
+    specs name for `cluster`, under the apply lock (reconciler.apply.cancel)."""
+    from reconciler.apply.cancel import cancel
+    from reconciler.cluster import adapter
+
+    specs = load_specs(repo, cluster)
+    with adapter.Cluster(connection(specs.cluster)) as kafka:
+        return cancel(kafka, sorted(specs.desired.topics), force_unlock, progress)
 
 
 def _same_specs(repo: Path, saved: Plan) -> None:

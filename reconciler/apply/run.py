@@ -125,7 +125,9 @@ def apply_plan(
             results = tuple(OperationResult(op, Status.UNCHANGED, left.done[op.id]) for op in ops)
             return ApplyResult(cluster.name, hash_, results, None, already_applied=already_applied)
         log = journal.Journal.open(cluster, header, progress, tail.throttles)
-        leftovers.remove(cluster, log, progress)  # throttles earlier applies left
+        opts = options or Options()
+        # throttles earlier applies left, once the moves they throttle are done
+        leftovers.remove(cluster, log, progress, opts.reassignment_timeout, opts.poll_interval)
 
         in_flight: set[int] = set()  # the operations of the level under way
 
@@ -135,7 +137,7 @@ def apply_plan(
             in_flight.update(op.id for op in level.operations)
 
         executor = Executor(
-            cluster, state, options or Options(), progress, before, log.level, ledger=log,
+            cluster, state, opts, progress, before, log.level, ledger=log,
             in_use=in_use,
         )  # fmt: skip
         try:

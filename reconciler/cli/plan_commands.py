@@ -185,6 +185,12 @@ def plan(
 @topic_option("Apply only topics matching REGEX")
 @click.option("--force-unlock", is_flag=True, help="Break the lock of a crashed apply.")
 @click.option(
+    "--cancel-reassignments",
+    is_flag=True,
+    help="Apply nothing: cancel the partition moves in progress of the topics the specs name "
+    "(Kafka puts them back on their original replicas).",
+)
+@click.option(
     "--throttle",
     metavar="RATE",
     help="Limit the replication traffic of replication-factor changes to RATE bytes/s per "
@@ -210,6 +216,7 @@ def apply(
     audit_json: Path | None,
     topics: tuple[str, ...],
     verbose: bool,
+    cancel_reassignments: bool,
 ) -> None:
     """Apply a saved plan (or plan and confirm), in a dependency-safe order.
 
@@ -224,6 +231,24 @@ def apply(
     from reconciler import stopping, workflow
     from reconciler.render.text import render_text
     from reconciler.spec.units import parse_size_bytes
+
+    if cancel_reassignments:
+        others = {
+            "PLAN.json": plan_file is not None,
+            "--prune": prune,
+            "--throttle": throttle is not None,
+            "--topic": bool(topics),
+            "--fail-fast": fail_fast,
+            "--audit-json": audit_json is not None,
+        }
+        given = [name for name, on in others.items() if on]
+        if given:
+            raise ConfigError(
+                f"--cancel-reassignments applies nothing, so it takes no {', '.join(given)}: "
+                "run it on its own, then plan again"
+            )
+        _cancel(ctx.repo, chosen_cluster(ctx.repo, cluster), auto_approve, force_unlock)
+        return
 
     if audit_json is not None:
         check_file(audit_json, "--audit-json")  # a bad path refuses before anything is done
@@ -340,9 +365,10 @@ def apply(
             f"stopped by {stopped_by}" if stopped_by else "complete" if result.ok else "incomplete"
         )
         end = "; re-run apply to finish." if stopped_by and not result.ok else "."
+        moving = f"{len(result.in_progress)} in progress, " if result.in_progress else ""
         width_echo(
             f"Apply {how}: {len(result.applied)} applied, "
-            f"{len(result.unchanged)} already done, {len(result.failed)} failed, "
+            f"{len(result.unchanged)} already done, {moving}{len(result.failed)} failed, "
             f"{len(result.skipped)} skipped{end}",
             width,
         )
@@ -364,4 +390,47 @@ def apply(
     if code is not None:
         click.get_current_context().exit(code)
     if not result.ok:
+        click.get_current_context().exit(1)
+
+
+def _cancel(repo: Path, cluster: str, auto_approve: bool, force_unlock: bool) -> None:
+    """apply --cancel-reassignments (reconciler/apply/cancel.py): confirmed like an apply."""
+    from reconciler import workflow
+
+    if not auto_approve:
+        if not sys.stdin.isatty():
+            raise ConfigError(
+                "--cancel-reassignments asks for confirmation, but there is no terminal here; "
+                "pass --auto-approve"
+            )
+        typed = click.prompt(
+            f"Cancel the partition moves in progress of the managed topics of cluster "
+            f"'{cluster}'? Only 'yes' approves",
+            default="",
+            show_default=False,
+        )
+        if typed.strip() != "yes":
+            click.echo("Nothing was cancelled (only 'yes' approves).", err=True)
+            click.get_current_context().exit(1)
+    width = text_width()
+    done = workflow.cancel_reassignments(
+        repo, cluster, force_unlock, lambda m: width_echo(m, width, err=True)
+    )
+    if not done.moves:
+        click.echo(f"No partition moves in progress on the managed topics of cluster '{cluster}'.")
+        return
+    left = {(r.topic, r.partition) for r in done.left}
+    for move in done.moves:
+        key = (move.topic, move.partition)
+        failure = done.refused.get(key)
+        status = "failed" if failure is not None else "moving" if key in left else "cancelled"
+        why = f": {failure}" if failure is not None else ""
+        width_echo(f"{status:>9}  {move.topic}-{move.partition}{why}", width)
+    width_echo(
+        f"{len(done.moves) - len(done.refused) - len(left)} of {len(done.moves)} move(s) "
+        "cancelled; a replication throttle an apply set over them is removed by the next "
+        "`reconciler apply`.",
+        width,
+    )
+    if not done.ok:
         click.get_current_context().exit(1)

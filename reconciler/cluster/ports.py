@@ -106,8 +106,8 @@ class TopicWriter(Reachable, Protocol):
     def delete_topics(self, names: Sequence[str]) -> dict[str, Failure | None]: ...
 
     def alter_reassignments(
-        self, targets: Mapping[tuple[str, int], Replicas]
-    ) -> dict[tuple[str, int], Failure | None]: ...
+        self, targets: Mapping[tuple[str, int], Replicas | None]
+    ) -> dict[tuple[str, int], Failure | None]: ...  # None: cancel the move in progress
 
 
 class Throttles(Reachable, Protocol):

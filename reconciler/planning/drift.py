@@ -67,7 +67,9 @@ class DriftItem:
     desired: str | None  # what the specs say; None: absent / no override
     current: str | None  # what the cluster shows; None: absent / no override
     location: Location | None = None  # the spec's `- name:` line; None for unmanaged topics
-    diagnostic: Diagnostic | None = None  # the plan's error (blocked items only)
+    # the plan's error (blocked items), or its leftover_throttle warning (a throttle an apply
+    # left, perhaps over moves still in progress: the sentence says which)
+    diagnostic: Diagnostic | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +189,7 @@ def _leftover_throttles(
             if value is not None:
                 yield DriftItem(
                     found.topic, "config", f"config.{key}", None, value,
-                    spec.location if spec is not None else None,
+                    spec.location if spec is not None else None, found,
                 )  # fmt: skip
 
 

@@ -4,8 +4,11 @@
                               never removed (it was killed, or the controller was away when it
                               tried): one per topic still listing throttled replicas, naming
                               the brokers still at the rate. The next apply removes it; `drift`
-                              reports it. A throttle no apply recorded is an operator's and is
-                              never reported or touched.
+                              reports it. While Kafka still moves that topic's partitions (an
+                              apply stopped following them), it says the reassignment is in
+                              progress: the next apply follows it, then removes the throttle.
+                              A throttle no apply recorded is an operator's and is never
+                              reported or touched.
     apply_lock_held (P131)    another apply holds the cluster's lock: the plan shows the cluster
                               as that apply leaves it at this moment (half applied, perhaps),
                               and a saved plan carries the mark.
@@ -42,6 +45,17 @@ def diagnostics(state: ClusterState) -> Iterator[Diagnostic]:
         )
         by = f" by {left.who}" if left.who else ""
         for topic in left.topics or (None,):
+            moving = sorted(r.partition for r in state.reassignments if r.topic == topic)
+            if moving:
+                yield rules.LEFTOVER_THROTTLE(
+                    f"a partition reassignment apply {left.apply_id}{by} started is in progress "
+                    f"({topic}: partition(s) {', '.join(map(str, moving))}) under its "
+                    f"replication throttle ({brokers}); the next `reconciler apply` follows "
+                    "it and removes the throttle once Kafka reports it done; `reconciler apply "
+                    "--cancel-reassignments` cancels it",
+                    topic=topic,
+                )
+                continue
             what = (
                 f"{topic} keeps leader/follower.replication.throttled.replicas"
                 if topic is not None

@@ -50,7 +50,8 @@ def _detail(item: DriftItem) -> str:
     if item.kind in _BARE:
         return _WHAT[item.kind]
     label = item.field.removeprefix("config.") if item.kind == "config" else item.field
-    return f"{label}: spec {_value(item, item.desired)}, cluster {_value(item, item.current)}"
+    found = f"{label}: spec {_value(item, item.desired)}, cluster {_value(item, item.current)}"
+    return f"{found} ({item.diagnostic.message})" if item.diagnostic is not None else found
 
 
 def headline(report: DriftReport) -> str:

@@ -404,7 +404,7 @@ class FakeCluster:
         return answers
 
     def alter_reassignments(
-        self, targets: Mapping[tuple[str, int], Replicas]
+        self, targets: Mapping[tuple[str, int], Replicas | None]
     ) -> dict[tuple[str, int], Failure | None]:
         if not targets:
             return {}
@@ -416,6 +416,14 @@ class FakeCluster:
                 answers[(topic, partition)] = Failure(
                     "UNKNOWN_TOPIC_OR_PARTITION",
                     "This request is for a topic or partition that does not exist on this broker.",
+                )
+                continue
+            if target is None:  # a cancel, as Kafka answers it
+                cancelled = self.kafka.moves.pop((topic, partition), None)
+                answers[(topic, partition)] = (
+                    None
+                    if cancelled is not None
+                    else Failure("NO_REASSIGNMENT_IN_PROGRESS", "No reassignment is in progress.")
                 )
                 continue
             answers[(topic, partition)] = None

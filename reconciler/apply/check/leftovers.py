@@ -8,8 +8,10 @@
     cluster without any pays nothing: every throttle apply sets lists replicas on its topics,
     and removing one takes the topics' lists away last.
 `remove` (apply, under the lock) takes away every recorded throttle not removed yet, and
-records each removal, so the next reader's ledger no longer has it. A throttle no apply recorded
-is an operator's: it is never read as leftover nor touched.
+records each removal, so the next reader's ledger no longer has it. A throttle whose topics
+Kafka is still moving (an apply stopped while following them) is kept until they are done: it
+follows them first, and keeps the throttle if they outlast its timeout or a stop. A throttle
+no apply recorded is an operator's: it is never read as leftover nor touched.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from reconciler.apply.execute import reassign
 from reconciler.apply.lease import Holder
 from reconciler.apply.record import journal
-from reconciler.cluster.ports import LeftoverReader, LockStore, Throttles
+from reconciler.cluster.ports import Executing, LeftoverReader, LockStore, Throttles
 from reconciler.cluster.protocol.reserved import LOCK_TOPIC
 from reconciler.cluster.protocol.throttles import FOLLOWER_REPLICAS, LEADER_REPLICAS
 from reconciler.cluster.state import ClusterState, LeftoverThrottle, LockShown
@@ -109,14 +112,29 @@ def _shows(state: ClusterState, topic: str, leader: list[str], follower: list[st
     return bool(listed[LEADER_REPLICAS] & set(leader) or listed[FOLLOWER_REPLICAS] & set(follower))
 
 
-def remove(cluster: Throttles, log: journal.Journal, progress: Progress) -> None:
-    """Take away every throttle the journal has as left by earlier applies, recording each
-    removal; one that cannot be removed is a warning and stays recorded (the next apply
-    tries again)."""
+def remove(
+    cluster: Executing,
+    log: journal.Journal,
+    progress: Progress,
+    timeout: float = 3600.0,
+    poll_interval: float = 1.0,
+) -> None:
+    """Take away every throttle the journal has as left by earlier applies, once the moves of
+    its topics are done, recording each removal; one that cannot be removed is a warning and
+    stays recorded (the next apply tries again)."""
     for throttle_id, entry in list(log.throttles.items()):
         if not isinstance(entry.get("rate"), int):
             continue
         brokers = [b for b in entry.get("brokers", []) if isinstance(b, int)]
+        topics = [t for t, _, _ in _topics(entry)]
+        moving = _still_moving(cluster, entry, topics, timeout, poll_interval, progress)
+        if moving:
+            progress(
+                f"warning: the replication throttle apply {entry.get('apply_id')} set stays: "
+                f"Kafka is still moving {moving} partition(s) of {', '.join(topics)}; the next "
+                "apply follows them again (`reconciler apply --cancel-reassignments` cancels them)"
+            )
+            continue
         try:
             cluster.remove_throttle(entry["rate"], brokers, _topics(entry))
         except ClusterError as exc:
@@ -126,8 +144,29 @@ def remove(cluster: Throttles, log: journal.Journal, progress: Progress) -> None
             )
             continue
         log.unthrottled(throttle_id)
-        topics = ", ".join(t for t, _, _ in _topics(entry)) or "no topic"
         progress(
             f"removed the replication throttle apply {entry.get('apply_id')} left (broker(s) "
-            f"{', '.join(map(str, brokers)) or 'none'}; {topics})"
+            f"{', '.join(map(str, brokers)) or 'none'}; {', '.join(topics) or 'no topic'})"
         )
+
+
+def _still_moving(
+    cluster: Executing,
+    entry: dict[str, Any],
+    topics: list[str],
+    timeout: float,
+    poll_interval: float,
+    progress: Progress,
+) -> int:
+    """Follow the moves the throttle's topics still have; the partitions left (0: done)."""
+    if not topics:
+        return 0
+    now = cluster.reassignments(topics)
+    if not now:
+        return 0
+    progress(
+        f"following the partition moves apply {entry.get('apply_id')} started under its "
+        f"throttle ({len(now)} partition(s) of {', '.join(sorted({r.topic for r in now}))})"
+    )
+    left = reassign.follow(cluster, topics, len(now), timeout, poll_interval, progress)
+    return sum(left.values())

@@ -9,6 +9,7 @@ Each operation's answer is a closed `Sent`:
                         UNKNOWN_TOPIC_OR_PART on a delete
     Refused(failure)    Kafka refused it (apply/execute/sentences.py puts it in words)
     NotSent()           a signal asked the apply to stop (stopping.py) before its request
+    Moving(note)        Kafka took its partition moves and still carries them out (reassign.py)
 
 Requests are split only where Kafka demands it (batching.py); between two requests of a level
 a stop asked by a signal is honoured. Replication-factor changes go to reassign.py, which also
@@ -52,7 +53,12 @@ class NotSent:
     pass
 
 
-Sent = Accepted | AlreadyDone | Refused | NotSent
+@dataclass(frozen=True, slots=True)
+class Moving:
+    note: str  # how many moves are left, and what to do next
+
+
+Sent = Accepted | AlreadyDone | Refused | NotSent | Moving
 T = TypeVar("T")
 
 
@@ -92,7 +98,10 @@ def send(
                 progress,
                 reassigning.ledger,
             )
-            return {i: _sent(failure) for i, failure in answers.items()}
+            return {
+                i: Moving(a.note) if isinstance(a, reassign.StillMoving) else _sent(a)
+                for i, a in answers.items()
+            }
         case Step.DELETE:
             return _delete(cluster, ops)
         case _:

@@ -25,7 +25,14 @@ from typing import assert_never
 
 from reconciler import stopping
 from reconciler.apply.execute import dispatch, wait
-from reconciler.apply.execute.dispatch import Accepted, AlreadyDone, NotSent, Reassigning, Refused
+from reconciler.apply.execute.dispatch import (
+    Accepted,
+    AlreadyDone,
+    Moving,
+    NotSent,
+    Reassigning,
+    Refused,
+)
 from reconciler.apply.execute.operations import Level, Operation, Step, blocked_by
 from reconciler.apply.execute.sentences import sentence
 from reconciler.apply.execute.status import Diverged, Done, NotStarted, Partly, judge
@@ -141,6 +148,8 @@ class Executor:
                     self._done(op, Status.FAILED, words, started)
                 case NotSent():
                     self._done(op, Status.SKIPPED, _stopped(), started)
+                case Moving(note):
+                    self._done(op, Status.IN_PROGRESS, note, started)
                 case other:
                     assert_never(other)
         late = wait.for_level(

@@ -20,6 +20,9 @@ class Status(Enum):
     # An interrupted apply could not tell whether the cluster carried it out (the cluster could
     # not be read, or its request was sent and does not show): the audit record stays open
     UNKNOWN = "unknown"
+    # Partition moves Kafka accepted and still carries out (apply stopped or timed out while
+    # following them): not done, so not applied; their throttle stays until they complete
+    IN_PROGRESS = "in progress"
 
     @property
     def succeeded(self) -> bool:

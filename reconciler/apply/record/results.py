@@ -42,9 +42,14 @@ class ApplyResult:
         return self._with(Status.FAILED, Status.UNKNOWN)
 
     @property
+    def in_progress(self) -> tuple[OperationResult, ...]:
+        """Partition moves Kafka still carries out: the next apply follows them."""
+        return self._with(Status.IN_PROGRESS)
+
+    @property
     def skipped(self) -> tuple[OperationResult, ...]:
         return self._with(Status.SKIPPED)
 
     @property
     def ok(self) -> bool:
-        return not self.failed and not self.skipped
+        return not self.failed and not self.skipped and not self.in_progress

@@ -348,9 +348,10 @@ class Cluster:
         return write.delete_topics(self.connection, self._admin(), names)
 
     def alter_reassignments(
-        self, targets: Mapping[tuple[str, int], Replicas]
+        self, targets: Mapping[tuple[str, int], Replicas | None]
     ) -> dict[tuple[str, int], Failure | None]:
-        """Start KIP-455 reassignments: (topic, partition) -> the target replicas."""
+        """Start KIP-455 reassignments: (topic, partition) -> the target replicas, or None to
+        cancel the one in progress."""
         if not targets:
             return {}
         return write.alter_reassignments(self.connection, self._reassigning(), targets)

@@ -152,9 +152,10 @@ def delete_topics(
 def alter_reassignments(
     connection: Connection,
     admin: KafkaAdminClient,
-    targets: Mapping[tuple[str, int], Replicas],
+    targets: Mapping[tuple[str, int], Replicas | None],
 ) -> dict[tuple[str, int], Failure | None]:
-    """Start KIP-455 reassignments: (topic, partition) -> the target replica list."""
+    """Start KIP-455 reassignments: (topic, partition) -> the target replica list, or None to
+    cancel the one in progress (Kafka puts the partition back on its original replicas)."""
     if not targets:
         return {}
     from kafka import TopicPartition
@@ -163,7 +164,8 @@ def alter_reassignments(
     name = "AlterPartitionReassignments"
     with boundary.kafka_python(connection, name, admin):
         request: dict[TopicPartition, Sequence[int] | None] = {
-            TopicPartition(t, p): list(replicas) for (t, p), replicas in targets.items()
+            TopicPartition(t, p): None if replicas is None else list(replicas)
+            for (t, p), replicas in targets.items()
         }
     try:
         with boundary.kafka_python(connection, name, admin, mutation=True):

@@ -1,0 +1,174 @@
+"""Ctrl-C while apply follows a throttled replication-factor change, on the real three brokers.
+
+The usual reason to press it there is that the moves hurt the cluster: the throttle must stay
+while Kafka goes on moving (removing it would let the moves run at full speed), the change is
+reported in progress, never applied, plan and drift say so, and then either the next apply
+follows the moves and removes the throttle once Kafka reports them done, or
+`apply --cancel-reassignments` cancels them.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, NewTopic, ResourceType
+
+from reconciler.local.state import LocalCluster
+from tests.apply.helpers import independent_read
+from tests.kafka_helpers import wait_for_topic
+from tests.spec_repo import RECONCILER, SpecRepo
+
+THROTTLE_KEYS = {"leader.replication.throttled.replicas", "follower.replication.throttled.replicas"}
+
+
+def _dynamic(admin: AdminClient, kind: ResourceType, name: str) -> dict[str, str]:
+    resource = ConfigResource(kind, name)
+    entries = admin.describe_configs([resource])[resource].result()
+    own = {ConfigSource.DYNAMIC_TOPIC_CONFIG.value, ConfigSource.DYNAMIC_BROKER_CONFIG.value}
+    return {k: e.value for k, e in entries.items() if e.source in own}
+
+
+def _broker_rates(admin: AdminClient) -> set[str]:
+    return {
+        v
+        for b in ("1", "2", "3")
+        for k, v in _dynamic(admin, ResourceType.BROKER, b).items()
+        if k.endswith("replication.throttled.rate")
+    }
+
+
+def _topic_with_data(admin: AdminClient, bootstrap: str, topic: str, mib: int) -> None:
+    """Three partitions, one replica each on brokers 1, 2, 3, holding `mib` MiB of records."""
+    for future in admin.create_topics(
+        [NewTopic(topic, 3, replica_assignment=[[1], [2], [3]])]
+    ).values():
+        future.result()
+    wait_for_topic(admin, topic, 3)
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
+    payload = os.urandom(1024)  # incompressible
+    for i in range(mib * 1024):
+        producer.produce(topic, payload, partition=i % 3)
+        producer.poll(0)
+    assert producer.flush(60) == 0
+
+
+def _interrupted_apply(repo: Path, bootstrap: str, rate: str) -> tuple[int, str, str]:
+    """`apply --throttle RATE`, sent SIGINT as soon as it has started the moves."""
+    env = {**os.environ, "KAFKA_BOOTSTRAP": bootstrap, "NO_COLOR": "1"}
+    command = [*RECONCILER, "--repo", str(repo), "apply", "--cluster", "test",
+               "--auto-approve", "--throttle", rate]  # fmt: skip
+    apply = subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert apply.stderr is not None and apply.stdout is not None
+    err: list[str] = []
+    started = threading.Event()
+
+    def read_err() -> None:
+        assert apply.stderr is not None
+        for line in apply.stderr:
+            err.append(line)
+            if "reassignment: 0/" in line:  # the moves were sent and are being followed
+                started.set()
+
+    reader = threading.Thread(target=read_err, daemon=True)
+    reader.start()
+    assert started.wait(180), "".join(err)
+    apply.send_signal(signal.SIGINT)
+    out = apply.stdout.read()
+    code = apply.wait(120)
+    reader.join(30)
+    return code, out, "".join(err)
+
+
+def _stopped_mid_move(kafka3: LocalCluster, repo: SpecRepo, topic: str, rate: str) -> str:
+    """The interrupted apply's stdout, after checking what it left: in progress, throttled."""
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    code, out, err = _interrupted_apply(repo.root, kafka3.bootstrap, rate)
+    assert code == 130, out + err
+    assert "throttling replication to" in err
+    assert "the replication throttle stays while the moves go on" in err, err
+    rows = [line.strip() for line in out.splitlines()]
+    assert any(r.startswith("in progress") and "replication" in r for r in rows), out
+    assert not any(r.startswith("applied") and "replication" in r for r in rows), out
+    assert "1 in progress" in out, out
+    # The throttle is still on the brokers and the topic, and Kafka is still moving
+    assert _broker_rates(admin), "the brokers' throttle rate was removed"
+    assert set(_dynamic(admin, ResourceType.TOPIC, topic)) >= THROTTLE_KEYS
+    plan = repo.run("plan", "--cluster", "test")
+    assert "a partition reassignment apply" in plan.stdout and "is in progress" in plan.stdout, (
+        plan.stdout
+    )
+    assert "--cancel-reassignments" in plan.stdout
+    drift = repo.run("drift", "--cluster", "test")
+    assert "is in progress" in drift.stdout, drift.stdout
+    return out
+
+
+def test_a_stopped_throttled_move_keeps_its_throttle_and_the_next_apply_finishes_it(
+    kafka3: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    topic = f"{ns}.follow"
+    _topic_with_data(admin, kafka3.bootstrap, topic, 18)  # 6 MiB a partition
+    repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
+    repo.topics({"name": topic, "partitions": 3, "replication_factor": 2})
+    # Each broker copies one partition at 64 KiB/s after a first unthrottled fetch of 1 MiB
+    # (the brokers' quota is measured over the last 11 seconds): 80 s of moves
+    _stopped_mid_move(kafka3, repo, topic, "64KiB")
+
+    again = repo.run("apply", "--cluster", "test", "--auto-approve", timeout=300)
+    assert again.code == 0, again.stdout + again.stderr
+    assert "following the partition moves apply" in again.stderr, again.stderr
+    assert "removed the replication throttle apply" in again.stderr, again.stderr
+    assert not _broker_rates(admin)
+    assert not THROTTLE_KEYS & set(_dynamic(admin, ResourceType.TOPIC, topic))
+    seen = independent_read(kafka3.bootstrap, topic)[topic]
+    assert [len(r) for r in seen["replicas"]] == [2, 2, 2]
+    assert repo.run("plan", "--cluster", "test", "--detailed-exitcode").code == 0
+
+
+def test_cancel_reassignments_puts_a_stopped_move_back_and_apply_then_removes_the_throttle(
+    kafka3: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    topic = f"{ns}.cancel"
+    _topic_with_data(admin, kafka3.bootstrap, topic, 12)
+    repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
+    repo.topics({"name": topic, "partitions": 3, "replication_factor": 2})
+    _stopped_mid_move(kafka3, repo, topic, "8KiB")  # minutes of copying: only a cancel ends it
+
+    refused = repo.run("apply", "--cluster", "test", "--cancel-reassignments", "--prune")
+    assert refused.code == 1 and "takes no --prune" in refused.stderr, refused.stderr
+    cancelled = repo.run("apply", "--cluster", "test", "--cancel-reassignments", "--auto-approve")
+    assert cancelled.code == 0, cancelled.stdout + cancelled.stderr
+    back = [
+        int(line.rsplit("-", 1)[1])
+        for line in cancelled.stdout.splitlines()
+        if line.strip().startswith("cancelled ")
+    ]
+    assert len(back) == 3 and "3 of 3 move(s) cancelled" in cancelled.stdout, cancelled.stdout
+    deadline = time.monotonic() + 60
+    while any(
+        len(independent_read(kafka3.bootstrap, topic)[topic]["replicas"][p]) != 1 for p in back
+    ):
+        assert time.monotonic() < deadline, "the cancelled moves did not go back"
+        time.sleep(0.5)
+    plan = repo.run("plan", "--cluster", "test")
+    assert "replication_factor" in plan.stdout and "is in progress" not in plan.stdout, plan.stdout
+    assert "a replication throttle left by apply" in plan.stdout, plan.stdout
+
+    # The plan's change again, unthrottled: the leftover throttle goes first
+    done = repo.run("apply", "--cluster", "test", "--auto-approve", timeout=300)
+    assert done.code == 0, done.stdout + done.stderr
+    assert "removed the replication throttle apply" in done.stderr, done.stderr
+    assert not _broker_rates(admin)
+    assert not THROTTLE_KEYS & set(_dynamic(admin, ResourceType.TOPIC, topic))
+    seen = independent_read(kafka3.bootstrap, topic)[topic]
+    assert [len(r) for r in seen["replicas"]] == [2, 2, 2]
