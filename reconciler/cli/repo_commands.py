@@ -165,8 +165,9 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
         width = text_width()  # each diagnostic's message continues under its file:line
         for diagnostic in result.diagnostics:
             width_echo(str(diagnostic), width)
-        for skipped in result.not_read:  # the R013 warnings above name those that matter
-            if not skipped.could_hold_specs:
+        # The R013 warnings above name those that matter; dotfiles (`.gitkeep`) go unnamed
+        for skipped in result.not_read:
+            if not skipped.could_hold_specs and not skipped.hidden:
                 width_echo(f"not read: {skipped.path} ({skipped.reason})", width)
         files = counted(result.files, "file")
         if result.valid:
