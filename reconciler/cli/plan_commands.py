@@ -29,7 +29,7 @@ from reconciler.cli.width import echo as width_echo
 from reconciler.cli.width import text_width
 from reconciler.errors import ConfigError, ReconcilerError
 from reconciler.wrap import HANG
-from reconciler.writable import check_file
+from reconciler.writable import check_file, is_stdout
 
 if TYPE_CHECKING:
     from reconciler.planning.plan import Plan
@@ -135,7 +135,12 @@ def plan(
     from reconciler.render.text import render_text
 
     if out is not None:
-        check_file(out, "-o")
+        check_file(
+            out,
+            "-o",
+            stdout="the plan is printed there; give a file name for the saved plan "
+            "(--format json prints the plan as JSON)",
+        )
     try:
         cluster = chosen_cluster(ctx.repo, cluster)
         show_progress(f"planning cluster '{cluster}'" + (f" against {state}" if state else ""))
@@ -349,7 +354,7 @@ def apply(
     if result.audit_error:
         click.echo(f"warning: the audit record was not written: {result.audit_error}", err=True)
     if audit_json is not None and result.audit:
-        if str(audit_json) == "-":
+        if is_stdout(audit_json):
             click.echo(json.dumps(result.audit, indent=1))
         else:
             try:
