@@ -56,6 +56,30 @@ def targets(topics: tuple[str, ...], prune: bool) -> tuple[str, ...]:
     return tuple(topics)
 
 
+def saved_sentence(plan: Plan, out: Path) -> str:
+    """What `plan -o` says after saving: how to apply it, or, when apply would refuse it, why
+    (never an invitation to run an apply that refuses)."""
+    if plan.applyable:
+        return (
+            f"Saved the plan to {out}; apply it with `reconciler apply --cluster {plan.cluster} "
+            f"{out}`."
+        )
+    why = []
+    if plan.errors:
+        why.append(_count(len(plan.errors), "error") + " to fix")
+    if plan.unacknowledged_hazards:
+        why.append(_count(len(plan.unacknowledged_hazards), "hazard") + " to approve")
+    return (
+        f"Saved the plan to {out}, but it cannot be applied yet: apply refuses it while it has "
+        f"{' and '.join(why)} (the plan names each); change the specs as it says, then plan "
+        "and save again."
+    )
+
+
+def _count(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def partial_warning(plan: Plan) -> None:
     """A partial plan says so, on every run that shows or applies one."""
     if plan.targets:
@@ -164,8 +188,7 @@ def plan(
     if (advice := workflow.pin_advice(ctx.repo, cluster, result.cluster_id)) is not None:
         click.echo(f"warning: {advice}", err=True)
     if out is not None:
-        click.echo(f"Saved the plan to {out}; apply it with `reconciler apply --cluster "
-                   f"{cluster} {out}`.", err=True)  # fmt: skip
+        click.echo(saved_sentence(result, out), err=True)
     # Not applyable (errors or unacknowledged hazards): the apply on merge would refuse it, so
     # the pull-request check fails now
     if not result.applyable:
