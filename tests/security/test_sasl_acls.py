@@ -24,6 +24,7 @@ from reconciler.local import security
 from reconciler.local.state import LocalCluster
 from tests.security.conftest import (
     Principal,
+    Run,
     Transcript,
     admin_of,
     all_but,
@@ -335,3 +336,44 @@ def test_a_delete_without_describe_on_groups_is_refused_naming_the_acl(
     finally:  # the module's other deletes would meet this group too
         for future in admin.delete_consumer_groups([group]).values():
             future.result(30)
+
+
+# ---------------------------------------------------------------------------- init's login
+
+
+def _init(transcript: Transcript, where: Path, sasl: LocalCluster, env: dict[str, str]) -> Run:
+    args = [f"--client={k}={v}" for k, v in CLIENT.items()]
+    return transcript.run(where.parent, "init", str(where), "--bootstrap", sasl.bootstrap,
+                          "--cluster", "sec", *args, env=env)  # fmt: skip
+
+
+def test_init_logs_in_with_client_settings_and_pins_the_cluster(
+    sasl: LocalCluster, admin: AdminClient, transcript: Transcript, prefix: str, tmp_path: Path
+) -> None:
+    transcript.dirs.append(tmp_path)
+    who = _user(admin, all_but(""), prefix)
+    made = _init(transcript, tmp_path / "specs", sasl, who.env)
+    assert made.code == 0, made.stderr
+    reported = Cluster(Connection("sec", sasl.bootstrap, tuple(sasl.client_config().items())))
+    with reported as kafka:
+        cluster_id = kafka.describe().cluster_id
+    assert f"pinned cluster 'sec' to cluster_id {cluster_id}" in made.stdout
+    written = (tmp_path / "specs" / "reconciler.yaml").read_text()
+    assert '"sasl.password": "${KPASS}"' in written and who.password not in written
+    # plan reads the same settings from the file init wrote
+    planned = transcript.run(tmp_path / "specs", "plan", "--cluster", "sec", env=who.env)
+    assert planned.code == 0, planned.stderr
+
+
+def test_init_with_a_wrong_password_says_authentication_failed(
+    sasl: LocalCluster, admin: AdminClient, transcript: Transcript, prefix: str, tmp_path: Path
+) -> None:
+    transcript.dirs.append(tmp_path)
+    who = _user(admin, all_but(""), prefix)
+    wrong = Principal(who.user, who.password[::-1])
+    PASSWORDS.append(wrong.password)
+    made = _init(transcript, tmp_path / "specs", sasl, wrong.env)
+    assert made.code == 0, made.stderr  # the repository is written, unpinned
+    assert f"refused the credentials of User:{who.user}" in made.stderr, made.stderr
+    assert "did not answer" not in made.stderr
+    assert "pinned cluster" not in made.stdout
