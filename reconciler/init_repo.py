@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reconciler import __version__
+from reconciler.cluster import acls
 from reconciler.errors import ConfigError
 from reconciler.resources import SCHEMA_NAMES, scaffold_text, schema_text
 from reconciler.spec.pin_cluster import pin_line
@@ -194,9 +195,7 @@ def next_steps(cluster: str, bootstrap: str, branch: str, how: str) -> list[str]
     workflows name and their secrets, the branch apply.yml watches, and the ACLs of the plan
     and apply principals (the table of `reconciler help security`) as `kafka-acls` commands."""
     secrets = "secrets KAFKA_BOOTSTRAP, KAFKA_USERNAME, KAFKA_PASSWORD"
-    acls = f"kafka-acls --bootstrap-server {bootstrap} --add --allow-principal"
-    reads = "--operation Describe --operation DescribeConfigs"
-    writes = "--operation Create --operation Alter --operation AlterConfigs"
+    plan, apply = "User:reconciler-plan", "User:reconciler-apply"
     return [
         f"Push to branch '{branch}': apply.yml applies what is merged there ({how}).",
         "  On each merged pull request it applies the plan that pull request's check made, and "
@@ -209,11 +208,10 @@ def next_steps(cluster: str, bootstrap: str, branch: str, how: str) -> list[str]
         f"allow only branch '{branch}' to deploy",
         "Grant the principals their ACLs (User:reconciler-plan and User:reconciler-apply "
         "stand for yours):",
-        f"  {acls} User:reconciler-plan {reads} --topic '*' --cluster",
-        f"  {acls} User:reconciler-apply {reads} {writes} --topic '*' --cluster",
-        f"  {acls} User:reconciler-apply --operation Read --operation Write --operation Create "
-        "--operation Delete --topic _reconciler_lock --topic _reconciler_audit",
-        "  (add --operation Delete on --topic '*' for apply once policy.allow_delete is true)",
+        *(f"  {line}" for line in acls.commands(bootstrap, plan, "plan")),
+        *(f"  {line}" for line in acls.commands(bootstrap, apply, "apply")),
+        "  once policy.allow_delete is true, for apply also:",
+        *(f"    {line}" for line in acls.commands(bootstrap, apply, "delete")),
         "apply takes its lock by creating the topic _reconciler_lock (deleted again when it is "
         "done), and on its first run creates the topic _reconciler_audit, whose records (one "
         "per apply) are kept forever (retention.ms -1).",

@@ -11,18 +11,30 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 from confluent_kafka import Consumer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import (
+    AclBinding,
+    AclBindingFilter,
+    AclOperation,
+    AclPermissionType,
+    AdminClient,
+    NewTopic,
+    ResourcePatternType,
+    ResourceType,
+)
 
+from reconciler.cluster import acls
 from reconciler.cluster.adapter import Cluster, Connection
 from reconciler.local import security
 from reconciler.local.state import LocalCluster
 from tests.security.conftest import (
+    SIX,
     Principal,
     Run,
     Transcript,
@@ -377,3 +389,68 @@ def test_init_with_a_wrong_password_says_authentication_failed(
     assert f"refused the credentials of User:{who.user}" in made.stderr, made.stderr
     assert "did not answer" not in made.stderr
     assert "pinned cluster" not in made.stdout
+
+
+# ---------------------------------------------------------------------------- init's ACLs
+
+_RESOURCES = {
+    acls.EVERY_TOPIC: (ResourceType.TOPIC, "*"),
+    acls.CLUSTER: (ResourceType.BROKER, "kafka-cluster"),
+    acls.EVERY_GROUP: (ResourceType.GROUP, "*"),
+    **{option: (ResourceType.TOPIC, option.split()[1]) for option in acls.LOCK_AND_AUDIT},
+}
+
+
+def _grant_as_init_prints(admin: AdminClient, user: str, *roles: acls.Role) -> None:
+    """Exactly the ACLs `init` prints for `roles` (reconciler/cluster/acls.py), no others."""
+    operations = {**SIX, "Read": AclOperation.READ, "Write": AclOperation.WRITE}
+    bindings = [
+        AclBinding(kind, name, ResourcePatternType.LITERAL, f"User:{user}", "*",
+                   operations[op], AclPermissionType.ALLOW)
+        for role in roles
+        for ops, resources in acls.grants(role)
+        for op in ops
+        for kind, name in (_RESOURCES[r] for r in resources)
+    ]  # fmt: skip
+    for future in admin.create_acls(bindings).values():
+        future.result(30)
+    flt = AclBindingFilter(
+        ResourceType.ANY, None, ResourcePatternType.ANY, f"User:{user}",  # type: ignore[arg-type]
+        None, AclOperation.ANY, AclPermissionType.ANY,  # type: ignore[arg-type]
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while len(admin.describe_acls(flt).result(30)) < len(bindings):  # bounded poll
+        assert time.monotonic() < deadline, "the ACLs never showed up"
+        time.sleep(0.1)
+
+
+def test_the_acls_init_prints_suffice_for_plan_and_a_deletes_in_use_check(
+    sasl: LocalCluster, admin: AdminClient, transcript: Transcript, prefix: str, tmp_path: Path
+) -> None:
+    """The plan principal with exactly init's plan grants plans a delete and reads its in-use
+    evidence (the group's committed offsets): nothing unreadable, nothing it lacks."""
+    transcript.dirs.append(tmp_path)
+    doomed = f"{prefix}doomed"
+    _create(admin, doomed)
+    group = f"{prefix}readers"
+    reader = Consumer({"bootstrap.servers": sasl.bootstrap, **sasl.client_config(),
+                       "group.id": group, "enable.auto.commit": False})  # fmt: skip
+    try:
+        reader.commit(offsets=[TopicPartition(doomed, 0, 0)], asynchronous=False)
+    finally:
+        reader.close()
+    try:
+        who = make_user(admin, f"u-{uuid.uuid4().hex[:8]}")
+        PASSWORDS.append(who.password)
+        _grant_as_init_prints(admin, who.user, "plan")
+        repo = write_repo(tmp_path, sasl.bootstrap, prefix, CLIENT, [], allow_delete=True)
+        planned = transcript.run(repo, "plan", "--cluster", "sec", "--prune", "--format", "json",
+                                 env=who.env)  # fmt: skip
+        assert "lacks" not in planned.stdout + planned.stderr, planned.stdout + planned.stderr
+        [change] = json.loads(planned.stdout)["changes"]
+        assert change["topic"] == doomed
+        assert not change["evidence"].get("unreadable"), change["evidence"]
+        assert group in json.dumps(change["evidence"])  # the group's offsets were read
+    finally:
+        for future in admin.delete_consumer_groups([group]).values():
+            future.result(30)

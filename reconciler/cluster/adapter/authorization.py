@@ -2,20 +2,8 @@
 
 Kafka answers a request the principal may not make with TOPIC_AUTHORIZATION_FAILED or
 CLUSTER_AUTHORIZATION_FAILED and no more; which ACL operation was missing depends on the
-request. The operation each request needs (Kafka's "Operations and Resources on Protocols"):
-
-    request                         operation        resource
-    DescribeCluster                 Describe         Cluster (only for authorized operations)
-    Metadata                        Describe         Topic (unauthorized topics are left out)
-    DescribeConfigs                 DescribeConfigs  Topic; Cluster for broker configs
-    ListPartitionReassignments      Describe         Cluster
-    CreateTopics                    Create           Cluster or Topic
-    CreatePartitions                Alter            Topic
-    IncrementalAlterConfigs         AlterConfigs     Topic; Cluster for broker configs
-    DeleteTopics                    Delete           Topic
-    ListGroups                      Describe         Cluster (else only the groups it may Describe)
-    DescribeGroups, OffsetFetch     Describe         Group (the in-use evidence of a delete)
-    AlterPartitionReassignments     Alter            Cluster
+request. The operation each request needs is the one table of reconciler/cluster/acls.py
+(Kafka's "Operations and Resources on Protocols"; `reconciler help security` shows it).
 
 Kafka implies Describe from Read, Write, Delete and Alter, and DescribeConfigs from
 AlterConfigs. A wrong password or an untrusted certificate never reaches a request: librdkafka
