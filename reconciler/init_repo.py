@@ -15,11 +15,14 @@ init never overwrites anything and never leaves half a repository behind because
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from reconciler import __version__
+from reconciler.cluster import acls
 from reconciler.errors import ConfigError
 from reconciler.resources import SCHEMA_NAMES, scaffold_text, schema_text
 from reconciler.spec.pin_cluster import pin_line
@@ -44,13 +47,7 @@ clusters:
     # environment's secrets; the default is what you gave `reconciler init --bootstrap`.
     bootstrap: "${{KAFKA_BOOTSTRAP:-{bootstrap}}}"
 {pin}    # Extra librdkafka properties; ${{ENV}} is expanded and secrets are redacted in all output.
-    client: {{}}
-    # client:
-    #   security.protocol: SASL_SSL
-    #   sasl.mechanism: SCRAM-SHA-512
-    #   sasl.username: "${{KAFKA_USERNAME}}"
-    #   sasl.password: "${{KAFKA_PASSWORD}}"
-    vars: {{}}                          # Jinja2 variables for topics/**/*.yaml.j2
+{client}    vars: {{}}                          # Jinja2 variables for topics/**/*.yaml.j2
     limits:
       max_broker_partitions: 4000     # partition replicas hosted per broker (KIP-578)
       max_partitions: 200000          # partitions in the whole cluster (KIP-578)
@@ -80,6 +77,40 @@ class NewFile:
     text: str
 
 
+_NO_CLIENT = """\
+    client: {}
+    # client:
+    #   security.protocol: SASL_SSL
+    #   sasl.mechanism: SCRAM-SHA-512
+    #   sasl.username: "${KAFKA_USERNAME}"
+    #   sasl.password: "${KAFKA_PASSWORD}"
+"""
+
+
+def client_block(client: Sequence[tuple[str, str]]) -> str:
+    """reconciler.yaml's `client:` lines: the settings `init --client` was given, as given
+    (`${VAR}` references stay references), else `{}` and a commented SASL example."""
+    if not client:
+        return _NO_CLIENT
+    lines = ["    client:"]
+    lines += [f"      {json.dumps(key)}: {json.dumps(value)}" for key, value in client]
+    return "\n".join(lines) + "\n"
+
+
+def client_pairs(given: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """`init --client KEY=VALUE` options as pairs; a ConfigError for one without `=`."""
+    pairs = []
+    for item in given:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(
+                f"--client {item!r}: give KEY=VALUE, a librdkafka property as under client: in "
+                "reconciler.yaml, e.g. --client security.protocol=SASL_SSL"
+            )
+        pairs.append((key.strip(), value))
+    return tuple(pairs)
+
+
 _PINNED = """\
     # The id its brokers reported to `reconciler init`: every command refuses another cluster.
     {line}
@@ -106,6 +137,7 @@ def scaffold(
     cluster_id: str | None = None,
     branch: str = "main",
     replication_factor: int | None = None,
+    client: Sequence[tuple[str, str]] = (),
 ) -> tuple[NewFile, ...]:
     """The files of a new spec repository whose one cluster is `cluster` at `bootstrap`,
     pinned to `cluster_id` when the cluster answered, whose policy.min_replication_factor is
@@ -121,7 +153,12 @@ def scaffold(
         NewFile(
             "reconciler.yaml",
             _CONFIG.format(
-                version=__version__, cluster=cluster, bootstrap=bootstrap, pin=pin, floor=floor
+                version=__version__,
+                cluster=cluster,
+                bootstrap=bootstrap,
+                pin=pin,
+                floor=floor,
+                client=client_block(client),
             ),
         ),
         NewFile("topics/.gitkeep", ""),
@@ -158,9 +195,7 @@ def next_steps(cluster: str, bootstrap: str, branch: str, how: str) -> list[str]
     workflows name and their secrets, the branch apply.yml watches, and the ACLs of the plan
     and apply principals (the table of `reconciler help security`) as `kafka-acls` commands."""
     secrets = "secrets KAFKA_BOOTSTRAP, KAFKA_USERNAME, KAFKA_PASSWORD"
-    acls = f"kafka-acls --bootstrap-server {bootstrap} --add --allow-principal"
-    reads = "--operation Describe --operation DescribeConfigs"
-    writes = "--operation Create --operation Alter --operation AlterConfigs"
+    plan, apply = "User:reconciler-plan", "User:reconciler-apply"
     return [
         f"Push to branch '{branch}': apply.yml applies what is merged there ({how}).",
         "  On each merged pull request it applies the plan that pull request's check made, and "
@@ -173,11 +208,10 @@ def next_steps(cluster: str, bootstrap: str, branch: str, how: str) -> list[str]
         f"allow only branch '{branch}' to deploy",
         "Grant the principals their ACLs (User:reconciler-plan and User:reconciler-apply "
         "stand for yours):",
-        f"  {acls} User:reconciler-plan {reads} --topic '*' --cluster",
-        f"  {acls} User:reconciler-apply {reads} {writes} --topic '*' --cluster",
-        f"  {acls} User:reconciler-apply --operation Read --operation Write --operation Create "
-        "--operation Delete --topic _reconciler_lock --topic _reconciler_audit",
-        "  (add --operation Delete on --topic '*' for apply once policy.allow_delete is true)",
+        *(f"  {line}" for line in acls.commands(bootstrap, plan, "plan")),
+        *(f"  {line}" for line in acls.commands(bootstrap, apply, "apply")),
+        "  once policy.allow_delete is true, for apply also:",
+        *(f"    {line}" for line in acls.commands(bootstrap, apply, "delete")),
         "apply takes its lock by creating the topic _reconciler_lock (deleted again when it is "
         "done), and on its first run creates the topic _reconciler_audit, whose records (one "
         "per apply) are kept forever (retention.ms -1).",

@@ -242,25 +242,54 @@ def _with(plan: Plan, diagnostic: Diagnostic) -> Plan:
     return dataclasses.replace(plan, diagnostics=tuple(found))
 
 
+@dataclass(frozen=True, slots=True)
+class Reported:
+    """What init learnt from the cluster: its id and the replication factor its topics have
+    now (each None when unknown), and why it learnt nothing (`refused`: the cluster's own
+    sentence, a refused login among them), None when it answered."""
+
+    cluster_id: str | None
+    replication_factor: int | None
+    refused: str | None = None
+
+
+def init_client(root: Path, cluster: str) -> tuple[tuple[str, str], ...]:
+    """The `client:` settings of the reconciler.yaml init is about to write (in `root`, a
+    scratch folder), expanded and checked exactly as plan's are (`${VAR}` from the
+    environment, R509 literal secrets, logins no client can make)."""
+    from reconciler.cluster import client_settings
+    from reconciler.spec.rules import LITERAL_SECRET
+
+    config, found = load_repo_config(root, os.environ, Settings.of(cluster))
+    # a literal secret, only a warning in a repository that has one, is refused before init
+    # writes it into a file made to be committed
+    problems = [d.message for d in found if d.is_error or d.code == LITERAL_SECRET.code]
+    if config is None or problems:
+        raise ConfigError(f"init --client: {'; '.join(problems)}; nothing was written")
+    chosen = select_cluster(config, cluster)
+    client_settings.check(cluster, dict(chosen.client))
+    return chosen.client
+
+
 def reported_cluster(
-    name: str, bootstrap: str, timeout: float = 10.0
-) -> tuple[str | None, int | None]:
-    """What init writes from the cluster at `bootstrap` (no client settings): the id it
-    reports, and the replication factor its topics have now (`current_replication_factor`),
-    each None when the cluster does not answer within `timeout` seconds or refuses the read."""
+    name: str, bootstrap: str, client: tuple[tuple[str, str], ...] = (), timeout: float = 10.0
+) -> Reported:
+    """What init writes from the cluster at `bootstrap`, reached with `client` settings (as
+    plan would): see `Reported`. A cluster that does not answer within `timeout` seconds, or
+    refuses the login or the read, gives what it gave and says why."""
     from reconciler.cluster import adapter
     from reconciler.errors import ClusterError
 
-    connection = adapter.Connection(name, bootstrap, (), timeout)
+    connection = adapter.Connection(name, bootstrap, client, timeout)
     try:
         with adapter.Cluster(connection) as kafka:
             try:
                 state = kafka.read_state()  # it carries the cluster id: one read for both
-            except ClusterError:  # e.g. not authorized to describe the topics' configs
-                return kafka.describe().cluster_id, None
-    except ClusterError:
-        return None, None
-    return state.cluster_id, current_replication_factor(state)
+            except ClusterError as exc:  # e.g. not authorized to describe the topics' configs
+                return Reported(kafka.describe().cluster_id, None, str(exc))
+    except ClusterError as exc:
+        return Reported(None, None, str(exc))
+    return Reported(state.cluster_id, current_replication_factor(state))
 
 
 def current_replication_factor(state: ClusterState) -> int | None:

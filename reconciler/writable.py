@@ -19,11 +19,24 @@ from pathlib import Path
 
 from reconciler.errors import ConfigError
 
+# `-` for a file option: standard output where the command has nothing else to print there
+# (`snapshot -o -`, `apply --audit-json -`), refused in one sentence where it would mix with
+# the command's own report (`plan -o -`, `drift --snapshot-out -`) or names a folder
+STDOUT = "-"
 
-def check_file(path: Path, option: str) -> None:
-    """Refuse (ConfigError) unless `path` can be written as a file ('-' is standard output)."""
-    if str(path) == "-":
-        return
+
+def is_stdout(path: Path | str) -> bool:
+    """Whether a file option names standard output."""
+    return str(path) == STDOUT
+
+
+def check_file(path: Path, option: str, stdout: str | None = None) -> None:
+    """Refuse (ConfigError) unless `path` can be written as a file. `-` is standard output
+    when `stdout` is None; otherwise `stdout` says why it cannot be, and `-` is refused."""
+    if is_stdout(path):
+        if stdout is None:
+            return
+        raise ConfigError(f"{option} - cannot write to standard output: {stdout}")
     try:
         if os.path.lexists(path):
             mode = os.stat(path).st_mode
@@ -45,6 +58,11 @@ def check_dir(path: Path, option: str) -> None:
     """Refuse unless files can be created in folder `path` (made, with its parents, if missing)."""
     import tempfile  # only here: its imports are a part of every command's start-up
 
+    if is_stdout(path):
+        raise ConfigError(
+            f"{option} - cannot write to standard output: it takes a folder of files; give a "
+            "folder name (./- for a folder called -)"
+        )
     existing = path.absolute()
     while not os.path.lexists(existing) and existing != existing.parent:
         existing = existing.parent

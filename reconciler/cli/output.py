@@ -49,8 +49,15 @@ class Channel(io.TextIOBase):
         self.lost: str | None = None  # why the stream stopped taking output
         self.dropped = 0  # characters not written since
 
-    def write(self, text: str) -> int:
-        if not isinstance(text, str):  # click probes for binary streams with write(b"")
+    def write(self, text: str | bytes) -> int:
+        if isinstance(text, bytes | bytearray) and text:
+            # click.echo of bytes (the shell completion scripts) falls back to write() on a
+            # stream that is not binary: UTF-8, as click encodes them, then written as text
+            text = bytes(text).decode("utf-8", "backslashreplace")
+        if not isinstance(text, str):
+            # click probes for binary streams with write(b""): refused, so click keeps this
+            # channel as the text stream (with a `buffer`, it would wrap that in its own,
+            # bypassing the encoding chosen here)
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
         if self.inner is None and text and self.lost is None:
             self.lost = "it was closed when reconciler started"

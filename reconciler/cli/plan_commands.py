@@ -29,7 +29,7 @@ from reconciler.cli.width import echo as width_echo
 from reconciler.cli.width import text_width
 from reconciler.errors import ConfigError, ReconcilerError
 from reconciler.wrap import HANG
-from reconciler.writable import check_file
+from reconciler.writable import check_file, is_stdout
 
 if TYPE_CHECKING:
     from reconciler.planning.plan import Plan
@@ -54,6 +54,30 @@ def targets(topics: tuple[str, ...], prune: bool) -> tuple[str, ...]:
             "--prune deletes every unmanaged topic, --topic plans only some: give one of them"
         )
     return tuple(topics)
+
+
+def saved_sentence(plan: Plan, out: Path) -> str:
+    """What `plan -o` says after saving: how to apply it, or, when apply would refuse it, why
+    (never an invitation to run an apply that refuses)."""
+    if plan.applyable:
+        return (
+            f"Saved the plan to {out}; apply it with `reconciler apply --cluster {plan.cluster} "
+            f"{out}`."
+        )
+    why = []
+    if plan.errors:
+        why.append(_count(len(plan.errors), "error") + " to fix")
+    if plan.unacknowledged_hazards:
+        why.append(_count(len(plan.unacknowledged_hazards), "hazard") + " to approve")
+    return (
+        f"Saved the plan to {out}, but it cannot be applied yet: apply refuses it while it has "
+        f"{' and '.join(why)} (the plan names each); change the specs as it says, then plan "
+        "and save again."
+    )
+
+
+def _count(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def partial_warning(plan: Plan) -> None:
@@ -135,7 +159,12 @@ def plan(
     from reconciler.render.text import render_text
 
     if out is not None:
-        check_file(out, "-o")
+        check_file(
+            out,
+            "-o",
+            stdout="the plan is printed there; give a file name for the saved plan "
+            "(--format json prints the plan as JSON)",
+        )
     try:
         cluster = chosen_cluster(ctx.repo, cluster)
         show_progress(f"planning cluster '{cluster}'" + (f" against {state}" if state else ""))
@@ -159,8 +188,7 @@ def plan(
     if (advice := workflow.pin_advice(ctx.repo, cluster, result.cluster_id)) is not None:
         click.echo(f"warning: {advice}", err=True)
     if out is not None:
-        click.echo(f"Saved the plan to {out}; apply it with `reconciler apply --cluster "
-                   f"{cluster} {out}`.", err=True)  # fmt: skip
+        click.echo(saved_sentence(result, out), err=True)
     # Not applyable (errors or unacknowledged hazards): the apply on merge would refuse it, so
     # the pull-request check fails now
     if not result.applyable:
@@ -375,7 +403,7 @@ def apply(
     if result.audit_error:
         click.echo(f"warning: the audit record was not written: {result.audit_error}", err=True)
     if audit_json is not None and result.audit:
-        if str(audit_json) == "-":
+        if is_stdout(audit_json):
             click.echo(json.dumps(result.audit, indent=1))
         else:
             try:

@@ -47,7 +47,22 @@ from reconciler.writable import check_dir
     help="The branch apply.yml applies merges to [default: the git repository's branch, else "
     "git's init.defaultBranch, else asked (main without a terminal)].",
 )
-def init(directory: Path | None, bootstrap: str, cluster: str, branch: str | None) -> None:
+@click.option(
+    "--client",
+    "client_options",
+    metavar="KEY=VALUE",
+    multiple=True,
+    help="A client property, as under `client:` in reconciler.yaml (repeatable): init logs in "
+    "with it and writes it there. Give secrets as ${VAR}, read from the environment, e.g. "
+    "--client 'sasl.password=${KAFKA_PASSWORD}'.",
+)
+def init(
+    directory: Path | None,
+    bootstrap: str,
+    cluster: str,
+    branch: str | None,
+    client_options: tuple[str, ...],
+) -> None:
     """Start a spec repository in DIR (default: the current directory).
 
     Writes reconciler.yaml with one cluster, an empty topics/, the JSON Schemas (so the
@@ -55,24 +70,37 @@ def init(directory: Path | None, bootstrap: str, cluster: str, branch: str | Non
     apply on merge, scheduled drift. Never overwrites a file: refuses, writing nothing, if any
     of them exists. Next: `reconciler import --cluster NAME` to adopt the cluster's topics.
     """
+    import tempfile  # here: its imports would be a part of every command's start-up
+
     from reconciler import workflow
-    from reconciler.init_repo import check_arguments, next_steps, scaffold, write_new
+    from reconciler.init_repo import check_arguments, client_pairs, next_steps, scaffold, write_new
 
     check_arguments(cluster, bootstrap)
+    given = client_pairs(client_options)
     root = directory or Path(".")
     check_dir(root, "DIR")
+    # The client settings as plan will read them from the reconciler.yaml written below: that
+    # file, in a scratch folder, read by plan's own loader (${VAR}, literal secrets, logins)
+    with tempfile.TemporaryDirectory(prefix="reconciler-init-") as scratch:
+        for new in scaffold(cluster, bootstrap, client=given)[:2]:  # reconciler.yaml, topics/
+            (Path(scratch) / new.path).parent.mkdir(parents=True, exist_ok=True)
+            (Path(scratch) / new.path).write_text(new.text, encoding="utf-8")
+        client = workflow.init_client(Path(scratch), cluster)
     branch, how = _branch(root, branch)
     show_progress(f"asking {bootstrap} for its cluster id")
-    cluster_id, factor = workflow.reported_cluster(cluster, bootstrap)
-    written = write_new(root, scaffold(cluster, bootstrap, cluster_id, branch, factor))
+    reported = workflow.reported_cluster(cluster, bootstrap, client)
+    cluster_id, factor = reported.cluster_id, reported.replication_factor
+    files = scaffold(cluster, bootstrap, cluster_id, branch, factor, given)
+    written = write_new(root, files)
     for path in written:
         click.echo(f"created {path}")
     if cluster_id is not None:
         click.echo(f"pinned cluster '{cluster}' to cluster_id {cluster_id} (what it reported)")
     else:
+        why = reported.refused or f"{bootstrap} did not answer."
         click.echo(
-            f"note: {bootstrap} did not answer, so cluster '{cluster}' is not pinned yet: "
-            "`reconciler import` writes its cluster_id once the cluster answers",
+            f"warning: cluster '{cluster}' is not pinned yet: {why} `reconciler import` writes "
+            "its cluster_id once the cluster answers.",
             err=True,
         )
     if factor is not None:
@@ -165,8 +193,9 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
         width = text_width()  # each diagnostic's message continues under its file:line
         for diagnostic in result.diagnostics:
             width_echo(str(diagnostic), width)
-        for skipped in result.not_read:  # the R013 warnings above name those that matter
-            if not skipped.could_hold_specs:
+        # The R013 warnings above name those that matter; dotfiles (`.gitkeep`) go unnamed
+        for skipped in result.not_read:
+            if not skipped.could_hold_specs and not skipped.hidden:
                 width_echo(f"not read: {skipped.path} ({skipped.reason})", width)
         files = counted(result.files, "file")
         if result.valid:

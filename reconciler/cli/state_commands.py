@@ -21,7 +21,7 @@ from reconciler.cli.shared import (
 )
 from reconciler.cli.width import text_width
 from reconciler.errors import ReconcilerError
-from reconciler.writable import check_file
+from reconciler.writable import check_file, is_stdout
 
 
 @click.command(context_settings=CONTEXT)
@@ -65,7 +65,12 @@ def drift(
     from reconciler.render.drift import render_drift_markdown, render_drift_text
 
     if snapshot_out is not None:
-        check_file(snapshot_out, "--snapshot-out")  # refused before the cluster is read
+        # refused before the cluster is read
+        check_file(
+            snapshot_out,
+            "--snapshot-out",
+            stdout="the drift report is printed there; give a file name for the snapshot",
+        )
     try:
         cluster = chosen_cluster(ctx.repo, cluster)
         show_progress(f"checking cluster '{cluster}' for drift")
@@ -93,7 +98,7 @@ def drift(
     "-o",
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Snapshot file (default: standard output).",
+    help="Snapshot file (default, or `-`: standard output).",
 )
 @click.option(
     "--format",
@@ -116,6 +121,8 @@ def snapshot(ctx: Ctx, cluster: str | None, out: Path | None, fmt: str | None) -
     from reconciler.cluster import jsonl
     from reconciler.cluster.snapshot import dumps, write_snapshot
 
+    if out is not None and is_stdout(out):
+        out = None  # `-o -`: standard output, as without -o
     if out is not None:
         check_file(out, "-o")
     cluster = chosen_cluster(ctx.repo, cluster)

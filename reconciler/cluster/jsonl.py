@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from reconciler import readable
+from reconciler import readable, topic_ids
 from reconciler.cluster.overrides import OPERATIONAL_KEYS, comparable_overrides
 from reconciler.cluster.state import (
     TOPIC_OVERRIDE,
@@ -264,7 +264,7 @@ def _topic(line: dict[str, Any]) -> tuple[TopicState, list[Reassignment]]:
             )
             for key, value in sorted(line.get("overrides", {}).items())
         ),
-        topic_id=line.get("topic_id"),
+        topic_id=topic_id_from_json(line.get("topic_id")),
     )
     moving = [
         Reassignment(
@@ -273,3 +273,9 @@ def _topic(line: dict[str, Any]) -> tuple[TopicState, list[Reassignment]]:
         for r in line.get("reassignments", [])
     ]
     return topic, moving
+
+
+def topic_id_from_json(value: Any) -> str | None:
+    """A snapshot's topic id in Kafka's form: snapshots written before reconciler printed
+    Kafka's form hold the standard base64 alphabet, naming the same 16 bytes."""
+    return None if value is None else topic_ids.canonical(str(value))

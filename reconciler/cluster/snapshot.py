@@ -155,7 +155,7 @@ def _topic(t: dict[str, Any], shared: _Shared) -> TopicState:
         internal=bool(t.get("internal", False)),
         partitions=jsonl.partitions_from_json(t["partitions"]),
         configs=tuple(configs),
-        topic_id=t.get("topic_id"),
+        topic_id=jsonl.topic_id_from_json(t.get("topic_id")),
     )
 
 

@@ -64,6 +64,7 @@ from reconciler.spec.model import (
     DesiredState,
     Policy,
     approval_text,
+    topic_id_text,
 )
 from reconciler.spec.units import format_duration_ms, format_size_bytes
 
@@ -526,8 +527,12 @@ def review(
 def compared(approval: Approval) -> ApprovalValue:
     """A hazard's approval as an `acknowledge:` item's value compares (model.Acknowledgment)."""
     if isinstance(approval, tuple):
-        return tuple(sorted((k, approval_text(v)) for k, v in approval))
-    return approval_text(approval)
+        return tuple(
+            sorted(
+                (k, topic_id_text(v) if k == "topic_id" else approval_text(v)) for k, v in approval
+            )
+        )
+    return topic_id_text(approval)  # a delete's topic id, or its name (unchanged)
 
 
 def entry(code: str, value: Approval | ApprovalValue | None) -> str:

@@ -164,6 +164,8 @@ def make_plan(
     cluster's policy at the base of the change under review (None: compared with the defaults).
     """
     policy = cluster.policy
+    if targets:  # a pattern matching nothing is a typo, not a plan with "No changes"
+        targeting.check_matched(targets, [*desired.topics, *state.topics], cluster.name)
     desired, outside_scope = ownership.in_scope(desired, policy)
     if targets:
         desired = targeting.targeted(desired, targets)

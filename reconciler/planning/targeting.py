@@ -36,6 +36,21 @@ def matches(name: str, patterns: Iterable[UserPattern]) -> bool:
     return any(p.search(name) for p in patterns)
 
 
+def check_matched(patterns: Sequence[str], names: Iterable[str], cluster: str) -> None:
+    """Refuse (ConfigError) when a pattern matches no name: a typo would otherwise plan nothing
+    and say "No changes", as if the topics it meant were in sync."""
+    regexes = compiled(patterns)
+    found = set(names)
+    unmatched = [p.text for p in regexes if not any(p.search(n) for n in found)]
+    if unmatched:
+        shown = " and ".join(f"--topic {p!r}" for p in unmatched)
+        raise ConfigError(
+            f"{shown} {'matches' if len(unmatched) == 1 else 'match'} no topic in the specs of "
+            f"cluster '{cluster}' nor on the cluster, so nothing was planned; check the pattern "
+            "(a Python regular expression searched in topic names)"
+        )
+
+
 def targeted(desired: DesiredState, patterns: Sequence[str]) -> DesiredState:
     """The specs a partial plan covers: the matching ones and what they depend on."""
     regexes = compiled(patterns)

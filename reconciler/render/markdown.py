@@ -74,13 +74,23 @@ def render_failure(
         head.append("")
         tail = [f"{code(f'reconciler validate --cluster {cluster}')} lists the same problems."]
     room = _Room(max_chars - _cost([*head, *tail]))
-    errors = [parts.diagnostic_row(d) for d in diagnostics if d.is_error]
-    warnings = [parts.diagnostic_row(d) for d in diagnostics if not d.is_error]
+    errors, error_counts = _unzip(parts.diagnostic_rows([d for d in diagnostics if d.is_error]))
+    warnings, warning_counts = _unzip(
+        parts.diagnostic_rows([d for d in diagnostics if not d.is_error])
+    )
     if diagnostics:
-        room.reserve([*_DIAGNOSTICS_HEAD, _more_diagnostics(len(errors), len(warnings)), ""])
+        room.reserve(
+            [*_DIAGNOSTICS_HEAD, _more_diagnostics(len(diagnostics), len(diagnostics)), ""]
+        )
     shown_errors, shown_warnings = _prefixes(room, [_rows(errors), _rows(warnings)])
     table = _table(
-        _DIAGNOSTICS_HEAD, errors, shown_errors, warnings, shown_warnings, _more_diagnostics
+        _DIAGNOSTICS_HEAD,
+        errors,
+        shown_errors,
+        warnings,
+        shown_warnings,
+        _more_diagnostics,
+        (error_counts, warning_counts),
     )
     return _at_most("\n".join([*head, *table, *tail]), max_chars)
 
@@ -91,7 +101,8 @@ def render_failure(
 def _whole(plan: Plan) -> list[str]:
     lines = _head(plan)
     if plan.diagnostics:
-        lines += [*_DIAGNOSTICS_HEAD, *(parts.diagnostic_row(d) for d in plan.diagnostics), ""]
+        rows = parts.diagnostic_rows(plan.diagnostics)
+        lines += [*_DIAGNOSTICS_HEAD, *(row for row, _ in rows), ""]
     lines += _load(plan)
     collapse = len(plan.changes) > COLLAPSE_ABOVE
     for title, changes in _groups(plan):
@@ -221,15 +232,17 @@ def _fitted(plan: Plan, max_chars: int) -> list[str]:
     head, tail = _head(plan), _tail(plan)
     room = _Room(max_chars - _cost([*head, *tail]))
 
-    errors = [parts.diagnostic_row(d) for d in plan.errors]
-    warnings = [parts.diagnostic_row(d) for d in plan.diagnostics if not d.is_error]
+    errors, error_counts = _unzip(parts.diagnostic_rows(plan.errors))
+    warnings, warning_counts = _unzip(
+        parts.diagnostic_rows([d for d in plan.diagnostics if not d.is_error])
+    )
     hazards = [(c.topic, h) for c in plan.changes for h in c.hazards]
     blocking = [_hazard_row(t, h) for t, h in hazards if h.blocks_apply]
     others = [_hazard_row(t, h) for t, h in hazards if not h.blocks_apply]
     groups = _groups(plan)
     collapse = len(plan.changes) > COLLAPSE_ABOVE
 
-    most_diagnostics = _more_diagnostics(len(errors), len(warnings))
+    most_diagnostics = _more_diagnostics(sum(error_counts), sum(warning_counts))
     most_hazards = _more_hazards(len(blocking), len(others))
     most_changes = [_more_changes(changes) for _, changes in groups]
     if errors or warnings:
@@ -263,7 +276,13 @@ def _fitted(plan: Plan, max_chars: int) -> list[str]:
 
     lines = list(head)
     lines += _table(
-        _DIAGNOSTICS_HEAD, errors, shown_errors, warnings, shown_warnings, _more_diagnostics
+        _DIAGNOSTICS_HEAD,
+        errors,
+        shown_errors,
+        warnings,
+        shown_warnings,
+        _more_diagnostics,
+        (error_counts, warning_counts),
     )
     lines += load
     lines += _table(_HAZARDS_HEAD, blocking, shown_blocking, others, shown_others, _more_hazards)
@@ -320,6 +339,10 @@ def _prefixes(room: _Room, lists: Sequence[Sequence[Sequence[str]]]) -> list[int
     return counts
 
 
+def _unzip(rows: Sequence[tuple[str, int]]) -> tuple[list[str], list[int]]:
+    return [row for row, _ in rows], [count for _, count in rows]
+
+
 def _rows(rows: Sequence[str]) -> list[list[str]]:
     return [[row] for row in rows]
 
@@ -331,13 +354,17 @@ def _table(
     then: Sequence[str],
     shown_then: int,
     more: Callable[[int, int], str],
+    counts: tuple[Sequence[int], Sequence[int]] | None = None,
 ) -> list[str]:
     """A table of two kinds of rows (errors and warnings; hazards that block and the others),
-    the shown ones first, then a count of what is left out."""
+    the shown ones first, then a count of what is left out (`counts`: how many items each row
+    stands for, when a row groups several)."""
     if not first and not then:
         return []
     rows = [*first[:shown_first], *then[:shown_then]]
-    left_out = (len(first) - shown_first, len(then) - shown_then)
+    if counts is None:
+        counts = ([1] * len(first), [1] * len(then))
+    left_out = (sum(counts[0][shown_first:]), sum(counts[1][shown_then:]))
     if any(left_out):
         rows.append(more(*left_out))
     return [*head, *rows, ""]

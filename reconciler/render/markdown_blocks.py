@@ -5,6 +5,8 @@ Formats only; markdown.py decides what fits.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import assert_never
 
 from reconciler.diagnostics import Diagnostic
@@ -20,6 +22,58 @@ from reconciler.planning.changes import (
     TopicChange,
 )
 from reconciler.render import common
+
+# Diagnostics of one shape (same severity, code, rule and message but for the topic's name),
+# e.g. one warning on each of 479 topics, are one row: the count, the first few topics, and
+# every topic in a collapsed <details>, whose list stops at a length that keeps the comment
+# well inside GitHub's 65,536 characters (markdown.py fits the rows to its budget)
+GROUP_NAMED = 3
+GROUP_LIST_CHARS = 25_000
+_TOPIC = "\0"  # stands for the topic's name in a shape's message
+
+
+def diagnostic_rows(diagnostics: Sequence[Diagnostic]) -> list[tuple[str, int]]:
+    """The table rows of `diagnostics`, one per shape in the order each shape first appears,
+    each with the number of diagnostics it stands for."""
+    shapes: dict[tuple[str, str, str, str], list[Diagnostic]] = {}
+    for d in diagnostics:
+        shapes.setdefault((d.severity.value, d.code, d.rule, _template(d)), []).append(d)
+    return [
+        (diagnostic_row(same[0]), 1) if len(same) == 1 else (_grouped_row(same), len(same))
+        for same in shapes.values()
+    ]
+
+
+def _template(d: Diagnostic) -> str:
+    """The message with the topic's name (as a whole name, not inside a longer one) as _TOPIC."""
+    if not d.topic:
+        return d.message
+    whole = rf"(?<![A-Za-z0-9._-]){re.escape(d.topic)}(?![A-Za-z0-9._-])"
+    return re.sub(whole, _TOPIC, d.message)
+
+
+def _grouped_row(same: Sequence[Diagnostic]) -> str:
+    first = same[0]
+    names = [d.topic or (str(d.location) if d.location else "") for d in same]
+    named = ", ".join(code(n) for n in names[:GROUP_NAMED])
+    listed, length = [], 0
+    for name in names:
+        shown = code(name, html=True).replace("|", "&#124;")
+        if length + len(shown) > GROUP_LIST_CHARS:
+            break
+        listed.append(shown)
+        length += len(shown) + 2
+    rest = len(names) - len(listed)
+    tail = f" and {rest:,} more: `reconciler plan --format text` lists them all" if rest else ""
+    details = f"<details><summary>all {len(same):,}</summary>{', '.join(listed)}{tail}</details>"
+    more = f" and {len(same) - GROUP_NAMED:,} more" if len(same) > GROUP_NAMED else ""
+    topics = f"{len(same):,} {'topics' if first.topic else 'places'}: {named}{more}"
+    where = code(str(first.location)) + f" (first of {len(same):,})" if first.location else ""
+    message = "TOPIC".join(escape(part) for part in _template(first).split(_TOPIC))
+    return (
+        f"| {first.severity.value} | {first.code} | `{first.rule}` | {topics} {details} | "
+        f"{where} | {message} |"
+    )
 
 
 def diagnostic_row(d: Diagnostic) -> str:

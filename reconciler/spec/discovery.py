@@ -13,7 +13,9 @@ unmanaged, and `plan --prune` would delete it). The rules:
   such a file inside a hidden folder (`.staging/`) or itself hidden, and a hidden entry that
   cannot be examined (it might be one);
 - anything else (`README.md`, `.gitkeep`, a hidden folder without such files) is not read and
-  listed, never a warning.
+  listed, never a warning; `validate`'s text output leaves out the hidden ones (`.gitkeep`,
+  `.gitignore`, `.DS_Store`: git and editors put them there, the loader was never meant to read
+  them) and names the others (`README.md`, `orders.json`: perhaps meant as topics).
 
 Letter case: `UP.YAML` is not loaded, because `.yaml` and `.YAML` differ to git and to Linux
 and a topic file's name should not depend on the filesystem; it is reported and stops deletes,
@@ -51,6 +53,9 @@ class NotRead:
     path: str  # relative to the repository root, '/' separators
     reason: str  # why, in a few words: "hidden", "extension .md", ...
     could_hold_specs: bool  # a warning (R013), and every delete refuses while it is there
+    # a dotfile or inside a hidden folder (`.gitkeep`, `.DS_Store`): validate's text output
+    # names it only when it could hold topics (then it is a warning anyway)
+    hidden: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +92,8 @@ def find_topic_files(root: Path, topics_dir: Path) -> Discovered:
 
     def skip(path: Path, reason: str, could_hold_specs: bool) -> None:
         rel = relative(path, root)
-        not_read.append(NotRead(rel, reason, could_hold_specs))
+        hidden = any(part.startswith(".") for part in path.relative_to(topics_dir).parts)
+        not_read.append(NotRead(rel, reason, could_hold_specs, hidden))
         if could_hold_specs:
             found.append(
                 rules.IGNORED_FILE(

@@ -13,6 +13,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from reconciler import topic_ids
 from reconciler.diagnostics import Location
 
 
@@ -61,6 +62,13 @@ def approval_text(value: object) -> str:
     return str(value)
 
 
+def topic_id_text(value: object) -> str:
+    """A topic id as compared: either base64 alphabet, padded or not, names the same 16 bytes
+    (Kafka prints URL-safe unpadded; reconciler printed the standard alphabet before). A
+    topic name standing in for an id (brokers before Kafka 2.8) is unchanged."""
+    return topic_ids.canonical(approval_text(value))
+
+
 @dataclass(frozen=True, slots=True)
 class Acknowledgment:
     """One item of a topic's `acknowledge:`: a hazard code and the one transition it approves.
@@ -83,9 +91,14 @@ class Acknowledgment:
             return Acknowledgment(item)
         ((code, value),) = item.items()
         if isinstance(value, Mapping):
-            pairs = sorted((str(k), approval_text(v)) for k, v in value.items())
+            pairs = sorted(
+                (str(k), topic_id_text(v) if k == "topic_id" else approval_text(v))
+                for k, v in value.items()
+            )
             return Acknowledgment(code, tuple(pairs))
-        return Acknowledgment(code, approval_text(value))
+        return Acknowledgment(
+            code, topic_id_text(value) if code in TOPIC_BOUND_CODES else approval_text(value)
+        )
 
     @property
     def old_form(self) -> bool:

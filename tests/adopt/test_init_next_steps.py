@@ -91,11 +91,18 @@ def test_init_names_the_environments_their_secrets_and_the_acls(tmp_path: Path) 
     assert acls == [
         f"{start} User:reconciler-plan --operation Describe --operation DescribeConfigs "
         "--topic '*' --cluster",
+        f"{start} User:reconciler-plan --operation Describe --group '*'",
         f"{start} User:reconciler-apply --operation Describe --operation DescribeConfigs "
         "--operation Create --operation Alter --operation AlterConfigs --topic '*' --cluster",
-        f"{start} User:reconciler-apply --operation Read --operation Write --operation Create "
+        f"{start} User:reconciler-apply --operation Describe --group '*'",
+        f"{start} User:reconciler-apply --operation Create --operation Read --operation Write "
         "--operation Delete --topic _reconciler_lock --topic _reconciler_audit",
+        f"{start} User:reconciler-apply --operation Delete --topic '*'",
     ]
+    # the in-use gate reads consumer groups (ListGroups, DescribeGroups, OffsetFetch)
+    for who in ("plan", "apply"):
+        assert f"{start} User:reconciler-{who} --operation Describe --group '*'" in acls
+    assert "once policy.allow_delete is true, for apply also:" in out
     assert (
         "creates the topic _reconciler_audit, whose records (one per apply) are kept forever" in out
     )

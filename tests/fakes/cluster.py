@@ -26,6 +26,7 @@ from collections.abc import Callable, Collection, Container, Iterable, Mapping, 
 from dataclasses import dataclass, field
 from types import TracebackType
 
+from reconciler import topic_ids
 from reconciler.cluster.evidence import Evidence, TopicEvidence
 from reconciler.cluster.protocol.address import Address
 from reconciler.cluster.protocol.answers import ClusterDescription, Record
@@ -80,7 +81,7 @@ _LOCK_CONFIG = {
 class FakeTopic:
     replicas: list[Replicas]  # per partition, in assignment order (the first leads)
     overrides: dict[str, str]
-    topic_id: str = field(default_factory=lambda: uuid.uuid4().hex[:22])
+    topic_id: str = field(default_factory=lambda: topic_ids.encode(uuid.uuid4().bytes))
     records: list[Record] = field(default_factory=list)
 
 

@@ -89,8 +89,42 @@ def test_a_partial_plan_applies_past_another_topics_error(
     still = repo.run("plan", "--format", "json")
     assert still.code == 1 and "P101" in still.stdout  # the other topic stays reported
 
+    typo = repo.run("apply", "--topic", "^nomatch$", "--auto-approve")
+    assert typo.code == 1 and "--topic '^nomatch$' matches no topic" in typo.stderr
+
     both = repo.run("plan", "--topic", "x", "--prune")
     assert both.code == 1
     assert both.stderr.strip() == (
         "error: --prune deletes every unmanaged topic, --topic plans only some: give one of them"
     )
+
+
+def _specs_and_snapshot(tmp_path: Path) -> tuple[SpecRepo, Path]:
+    from reconciler.cluster.snapshot import write_snapshot
+    from tests.planning.factories import cluster, spread, topic
+
+    repo = SpecRepo(tmp_path / "repo", "127.0.0.1:1", "t")
+    repo.topics({"name": "t.spec", "partitions": 1})
+    snap = tmp_path / "snap.json"
+    write_snapshot(snap, "test", cluster(topic("t.live", spread(1, 1))))
+    return repo, snap
+
+
+@pytest.mark.parametrize("pattern", [r"^t\.spec$", r"^t\.live$"])
+def test_a_pattern_matching_a_spec_or_a_cluster_topic_plans(tmp_path: Path, pattern: str) -> None:
+    repo, snap = _specs_and_snapshot(tmp_path)
+    result = repo.run("plan", "--state", str(snap), "--topic", pattern)
+    assert "matches no topic" not in result.stderr, result.stderr
+
+
+def test_a_pattern_matching_no_topic_is_one_sentence_not_no_changes(tmp_path: Path) -> None:
+    repo, snap = _specs_and_snapshot(tmp_path)
+    for args in (["--topic", "^nomatch$"], ["--topic", "^t", "--topic", "^nomatch$"]):
+        result = repo.run("plan", "--state", str(snap), *args)
+        assert result.code == 1
+        assert result.stderr.strip() == (
+            "error: --topic '^nomatch$' matches no topic in the specs of cluster 'test' nor on "
+            "the cluster, so nothing was planned; check the pattern (a Python regular "
+            "expression searched in topic names)"
+        )
+        assert "No changes" not in result.stdout

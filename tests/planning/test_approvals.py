@@ -249,3 +249,30 @@ def test_an_item_naming_no_hazard_or_two_is_a_schema_error(tmp_path: Path, item:
     loaded = load_repo(tmp_path, "c")
     assert not loaded.valid
     assert any(d.location and d.location.line == 4 for d in loaded.diagnostics if d.is_error)
+
+
+# One topic id in Kafka's form (URL-safe, unpadded) and as reconciler wrote it before
+KAFKA_ID = "W39X6ZmjT36-ZeEcGS-CEA"
+STANDARD_ID = "W39X6ZmjT36+ZeEcGS+CEA=="
+
+
+@pytest.mark.parametrize("written", [KAFKA_ID, STANDARD_ID, "W39X6ZmjT36+ZeEcGS+CEA"])
+def test_an_approval_names_the_topic_id_in_either_base64_alphabet(written: str) -> None:
+    state = _with_id(topic("t.h", spread(3, 2), overrides={"retention.ms": "604800000"}), KAFKA_ID)
+    fields = {"key": "retention.ms", "from": 604800000, "to": 86400000}
+    item = {"retention_decrease": {**fields, "topic_id": written}}
+    plan = _plan(
+        cluster(state), partitions=3, config={"retention.ms": "86400000"}, acknowledge=[item]
+    )
+    assert plan.applyable
+    tombstone = {"state": Presence.ABSENT, "acknowledge": [{"delete": written}]}
+    deleted = _plan(cluster(_with_id(topic("t.h", spread(3, 2)), KAFKA_ID)), **tombstone)
+    assert deleted.applyable
+    assert _hazard(deleted).approve_with == {"delete": KAFKA_ID}
+
+
+def test_an_approval_of_another_id_in_the_old_alphabet_still_approves_nothing() -> None:
+    other = "W39X6ZmjT36+ZeEcGS+CEQ=="  # one bit apart
+    tombstone = {"state": Presence.ABSENT, "acknowledge": [{"delete": other}]}
+    plan = _plan(cluster(_with_id(topic("t.h", spread(3, 2)), KAFKA_ID)), **tombstone)
+    assert not plan.applyable

@@ -76,8 +76,8 @@ def test_a_2000_topic_plan_fits_and_keeps_every_error_and_hazard() -> None:
         "again." in comment
     )
     assert (s.errors, s.warnings, len(plan.unacknowledged_hazards)) == (9, 40, 26)
-    for d in plan.diagnostics:
-        assert diagnostic_row_start(d) in comment, d
+    for d in plan.diagnostics:  # its own row, or named in its shape's grouped row
+        assert diagnostic_row_start(d) in comment or f"<code>{d.topic}</code>" in comment, d
     hazards = [(c.topic, h) for c in plan.changes for h in c.hazards]
     assert len(hazards) > 200
     for topic, hazard in hazards:
@@ -208,3 +208,63 @@ def test_a_failure_without_diagnostics_says_what_failed() -> None:
         "## reconciler drift for `prod`\n\n**`reconciler drift` failed**: could not describe "
         "cluster 'prod' at kafka-1:9092: &lt;timed out&gt;\n\nNothing was changed on the cluster."
     )
+
+
+def _stale(topic: str, line: int) -> Diagnostic:
+    return Diagnostic(
+        Severity.WARNING, "P133", "acknowledge_stale",
+        f"{topic}: `{{retention_decrease: {{from: 1, to: 2}}}}` approves nothing the plan does; "
+        f"remove it from {topic}'s acknowledge:",
+        Location(f"topics/{topic}.yaml", line, 5), topic,
+    )  # fmt: skip
+
+
+def test_repeated_diagnostics_of_one_shape_are_one_row_with_every_topic_collapsed() -> None:
+    names = [f"team.topic-{i:04d}" for i in range(479)]
+    other = Diagnostic(Severity.ERROR, "P101", "partition_decrease", "t.x: 6 -> 3", None, "t.x")
+    plan = Plan("prod", "sha256:x", (), (other, *(_stale(n, 3) for n in names)))
+    comment = render_markdown(plan)
+    rows = [line for line in comment.splitlines() if line.startswith("| warning | P133 ")]
+    assert len(rows) == 1, rows  # not 479
+    [row] = rows
+    assert "479 topics: `team.topic-0000`, `team.topic-0001`, `team.topic-0002` and 476 more" in row
+    assert "<details><summary>all 479</summary>" in row
+    assert all(f"<code>{n}</code>" in row for n in names)  # the full list, collapsed
+    assert "TOPIC: `{retention_decrease:" in row and "remove it from TOPIC's" in row
+    assert "team.topic-0000.yaml:3:5` (first of 479)" in row
+    assert "| error | P101 | `partition_decrease` | `t.x` |" in comment  # another shape: its own
+    assert len(comment) < 65_536
+
+
+def test_grouped_rows_stay_within_the_budget_and_count_what_is_left_out() -> None:
+    # 30 shapes (a message each) of 400 long-named topics: far over any comment's size
+    diagnostics = tuple(
+        Diagnostic(
+            Severity.WARNING,
+            "P133",
+            "acknowledge_stale",
+            f"{t}: item {shape} is stale",
+            Location("topics/a.yaml", shape, 1),
+            t,
+        )
+        for shape in range(30)
+        for t in (f"{'x' * 200}.{i:04d}" for i in range(400))
+    )
+    comment = render_markdown(Plan("prod", "sha256:x", (), diagnostics))
+    assert len(comment) <= DEFAULT_MAX_CHARS
+    rows = [line for line in comment.splitlines() if line.startswith("| warning | P133 ")]
+    assert 0 < len(rows) < 30
+    left = 30 - len(rows)
+    assert (
+        f"{left * 400:,} more diagnostic(s) not shown (0 error(s), {left * 400:,} warning(s))"
+        in (comment)
+    )
+    assert "more: `reconciler plan --format text` lists them all</details>" in rows[0]
+
+
+def test_a_topic_name_inside_a_longer_name_is_not_taken_for_the_topic() -> None:
+    short = Diagnostic(Severity.WARNING, "P133", "acknowledge_stale", "a: a.b is stale", None, "a")
+    other = Diagnostic(Severity.WARNING, "P133", "acknowledge_stale", "c: a.b is stale", None, "c")
+    row = [line for line in render_markdown(Plan("p", "s", (), (short, other))).splitlines()
+           if line.startswith("| warning")]  # fmt: skip
+    assert len(row) == 1 and "TOPIC: a.b is stale" in row[0]

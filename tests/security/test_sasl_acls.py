@@ -11,19 +11,32 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 from confluent_kafka import Consumer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import (
+    AclBinding,
+    AclBindingFilter,
+    AclOperation,
+    AclPermissionType,
+    AdminClient,
+    NewTopic,
+    ResourcePatternType,
+    ResourceType,
+)
 
+from reconciler.cluster import acls
 from reconciler.cluster.adapter import Cluster, Connection
 from reconciler.local import security
 from reconciler.local.state import LocalCluster
 from tests.security.conftest import (
+    SIX,
     Principal,
+    Run,
     Transcript,
     admin_of,
     all_but,
@@ -333,5 +346,111 @@ def test_a_delete_without_describe_on_groups_is_refused_naming_the_acl(
         assert f"lacks Describe on group {group}" in applied.stdout + applied.stderr
         assert doomed in topics_view(admin, prefix)
     finally:  # the module's other deletes would meet this group too
+        for future in admin.delete_consumer_groups([group]).values():
+            future.result(30)
+
+
+# ---------------------------------------------------------------------------- init's login
+
+
+def _init(transcript: Transcript, where: Path, sasl: LocalCluster, env: dict[str, str]) -> Run:
+    args = [f"--client={k}={v}" for k, v in CLIENT.items()]
+    return transcript.run(where.parent, "init", str(where), "--bootstrap", sasl.bootstrap,
+                          "--cluster", "sec", *args, env=env)  # fmt: skip
+
+
+def test_init_logs_in_with_client_settings_and_pins_the_cluster(
+    sasl: LocalCluster, admin: AdminClient, transcript: Transcript, prefix: str, tmp_path: Path
+) -> None:
+    transcript.dirs.append(tmp_path)
+    who = _user(admin, all_but(""), prefix)
+    made = _init(transcript, tmp_path / "specs", sasl, who.env)
+    assert made.code == 0, made.stderr
+    reported = Cluster(Connection("sec", sasl.bootstrap, tuple(sasl.client_config().items())))
+    with reported as kafka:
+        cluster_id = kafka.describe().cluster_id
+    assert f"pinned cluster 'sec' to cluster_id {cluster_id}" in made.stdout
+    written = (tmp_path / "specs" / "reconciler.yaml").read_text()
+    assert '"sasl.password": "${KPASS}"' in written and who.password not in written
+    # plan reads the same settings from the file init wrote
+    planned = transcript.run(tmp_path / "specs", "plan", "--cluster", "sec", env=who.env)
+    assert planned.code == 0, planned.stderr
+
+
+def test_init_with_a_wrong_password_says_authentication_failed(
+    sasl: LocalCluster, admin: AdminClient, transcript: Transcript, prefix: str, tmp_path: Path
+) -> None:
+    transcript.dirs.append(tmp_path)
+    who = _user(admin, all_but(""), prefix)
+    wrong = Principal(who.user, who.password[::-1])
+    PASSWORDS.append(wrong.password)
+    made = _init(transcript, tmp_path / "specs", sasl, wrong.env)
+    assert made.code == 0, made.stderr  # the repository is written, unpinned
+    assert f"refused the credentials of User:{who.user}" in made.stderr, made.stderr
+    assert "did not answer" not in made.stderr
+    assert "pinned cluster" not in made.stdout
+
+
+# ---------------------------------------------------------------------------- init's ACLs
+
+_RESOURCES = {
+    acls.EVERY_TOPIC: (ResourceType.TOPIC, "*"),
+    acls.CLUSTER: (ResourceType.BROKER, "kafka-cluster"),
+    acls.EVERY_GROUP: (ResourceType.GROUP, "*"),
+    **{option: (ResourceType.TOPIC, option.split()[1]) for option in acls.LOCK_AND_AUDIT},
+}
+
+
+def _grant_as_init_prints(admin: AdminClient, user: str, *roles: acls.Role) -> None:
+    """Exactly the ACLs `init` prints for `roles` (reconciler/cluster/acls.py), no others."""
+    operations = {**SIX, "Read": AclOperation.READ, "Write": AclOperation.WRITE}
+    bindings = [
+        AclBinding(kind, name, ResourcePatternType.LITERAL, f"User:{user}", "*",
+                   operations[op], AclPermissionType.ALLOW)
+        for role in roles
+        for ops, resources in acls.grants(role)
+        for op in ops
+        for kind, name in (_RESOURCES[r] for r in resources)
+    ]  # fmt: skip
+    for future in admin.create_acls(bindings).values():
+        future.result(30)
+    flt = AclBindingFilter(
+        ResourceType.ANY, None, ResourcePatternType.ANY, f"User:{user}",  # type: ignore[arg-type]
+        None, AclOperation.ANY, AclPermissionType.ANY,  # type: ignore[arg-type]
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while len(admin.describe_acls(flt).result(30)) < len(bindings):  # bounded poll
+        assert time.monotonic() < deadline, "the ACLs never showed up"
+        time.sleep(0.1)
+
+
+def test_the_acls_init_prints_suffice_for_plan_and_a_deletes_in_use_check(
+    sasl: LocalCluster, admin: AdminClient, transcript: Transcript, prefix: str, tmp_path: Path
+) -> None:
+    """The plan principal with exactly init's plan grants plans a delete and reads its in-use
+    evidence (the group's committed offsets): nothing unreadable, nothing it lacks."""
+    transcript.dirs.append(tmp_path)
+    doomed = f"{prefix}doomed"
+    _create(admin, doomed)
+    group = f"{prefix}readers"
+    reader = Consumer({"bootstrap.servers": sasl.bootstrap, **sasl.client_config(),
+                       "group.id": group, "enable.auto.commit": False})  # fmt: skip
+    try:
+        reader.commit(offsets=[TopicPartition(doomed, 0, 0)], asynchronous=False)
+    finally:
+        reader.close()
+    try:
+        who = make_user(admin, f"u-{uuid.uuid4().hex[:8]}")
+        PASSWORDS.append(who.password)
+        _grant_as_init_prints(admin, who.user, "plan")
+        repo = write_repo(tmp_path, sasl.bootstrap, prefix, CLIENT, [], allow_delete=True)
+        planned = transcript.run(repo, "plan", "--cluster", "sec", "--prune", "--format", "json",
+                                 env=who.env)  # fmt: skip
+        assert "lacks" not in planned.stdout + planned.stderr, planned.stdout + planned.stderr
+        [change] = json.loads(planned.stdout)["changes"]
+        assert change["topic"] == doomed
+        assert not change["evidence"].get("unreadable"), change["evidence"]
+        assert group in json.dumps(change["evidence"])  # the group's offsets were read
+    finally:
         for future in admin.delete_consumer_groups([group]).values():
             future.result(30)

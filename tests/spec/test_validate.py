@@ -461,3 +461,25 @@ def test_no_structure_raises(tmp_path: Path, topics: list[dict[str, object]]) ->
     (tmp_path / "topics").mkdir(exist_ok=True)
     (tmp_path / "topics" / "t.yaml").write_text(json.dumps({"topics": topics}))
     load_repo(tmp_path, env={})
+
+
+def test_dotfiles_the_loader_never_reads_go_unnamed_others_are_listed(tmp_path: Path) -> None:
+    root = write(
+        tmp_path,
+        {
+            "reconciler.yaml": "clusters:\n  c:\n    bootstrap: 127.0.0.1:9092\n",
+            "topics/.gitkeep": "",
+            "topics/.DS_Store": "x",
+            "topics/.notes/todo.txt": "x",
+            "topics/README.md": "# topics\n",
+            "topics/.staging/x.yaml": "topics: []\n",  # could hold topics: still a warning
+        },
+    )
+    code, output = run_cli(["--repo", str(root), "validate"])
+    assert code == 0, output
+    assert ".gitkeep" not in output and ".DS_Store" not in output and ".notes" not in output
+    assert "not read: topics/README.md" in output
+    assert "topics/.staging/x.yaml" in output and "warning" in output
+    code, output = run_cli(["--repo", str(root), "validate", "--format", "json"])
+    listed = {n["path"] for n in json.loads(output)["not_read"]}
+    assert {"topics/.gitkeep", "topics/.DS_Store", "topics/README.md"} <= listed

@@ -1,11 +1,12 @@
 """What the principal may do (KIP-430 authorized operations), asked of the cluster.
 
 apply's pre-flight asks it (`authorized`), and `check_visible` for the topics a plan creates;
-the table of what each request needs, Kafka's implications and the sentences of a refusal are
-reconciler/cluster/protocol/authorized.py's. A wrong password or an untrusted certificate never
-reaches a request: librdkafka retries the connection and reports the reason only through its
-error callback, so each connection's `Watch` (failures.py) records it and `Connection.failure`
-uses it when the request then times out.
+Kafka's implications and the sentences of a refusal are reconciler/cluster/protocol/authorized.py's;
+the ACLs each request needs, the one table of reconciler/cluster/acls.py (`reconciler help
+security` shows it). A wrong password or an untrusted certificate never reaches a request:
+librdkafka retries the connection and reports the reason only through its error callback, so
+each connection's `Watch` (failures.py) records it and `Connection.failure` uses it when the
+request then times out.
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ from confluent_kafka.admin import (
 )
 from confluent_kafka.admin import ConfigEntry as KafkaConfigEntry
 
-from reconciler import gcpause
+from reconciler import gcpause, topic_ids
 from reconciler.cluster.adapter import boundary, fenced_brokers
 from reconciler.cluster.adapter.connect import Connection, bounded
 from reconciler.cluster.adapter.failures import code_of, is_kafka_python_error
@@ -509,7 +509,9 @@ def _topic_state(description: TopicDescription, configs: Configs) -> TopicState:
             key=lambda p: p.partition,
         )
     )
-    topic_id = str(description.topic_id) if description.topic_id is not None else None
+    # confluent-kafka's Uuid prints the standard base64 alphabet; Kafka's form is URL-safe
+    uuid = description.topic_id
+    topic_id = None if uuid is None else topic_ids.canonical(str(uuid))
     return TopicState(
         name=description.name,
         internal=bool(description.is_internal),
