@@ -128,20 +128,21 @@ def plan(
     are changes and 0 when there are none. With --format markdown, a failure still prints a
     Markdown comment that says what failed.
     """
-    from reconciler import workflow
     from reconciler.planning.json_plan import to_json
     from reconciler.render.json import render_json
     from reconciler.render.markdown import render_markdown
     from reconciler.render.text import render_text
+    from reconciler.workflow.plan import pin_advice
+    from reconciler.workflow.plan import plan as plan_for
 
     if out is not None:
         check_file(out, "-o")
     try:
-        cluster = chosen_cluster(ctx.repo, cluster)
+        cluster = chosen_cluster(ctx.context, cluster)
         show_progress(f"planning cluster '{cluster}'" + (f" against {state}" if state else ""))
         with Heartbeat(f"planning cluster '{cluster}'"):
-            result = workflow.plan(
-                ctx.repo, cluster, state, prune, changed_since, targets(topics, prune)
+            result = plan_for(
+                ctx.context, cluster, state, prune, changed_since, targets(topics, prune)
             )
     except ReconcilerError as exc:
         failure_comment("plan", cluster or "(not chosen)", fmt, exc, max_chars)
@@ -156,7 +157,7 @@ def plan(
     else:
         shown = render_text(result, color=use_color(), width=text_width(), verbose=verbose)
         click.echo(shown.rstrip("\n"))
-    if (advice := workflow.pin_advice(ctx.repo, cluster, result.cluster_id)) is not None:
+    if (advice := pin_advice(ctx.context, cluster, result.cluster_id)) is not None:
         click.echo(f"warning: {advice}", err=True)
     if out is not None:
         click.echo(f"Saved the plan to {out}; apply it with `reconciler apply --cluster "
@@ -221,9 +222,13 @@ def apply(
     flight, releases the lock and writes the audit record; a second signal aborts at once).
     `reconciler help apply` has the details.
     """
-    from reconciler import stopping, workflow
+    from reconciler import stopping
     from reconciler.render.text import render_text
     from reconciler.spec.units import parse_size_bytes
+    from reconciler.workflow.apply import apply as apply_to
+    from reconciler.workflow.plan import pin_advice
+    from reconciler.workflow.plan import plan as plan_for
+    from reconciler.workflow.saved_plan import load_plan
 
     if audit_json is not None:
         check_file(audit_json, "--audit-json")  # a bad path refuses before anything is done
@@ -260,7 +265,7 @@ def apply(
         )
     width = text_width()
     if plan_file is not None:
-        reviewed = workflow.load_plan(plan_file)
+        reviewed = load_plan(plan_file)
         cluster = plan_cluster(cluster, reviewed.cluster, plan_file)
         if verbose:
             width_echo(f"Applying {plan_file}, based on {reviewed.based_on}", width)
@@ -270,10 +275,10 @@ def apply(
                 f", not {list(topics)}; drop --topic (a saved plan keeps its own) or plan again"
             )
     else:
-        cluster = chosen_cluster(ctx.repo, cluster)
+        cluster = chosen_cluster(ctx.context, cluster)
         with Heartbeat(f"planning cluster '{cluster}'"):
-            reviewed = workflow.plan(
-                ctx.repo,
+            reviewed = plan_for(
+                ctx.context,
                 cluster,
                 prune=prune,
                 targets=targets(topics, prune),
@@ -295,7 +300,7 @@ def apply(
                 )
             # terraform's rule: only the whole word approves (a stray `y` or Enter does not);
             # clusters marked `confirm: name` want their own name typed instead
-            word = "yes" if workflow.cluster_config(ctx.repo, cluster).confirm == "yes" else cluster
+            word = "yes" if ctx.context.cluster_config(cluster).confirm == "yes" else cluster
             typed = click.prompt(
                 f"Apply these changes to cluster '{cluster}'? Only '{word}' approves",
                 default="",
@@ -306,13 +311,13 @@ def apply(
                     f"Apply cancelled (only '{word}' approves); nothing was changed.", err=True
                 )
                 click.get_current_context().exit(1)
-    if (advice := workflow.pin_advice(ctx.repo, cluster, reviewed.cluster_id)) is not None:
+    if (advice := pin_advice(ctx.context, cluster, reviewed.cluster_id)) is not None:
         click.echo(f"warning: {advice}", err=True)
     partial_warning(reviewed)
     beat = Heartbeat(f"applying to cluster '{cluster}'")
     with stopping.armed(), beat:  # SIGINT/SIGTERM now ask apply to stop (cli/signals.py)
-        result = workflow.apply(
-            ctx.repo,
+        result = apply_to(
+            ctx.context,
             cluster,
             reviewed,
             checkout=checkout,
