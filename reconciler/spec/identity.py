@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import sys
 
+from reconciler import readable
 from reconciler.errors import ConfigError
 from reconciler.spec.loader import LoadResult
 from reconciler.spec.repo_config import REPO_CONFIG
@@ -43,6 +44,8 @@ def specs_digest(loaded: LoadResult, files: SpecFiles) -> str:
         except OSError as exc:  # validated a moment ago: it changed under us
             why = f"cannot read {path} ({exc.strerror}); run the command again"
             raise ConfigError(why) from exc
+        except readable.Unfit as exc:  # an unread name became a FIFO or a device meanwhile
+            raise ConfigError(f"{path} {exc.why}; move it away and run the command again") from exc
         key = name.encode()
         # Lengths first, so no two (path, content) lists give the same bytes
         digest.update(b"%d:%s%d:" % (len(key), key, len(content)))
