@@ -226,3 +226,16 @@ def test_the_saved_plans_digest_is_of_the_bytes_planned_when_a_file_changes_mean
     assert saved.source.specs != Context(opens.root).digest("prod")  # the edit is a change
     code, output = run_cli(["--repo", ".", "apply", "../plan.json"])
     assert code == 1 and "made from other spec files" in output, output
+
+
+def test_plan_changed_since_opens_the_work_trees_files_once(opens: Opens, kafka: FakeKafka) -> None:
+    """The base's files come from git (a scratch copy); the work tree's are read once."""
+    import subprocess
+
+    git = ["git", "-C", str(opens.root), "-c", "user.name=A", "-c", "user.email=a@example.com"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "specs"], check=True)
+    snapshot_of(kafka, opens)
+    reconciler("plan", "--state", "../state.json", "--changed-since", "HEAD")
+    assert_once(opens)
