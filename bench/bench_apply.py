@@ -25,11 +25,13 @@ import time
 import uuid
 from pathlib import Path
 
-from reconciler import workflow
 from reconciler.local import cluster as local_cluster
 from reconciler.local import state as local_state
 from reconciler.local.cluster import default_overrides
 from reconciler.local.distribution import ensure_distribution
+from reconciler.workflow.apply import apply as apply_saved
+from reconciler.workflow.context import Context
+from reconciler.workflow.plan import plan as plan_of
 from tests.request_log import requests_by
 
 
@@ -57,10 +59,10 @@ def write_repo(
 
 def run(cl: local_state.LocalCluster, root: Path, client_id: str) -> dict[str, object]:
     began = time.monotonic()
-    plan = workflow.plan(root, "bench")
+    plan = plan_of(Context(root), "bench")
     planned = time.monotonic() - began
     began = time.monotonic()
-    result = workflow.apply(root, "bench", plan)
+    result = apply_saved(Context(root), "bench", plan)
     applied = time.monotonic() - began
     assert result.ok, [r.message for r in result.failed][:3]
     counts = requests_by(cl, client_id)

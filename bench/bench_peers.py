@@ -55,12 +55,12 @@ from typing import Any
 import yaml
 
 from bench.bench_plan import PER_FILE, create_topics, kind, set_client_id, write_repo
-from reconciler import workflow
 from reconciler.local import cluster as local_cluster
 from reconciler.local import state as local_state
 from reconciler.local.cluster import JVM_OPTS_ENV, default_overrides
 from reconciler.local.distribution import ensure_distribution
 from reconciler.spec.model import TopicSpec
+from reconciler.workflow.context import Context
 
 TOPICCTL_PACKAGE = "github.com/segmentio/topicctl/cmd/topicctl"
 TOPICCTL_MODULE = "github.com/segmentio/topicctl"
@@ -499,7 +499,7 @@ def measure(size: int, rounds: int, topicctl: Path | None, work: Path) -> None:
         files: list[str] = []
         config: list[str] = []
         if topicctl is not None:
-            specs = workflow.load_specs(repo, CLUSTER).desired.topics.values()
+            specs = Context(repo).specs(CLUSTER).desired.topics.values()
             existing = next(f"{prefix}.t{i:05d}" for i in range(size) if kind(i) != "new")
             inherited = inherited_settings(cl.bootstrap, existing)
             files = write_topicctl(work / f"topicctl{size}", cl.bootstrap, specs, inherited)

@@ -36,12 +36,13 @@ from pathlib import Path
 import yaml
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from reconciler import workflow
 from reconciler.local import cluster as local_cluster
 from reconciler.local import state as local_state
 from reconciler.local.cluster import JVM_OPTS_ENV, default_overrides
 from reconciler.local.distribution import ensure_distribution
 from reconciler.planning.plan import make_plan
+from reconciler.workflow.connection import read_state
+from reconciler.workflow.context import Context
 from tests.request_log import requests_by
 
 PER_FILE = 50
@@ -145,9 +146,9 @@ def measure(cl: local_state.LocalCluster, size: int, runs: int, work: Path) -> d
     rss_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
     t0 = time.monotonic()
-    specs = workflow.load_specs(root, "bench")
+    specs = Context(root).specs("bench")
     t1 = time.monotonic()
-    state = workflow.read_state(specs.cluster)
+    state = read_state(specs.cluster)
     t2 = time.monotonic()
     make_plan(specs.desired, state, specs.cluster, based_on="")
     t3 = time.monotonic()

@@ -72,9 +72,10 @@ def child(mode: str, root: Path, variant: str | None, rss_file: Path) -> None:
     try:
         use_read_module(variant)
         if mode == "read":
-            from reconciler import workflow
+            from reconciler.workflow.connection import read_state
+            from reconciler.workflow.context import Context
 
-            state = workflow.read_state(workflow.cluster_config(root, "bench"))
+            state = read_state(Context(root).cluster_config("bench"))
             print(len(state.topics))
             return
         from reconciler.cli import main
@@ -273,18 +274,19 @@ def load() -> list[float]:
 
 
 def read_in_process(root: Path, logs: RequestLogs, variant: str | None) -> dict[str, Any]:
-    from reconciler import workflow
     from reconciler.cluster.adapter import cluster
+    from reconciler.workflow.connection import read_state
+    from reconciler.workflow.context import Context
 
     original = cluster.read  # type: ignore[attr-defined]
     use_read_module(variant)
     try:
         client_id = f"bench-read-{uuid.uuid4().hex[:8]}"
         set_client_id(root, client_id)
-        config = workflow.cluster_config(root, "bench")
+        config = Context(root).cluster_config("bench")
         logs.mark()
         wall0, cpu0 = time.perf_counter(), time.process_time()
-        state = workflow.read_state(config)
+        state = read_state(config)
         wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
         after = load()
     finally:
@@ -328,12 +330,13 @@ def summary(size: int, every: list[dict[str, Any]]) -> dict[str, Any]:
 def settle(root: Path, size: int, tries: int = 20) -> None:
     """Read the state (unmeasured) until two reads in a row see every topic: right after
     creating thousands, a broker may still answer for fewer."""
-    from reconciler import workflow
+    from reconciler.workflow.connection import read_state
+    from reconciler.workflow.context import Context
 
     agreeing = 0
     for _ in range(tries):
         set_client_id(root, f"bench-settle-{uuid.uuid4().hex[:8]}")
-        seen = len(workflow.read_state(workflow.cluster_config(root, "bench")).topics)
+        seen = len(read_state(Context(root).cluster_config("bench")).topics)
         agreeing = agreeing + 1 if seen >= size else 0
         if agreeing == 2:
             return

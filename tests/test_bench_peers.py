@@ -23,7 +23,7 @@ from bench.bench_peers import (
     write_topicctl,
 )
 from bench.bench_plan import write_repo
-from reconciler import workflow
+from reconciler.workflow.context import Context
 
 # topicctl check, topics s.t00000 (new), s.t00002 (grows), s.t00005 (retention), s.t00010
 CHECK_LOG = """\
@@ -174,7 +174,7 @@ def test_expected_differences_follow_bench_plan_proportions() -> None:
 
 def test_topicctl_files_say_what_the_reconciler_specs_say(tmp_path: Path) -> None:
     write_repo(tmp_path / "repo", "127.0.0.1:1", 12, "s")
-    specs = workflow.load_specs(tmp_path / "repo", "bench").desired.topics
+    specs = Context(tmp_path / "repo").specs("bench").desired.topics
     files = write_topicctl(tmp_path / "tc", "127.0.0.1:1,127.0.0.1:2", specs.values(),
                            {"min.insync.replicas": "1"})  # fmt: skip
     assert len(files) == 12
@@ -204,7 +204,7 @@ def test_topicctl_files_say_what_the_reconciler_specs_say(tmp_path: Path) -> Non
 
 def test_a_spec_without_partitions_has_no_topicctl_file(tmp_path: Path) -> None:
     write_repo(tmp_path / "repo", "127.0.0.1:1", 1, "s")
-    spec = workflow.load_specs(tmp_path / "repo", "bench").desired.topics["s.t00000"]
+    spec = Context(tmp_path / "repo").specs("bench").desired.topics["s.t00000"]
     with pytest.raises(ValueError, match="partitions"):
         topicctl_topic(type(spec)(name=spec.name, location=spec.location), {})
 

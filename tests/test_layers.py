@@ -65,7 +65,9 @@ UPWARD = {
     "planning imports the Kafka adapter":
         ("reconciler/planning/plan.py", "import reconciler.cluster.adapter", "pure"),
     "workflow imports a Kafka client":
-        ("reconciler/workflow.py", "import confluent_kafka", "kafka-clients"),
+        ("reconciler/workflow/connection.py", "import confluent_kafka", "kafka-clients"),
+    "a use case imports the adapter (not through the connection)":
+        ("reconciler/workflow/drift.py", "import reconciler.cluster.adapter", "adapter"),
     "apply imports kafka-python":
         ("reconciler/apply/run.py", "import kafka", "kafka-clients"),
     "apply imports the adapter (not a port)":

@@ -3,19 +3,23 @@ defines, or a saved plan's own (`apply PLAN.json`)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reconciler.errors import ConfigError, InvalidSpecs
-from reconciler.spec.repo_config import load_repo_config
 from reconciler.spec.settings_scope import NONE
 
+if TYPE_CHECKING:
+    from reconciler.workflow.context import Context
 
-def chosen_cluster(repo: Path, given: str | None) -> str:
-    """`given`, else the repository's only cluster; a ConfigError naming them when several."""
+
+def chosen_cluster(context: Context, given: str | None) -> str:
+    """`given`, else the repository's only cluster; a ConfigError naming them when several.
+    reconciler.yaml is read through the command's context: the load that follows opens it
+    no more."""
     if given is not None:
         return given
-    config, found = load_repo_config(repo, os.environ, NONE)  # names only: no settings read
+    config, found = context.config(NONE)  # names only: no settings read
     if config is None:  # no or unreadable reconciler.yaml: its diagnostics say why
         raise InvalidSpecs(tuple(found))
     names = sorted(config.clusters)

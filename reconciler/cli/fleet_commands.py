@@ -101,8 +101,8 @@ def fleet_drift(
     """
     import tempfile
 
-    from reconciler import workflow
     from reconciler.fleet import overlap
+    from reconciler.workflow.fleet import fleet_drift
     from reconciler.writable import check_dir
 
     overlap.check(out, {"--desired": desired, "--snapshots": snapshots})
@@ -116,9 +116,7 @@ def fleet_drift(
         os.close(handle)
         log = Path(name)
     show_progress(f"running the fleet drift job on {master or 'local[*]'}")
-    result = workflow.fleet_drift(
-        desired, snapshots, out, master=master, since=since, conf=conf, log=log
-    )
+    result = fleet_drift(desired, snapshots, out, master=master, since=since, conf=conf, log=log)
     if log is not None:
         log.unlink(missing_ok=True)  # kept, and named in the error, only when the job failed
     done = result.summary

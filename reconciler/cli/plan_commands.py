@@ -33,6 +33,7 @@ from reconciler.writable import check_file, is_stdout
 
 if TYPE_CHECKING:
     from reconciler.planning.plan import Plan
+    from reconciler.workflow.context import Context
 
 _STATUS = 12  # the width of apply's status column ("     applied  create a.b ...")
 
@@ -152,11 +153,12 @@ def plan(
     are changes and 0 when there are none. With --format markdown, a failure still prints a
     Markdown comment that says what failed.
     """
-    from reconciler import workflow
     from reconciler.planning.json_plan import to_json
     from reconciler.render.json import render_json
     from reconciler.render.markdown import render_markdown
     from reconciler.render.text import render_text
+    from reconciler.workflow.plan import pin_advice
+    from reconciler.workflow.plan import plan as plan_for
 
     if out is not None:
         check_file(
@@ -166,11 +168,11 @@ def plan(
             "(--format json prints the plan as JSON)",
         )
     try:
-        cluster = chosen_cluster(ctx.repo, cluster)
+        cluster = chosen_cluster(ctx.context, cluster)
         show_progress(f"planning cluster '{cluster}'" + (f" against {state}" if state else ""))
         with Heartbeat(f"planning cluster '{cluster}'"):
-            result = workflow.plan(
-                ctx.repo, cluster, state, prune, changed_since, targets(topics, prune)
+            result = plan_for(
+                ctx.context, cluster, state, prune, changed_since, targets(topics, prune)
             )
     except ReconcilerError as exc:
         failure_comment("plan", cluster or "(not chosen)", fmt, exc, max_chars)
@@ -185,7 +187,7 @@ def plan(
     else:
         shown = render_text(result, color=use_color(), width=text_width(), verbose=verbose)
         click.echo(shown.rstrip("\n"))
-    if (advice := workflow.pin_advice(ctx.repo, cluster, result.cluster_id)) is not None:
+    if (advice := pin_advice(ctx.context, cluster, result.cluster_id)) is not None:
         click.echo(f"warning: {advice}", err=True)
     if out is not None:
         click.echo(saved_sentence(result, out), err=True)
@@ -256,9 +258,13 @@ def apply(
     flight, releases the lock and writes the audit record; a second signal aborts at once).
     `reconciler help apply` has the details.
     """
-    from reconciler import stopping, workflow
+    from reconciler import stopping
     from reconciler.render.text import render_text
     from reconciler.spec.units import parse_size_bytes
+    from reconciler.workflow.apply import apply as apply_to
+    from reconciler.workflow.plan import pin_advice
+    from reconciler.workflow.plan import plan as plan_for
+    from reconciler.workflow.saved_plan import load_plan
 
     if cancel_reassignments:
         others = {
@@ -275,7 +281,7 @@ def apply(
                 f"--cancel-reassignments applies nothing, so it takes no {', '.join(given)}: "
                 "run it on its own, then plan again"
             )
-        _cancel(ctx.repo, chosen_cluster(ctx.repo, cluster), auto_approve, force_unlock)
+        _cancel(ctx.context, chosen_cluster(ctx.context, cluster), auto_approve, force_unlock)
         return
 
     if audit_json is not None:
@@ -313,7 +319,7 @@ def apply(
         )
     width = text_width()
     if plan_file is not None:
-        reviewed = workflow.load_plan(plan_file)
+        reviewed = load_plan(plan_file)
         cluster = plan_cluster(cluster, reviewed.cluster, plan_file)
         if verbose:
             width_echo(f"Applying {plan_file}, based on {reviewed.based_on}", width)
@@ -323,10 +329,10 @@ def apply(
                 f", not {list(topics)}; drop --topic (a saved plan keeps its own) or plan again"
             )
     else:
-        cluster = chosen_cluster(ctx.repo, cluster)
+        cluster = chosen_cluster(ctx.context, cluster)
         with Heartbeat(f"planning cluster '{cluster}'"):
-            reviewed = workflow.plan(
-                ctx.repo,
+            reviewed = plan_for(
+                ctx.context,
                 cluster,
                 prune=prune,
                 targets=targets(topics, prune),
@@ -348,7 +354,7 @@ def apply(
                 )
             # terraform's rule: only the whole word approves (a stray `y` or Enter does not);
             # clusters marked `confirm: name` want their own name typed instead
-            word = "yes" if workflow.cluster_config(ctx.repo, cluster).confirm == "yes" else cluster
+            word = "yes" if ctx.context.cluster_config(cluster).confirm == "yes" else cluster
             typed = click.prompt(
                 f"Apply these changes to cluster '{cluster}'? Only '{word}' approves",
                 default="",
@@ -359,13 +365,13 @@ def apply(
                     f"Apply cancelled (only '{word}' approves); nothing was changed.", err=True
                 )
                 click.get_current_context().exit(1)
-    if (advice := workflow.pin_advice(ctx.repo, cluster, reviewed.cluster_id)) is not None:
+    if (advice := pin_advice(ctx.context, cluster, reviewed.cluster_id)) is not None:
         click.echo(f"warning: {advice}", err=True)
     partial_warning(reviewed)
     beat = Heartbeat(f"applying to cluster '{cluster}'")
     with stopping.armed(), beat:  # SIGINT/SIGTERM now ask apply to stop (cli/signals.py)
-        result = workflow.apply(
-            ctx.repo,
+        result = apply_to(
+            ctx.context,
             cluster,
             reviewed,
             checkout=checkout,
@@ -421,9 +427,9 @@ def apply(
         click.get_current_context().exit(1)
 
 
-def _cancel(repo: Path, cluster: str, auto_approve: bool, force_unlock: bool) -> None:
+def _cancel(context: Context, cluster: str, auto_approve: bool, force_unlock: bool) -> None:
     """apply --cancel-reassignments (reconciler/apply/cancel.py): confirmed like an apply."""
-    from reconciler import workflow
+    from reconciler.workflow.apply import cancel_reassignments
 
     if not auto_approve:
         if not sys.stdin.isatty():
@@ -441,8 +447,8 @@ def _cancel(repo: Path, cluster: str, auto_approve: bool, force_unlock: bool) ->
             click.echo("Nothing was cancelled (only 'yes' approves).", err=True)
             click.get_current_context().exit(1)
     width = text_width()
-    done = workflow.cancel_reassignments(
-        repo, cluster, force_unlock, lambda m: width_echo(m, width, err=True)
+    done = cancel_reassignments(
+        context, cluster, force_unlock, lambda m: width_echo(m, width, err=True)
     )
     if not done.moves:
         click.echo(f"No partition moves in progress on the managed topics of cluster '{cluster}'.")

@@ -72,8 +72,8 @@ def init(
     """
     import tempfile  # here: its imports would be a part of every command's start-up
 
-    from reconciler import workflow
     from reconciler.init_repo import check_arguments, client_pairs, next_steps, scaffold, write_new
+    from reconciler.workflow.connection import init_client, reported_cluster
 
     check_arguments(cluster, bootstrap)
     given = client_pairs(client_options)
@@ -85,10 +85,10 @@ def init(
         for new in scaffold(cluster, bootstrap, client=given)[:2]:  # reconciler.yaml, topics/
             (Path(scratch) / new.path).parent.mkdir(parents=True, exist_ok=True)
             (Path(scratch) / new.path).write_text(new.text, encoding="utf-8")
-        client = workflow.init_client(Path(scratch), cluster)
+        client = init_client(Path(scratch), cluster)
     branch, how = _branch(root, branch)
     show_progress(f"asking {bootstrap} for its cluster id")
-    reported = workflow.reported_cluster(cluster, bootstrap, client)
+    reported = reported_cluster(cluster, bootstrap, client)
     cluster_id, factor = reported.cluster_id, reported.replication_factor
     files = scaffold(cluster, bootstrap, cluster_id, branch, factor, given)
     written = write_new(root, files)
@@ -160,13 +160,12 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
     """
 
     from reconciler import diagnostics
-    from reconciler.spec.loader import load_repo
     from reconciler.spec.repo_config import select_cluster
 
     def counted(count: int, noun: str) -> str:
         return f"{count} {noun}{'' if count == 1 else 's'}"
 
-    result = load_repo(ctx.repo, cluster)
+    result = ctx.context.load(cluster)
     if cluster is not None and result.config is not None:
         select_cluster(result.config, cluster)  # an unknown name is an error
     if result.config is not None:  # a login no client can make: its one sentence, exit 1
@@ -237,13 +236,13 @@ def import_(
     specs are planned against the state just read: `plan` shows no changes for them.
     Changes nothing on the cluster. Exit 0 when the new specs are exact, 1 otherwise.
     """
-    from reconciler import workflow
     from reconciler.words import listing
+    from reconciler.workflow.import_topics import import_topics
 
-    cluster = chosen_cluster(ctx.repo, cluster)
+    cluster = chosen_cluster(ctx.context, cluster)
     show_progress(f"reading cluster '{cluster}'")
     with Heartbeat(f"reading cluster '{cluster}'"):
-        run = workflow.import_topics(ctx.repo, cluster, out, include, exclude)
+        run = import_topics(ctx.context, cluster, out, include, exclude)
     width = text_width()  # the report wraps like every text report; stderr lines do not
     if run.pinned is not None:
         width_echo(
@@ -287,7 +286,7 @@ def import_(
             "or fix the topics on the cluster, then run `reconciler validate` and `plan`"
         )
     width_echo(f"Next: `reconciler plan --cluster {cluster}` shows no changes for them.", width)
-    if include is not None and not workflow.cluster_config(ctx.repo, cluster).policy.manage:
+    if include is not None and not ctx.context.cluster_config(cluster).policy.manage:
         # Adopting team by team: without a scope, every other team's topic stays unmanaged drift
         click.echo(
             f"To adopt only these topics, add `manage: ['{include}']` under clusters.{cluster}"
@@ -317,14 +316,14 @@ def compile_(ctx: Ctx, cluster: str | None, all_clusters: bool, out: Path) -> No
     the desired side of `reconciler fleet drift`. Reads no cluster. The specs must be valid;
     otherwise their diagnostics are printed and nothing is written (exit 1).
     """
-    from reconciler import workflow
+    from reconciler.workflow.fleet import compile_desired
 
     if cluster is not None and all_clusters:
         raise ConfigError("compile takes --cluster NAME or --all-clusters, not both")
     if not all_clusters:
-        cluster = chosen_cluster(ctx.repo, cluster)
+        cluster = chosen_cluster(ctx.context, cluster)
     check_dir(out, "--out")
-    written, diagnostics = workflow.compile_desired(ctx.repo, cluster, out)
+    written, diagnostics = compile_desired(ctx.context, cluster, out)
     for diagnostic in diagnostics:
         click.echo(str(diagnostic), err=True)
     for done in written:

@@ -8,12 +8,15 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from reconciler.errors import ConfigError, InvalidSpecs
 from reconciler.redaction import redact
+
+if TYPE_CHECKING:  # the spec loader is imported by the commands that read specs
+    from reconciler.workflow.context import Context
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -27,6 +30,16 @@ class Ctx:
     def __init__(self, repo: Path, debug: bool) -> None:
         self.repo = repo
         self.debug = debug
+        self._context: Context | None = None
+
+    @property
+    def context(self) -> Context:
+        """The command's spec repository, read once (reconciler/workflow/context.py)."""
+        if self._context is None:
+            from reconciler.workflow.context import Context
+
+            self._context = Context(self.repo)
+        return self._context
 
 
 pass_ctx = click.make_pass_decorator(Ctx)

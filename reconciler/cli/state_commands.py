@@ -59,10 +59,10 @@ def drift(
     Exit 0 in sync, 2 drift, 1 error. With --format markdown, an error still prints a Markdown
     report that says what failed.
     """
-    from reconciler import workflow
     from reconciler.cluster.snapshot import write_snapshot
     from reconciler.planning.drift import to_json
     from reconciler.render.drift import render_drift_markdown, render_drift_text
+    from reconciler.workflow.drift import drift
 
     if snapshot_out is not None:
         # refused before the cluster is read
@@ -72,10 +72,10 @@ def drift(
             stdout="the drift report is printed there; give a file name for the snapshot",
         )
     try:
-        cluster = chosen_cluster(ctx.repo, cluster)
+        cluster = chosen_cluster(ctx.context, cluster)
         show_progress(f"checking cluster '{cluster}' for drift")
         with Heartbeat(f"checking cluster '{cluster}' for drift"):
-            found = workflow.drift(ctx.repo, cluster)
+            found = drift(ctx.context, cluster)
     except ReconcilerError as exc:
         failure_comment("drift", cluster or "(not chosen)", fmt, exc, max_chars)
         raise
@@ -117,19 +117,19 @@ def snapshot(ctx: Ctx, cluster: str | None, out: Path | None, fmt: str | None) -
     SNAPSHOTS/cluster=NAME/date=YYYY-MM-DD/*.jsonl. Reads the cluster in a fixed number of
     round trips, whatever the number of topics.
     """
-    from reconciler import workflow
     from reconciler.cluster import jsonl
     from reconciler.cluster.snapshot import dumps, write_snapshot
+    from reconciler.workflow.connection import read_state
 
     if out is not None and is_stdout(out):
         out = None  # `-o -`: standard output, as without -o
     if out is not None:
         check_file(out, "-o")
-    cluster = chosen_cluster(ctx.repo, cluster)
-    config = workflow.cluster_config(ctx.repo, cluster)
+    cluster = chosen_cluster(ctx.context, cluster)
+    config = ctx.context.cluster_config(cluster)
     show_progress(f"reading cluster '{cluster}' at {config.bootstrap}")
     with Heartbeat(f"reading cluster '{cluster}' at {config.bootstrap}"):
-        state = workflow.read_state(config)
+        state = read_state(config)
     if out is None:
         text = jsonl.dumps(cluster, state) if fmt == "jsonl" else dumps(cluster, state)
         click.echo(text, nl=False)

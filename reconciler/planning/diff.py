@@ -292,7 +292,7 @@ class _Diff:
             new_partitions = increase.assignments or ()
             planned.append(increase)
             found.extend(hazards.key_reorder(increase, spec.keyed, is_compacted, current.topic_id))
-            # the evidence read for a grown topic (workflow.planned): its live groups
+            # the evidence read for a grown topic (workflow/plan.py planned): its live groups
             read = self.evidence.topics.get(name) if self.evidence is not None else None
             found.extend(hazards.partition_increase_read(increase, read, current.topic_id))
         if reshape and desired_rf is not None:

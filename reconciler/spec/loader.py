@@ -50,13 +50,14 @@ from reconciler.spec.pattern_bounds import check_pattern_bounds
 from reconciler.spec.repo_config import load_repo_config
 from reconciler.spec.settings_scope import EVERY, Settings
 from reconciler.spec.source import Source, read_source, real_path
+from reconciler.spec.spec_files import SpecFiles
 from reconciler.spec.topic_reader import Topic, read_topic_file
 from reconciler.spec.yaml_reader import parse_yaml
 
 if TYPE_CHECKING:  # Jinja2 is imported only for a repository that has templates
     from reconciler.spec import templates
 
-# workflow.py finds topic files by these names; they belong to discovery.py.
+# Callers find topic files by these names; they belong to discovery.py.
 __all__ = ["TEMPLATE_SUFFIX", "TOPIC_SUFFIXES", "LoadResult", "load_repo"]
 
 
@@ -69,6 +70,7 @@ class LoadResult:
     # Every file and folder under the topics directory that is not loaded, with the reason
     # (discovery.py); those that could hold topics are R013 warnings and stop every delete
     not_read: tuple[NotRead, ...] = ()
+    paths: tuple[Path, ...] = ()  # the topic files discovery found, in order (identity.py)
 
     @property
     def errors(self) -> int:
@@ -94,26 +96,33 @@ def load_repo(
     cluster: str | None = None,
     env: Mapping[str, str] | None = None,
     settings: Settings | None = None,
+    files: SpecFiles | None = None,
 ) -> LoadResult:
     """Load and validate the spec repository at `root`, for one cluster or (None) all of them.
 
     A `cluster` reconciler.yaml does not define selects nothing: `desired` is then empty and
     the caller says so (the repository itself is not wrong). `env` defaults to os.environ.
     `settings`: whose `bootstrap` and `client:` are read; by default the selected cluster's, or
-    with no cluster every one's (an unset variable then a warning: settings_scope.py).
+    with no cluster every one's (an unset variable then a warning: settings_scope.py). `files`:
+    the command's reads (spec_files.py): a file another load of the command read is not opened
+    again, and the digest names these bytes.
     """
     if settings is None:
         settings = EVERY if cluster is None else Settings.of(cluster)
     with gcpause.paused():
-        return _load_repo(root, cluster, env, settings)
+        return _load_repo(root, cluster, env, settings, files or SpecFiles())
 
 
 def _load_repo(
-    root: Path, cluster: str | None, env: Mapping[str, str] | None, settings: Settings
+    root: Path,
+    cluster: str | None,
+    env: Mapping[str, str] | None,
+    settings: Settings,
+    files: SpecFiles,
 ) -> LoadResult:
     root = Path(root).absolute()
-    config, found = load_repo_config(root, os.environ if env is None else env, settings)
-    files = 1 if config is not None or os.path.lexists(root / "reconciler.yaml") else 0
+    config, found = load_repo_config(root, os.environ if env is None else env, settings, files)
+    count = 1 if config is not None or os.path.lexists(root / "reconciler.yaml") else 0
     if config is None:
         selected: list[str] = []
     elif cluster is None:
@@ -130,12 +139,12 @@ def _load_repo(
         paths, not_read = discovered.paths, discovered.not_read
         found += discovered.diagnostics
     unread = tuple((n.path, n.reason) for n in not_read if n.could_hold_specs)
-    files += len(paths)
+    count += len(paths)
 
     run = _Run(config, selected)
     plain: list[Source] = []
     for path in paths:
-        source, problems = read_source(path, root)
+        source, problems = read_source(path, root, files)
         found += problems
         if source is None:
             pass
@@ -181,7 +190,7 @@ def _load_repo(
     for diagnostic in found:
         unique.setdefault((diagnostic.location, diagnostic.code, diagnostic.message), diagnostic)
     ordered = sorted(unique.values(), key=lambda d: (*sort_key(d), d.message))
-    return LoadResult(config, desired, tuple(ordered), files, tuple(not_read))
+    return LoadResult(config, desired, tuple(ordered), count, tuple(not_read), tuple(paths))
 
 
 @dataclass

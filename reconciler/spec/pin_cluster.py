@@ -16,22 +16,31 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from reconciler.spec.model import ClusterConfig
+from reconciler.spec.spec_files import SpecFiles
 
 # The first entry under the key: its indentation is the mapping's
 _ENTRY = re.compile(r"^(?P<indent>[ ]+)[^\s#]")
 
 
 def pin_cluster_id(
-    config_file: Path, cluster: ClusterConfig, cluster_id: str, env: Mapping[str, str]
+    config_file: Path,
+    cluster: ClusterConfig,
+    cluster_id: str,
+    env: Mapping[str, str],
+    files: SpecFiles | None = None,
 ) -> bool:
     """Insert `cluster_id: "ID"` under `cluster`'s key in `config_file`; False (the file as it
-    was) when its layout leaves no line to insert into."""
+    was) when its layout leaves no line to insert into. `files`: the command's reads
+    (spec_files.py): the file as the command read it is what is edited, and what is written is
+    what the command reads next."""
     from reconciler.spec.repo_config import load_repo_config  # the spec package's own reader
     from reconciler.spec.settings_scope import Settings
+    from reconciler.spec.source import MAX_FILE_BYTES, real_path
 
     if cluster.location is None:
         return False
-    original = config_file.read_bytes()
+    files = files or SpecFiles()
+    original = files.read(real_path(config_file), MAX_FILE_BYTES)
     text = original.decode("utf-8")
     lines = text.splitlines(keepends=True)
     key = cluster.location.line - 1
@@ -48,11 +57,11 @@ def pin_cluster_id(
         return False
     newline = "\r\n" if lines[key].endswith("\r\n") else "\n"
     lines.insert(key + 1, f"{indent}{pin_line(cluster_id)}{newline}")
-    _replace(config_file, "".join(lines).encode("utf-8"))
-    config, _ = load_repo_config(config_file.parent, env, Settings.of(cluster.name))
+    _replace(config_file, "".join(lines).encode("utf-8"), files)
+    config, _ = load_repo_config(config_file.parent, env, Settings.of(cluster.name), files)
     pinned = config.clusters.get(cluster.name) if config is not None else None
     if pinned is None or pinned.cluster_id != cluster_id:
-        _replace(config_file, original)
+        _replace(config_file, original, files)
         return False
     return True
 
@@ -62,9 +71,12 @@ def pin_line(cluster_id: str) -> str:
     return f'cluster_id: "{cluster_id}"'
 
 
-def _replace(path: Path, content: bytes) -> None:
+def _replace(path: Path, content: bytes, files: SpecFiles) -> None:
     """Write `content` to a sibling and rename it over `path`: never half a file."""
+    from reconciler.spec.source import real_path
+
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temporary.write_bytes(content)
     os.chmod(temporary, path.stat().st_mode & 0o7777)
     os.replace(temporary, path)
+    files.wrote(real_path(path), content)

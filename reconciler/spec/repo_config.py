@@ -38,6 +38,7 @@ from reconciler.spec.model import Acknowledgment, ClusterConfig, Limits, Policy,
 from reconciler.spec.secret_in_clear import secret_in_clear
 from reconciler.spec.settings_scope import EVERY, Settings, Unread
 from reconciler.spec.source import read_source, real_path
+from reconciler.spec.spec_files import SpecFiles
 from reconciler.spec.units import UnitError, parse_duration_ms
 from reconciler.spec.yaml_reader import JsonPath, YamlDocument, parse_yaml
 from reconciler.spec.yaml_scalars import shown_integer
@@ -111,10 +112,14 @@ def expand_env(text: str, env: Mapping[str, str], shown: bool = True) -> tuple[s
 
 
 def load_repo_config(
-    root: Path, env: Mapping[str, str], settings: Settings = EVERY
+    root: Path,
+    env: Mapping[str, str],
+    settings: Settings = EVERY,
+    files: SpecFiles | None = None,
 ) -> tuple[RepoConfig | None, list[Diagnostic]]:
     """reconciler.yaml of the repository at `root`; None only when it is missing or unreadable.
-    `settings`: the clusters whose `bootstrap` and `client:` are read and expanded."""
+    `settings`: the clusters whose `bootstrap` and `client:` are read and expanded; `files`:
+    the command's reads (spec_files.py)."""
     root = root.absolute()
     path = root / REPO_CONFIG
     start = Location(REPO_CONFIG, 1, 1)
@@ -126,7 +131,7 @@ def load_repo_config(
                 start,
             )
         ]
-    source, found = read_source(path, root)
+    source, found = read_source(path, root, files)
     if source is None:
         return None, found
     doc, problems = parse_yaml(source.text, REPO_CONFIG)

@@ -15,6 +15,7 @@ from pathlib import Path
 from reconciler import readable
 from reconciler.diagnostics import Diagnostic, Location
 from reconciler.spec import rules
+from reconciler.spec.spec_files import SpecFiles
 
 MAX_FILE_BYTES = 5 * 1024 * 1024  # a spec file larger than this is refused unread
 
@@ -42,8 +43,11 @@ def relative(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
-def read_source(path: Path, root: Path) -> tuple[Source | None, list[Diagnostic]]:
-    """The file's text, or the reason it is not a spec file; never reads more than the cap."""
+def read_source(
+    path: Path, root: Path, files: SpecFiles | None = None
+) -> tuple[Source | None, list[Diagnostic]]:
+    """The file's text, or the reason it is not a spec file; never reads more than the cap.
+    `files`: the command's reads (spec_files.py), so a file is opened once per command."""
     rel = relative(path, root)
     start = Location(rel, 1, 1)
     try:
@@ -56,7 +60,7 @@ def read_source(path: Path, root: Path) -> tuple[Source | None, list[Diagnostic]
                     start,
                 )
             ]
-        data = readable.read_bytes(resolved, MAX_FILE_BYTES)
+        data = (files or SpecFiles()).read(resolved, MAX_FILE_BYTES)
     except readable.Unfit as exc:
         if exc.too_large:
             return None, [_too_large(rel, exc.why, start)]

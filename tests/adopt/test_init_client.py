@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import workflow
 from reconciler.errors import ConfigError
 from reconciler.init_repo import client_pairs, scaffold
+from reconciler.workflow.connection import init_client
+from reconciler.workflow.context import Context
 from tests.spec_repo import RECONCILER
 
 SASL = (
@@ -37,13 +38,13 @@ def test_the_settings_are_written_as_given_and_read_as_plan_reads_them(
     assert '"sasl.password": "${KAFKA_PASSWORD}"' in text
     monkeypatch.setenv("KAFKA_USERNAME", "svc")
     monkeypatch.setenv("KAFKA_PASSWORD", "s3cret-value")
-    assert dict(workflow.init_client(tmp_path, "prod")) == {
+    assert dict(init_client(tmp_path, "prod")) == {
         **dict(SASL),
         "sasl.username": "svc",
         "sasl.password": "s3cret-value",
     }
-    assert dict(workflow.cluster_config(tmp_path, "prod").client) == dict(
-        workflow.init_client(tmp_path, "prod")
+    assert dict(Context(tmp_path).cluster_config("prod").client) == dict(
+        init_client(tmp_path, "prod")
     )
 
 
@@ -51,7 +52,7 @@ def test_without_settings_the_file_keeps_the_commented_example(tmp_path: Path) -
     _write(tmp_path, ())
     text = (tmp_path / "reconciler.yaml").read_text()
     assert "    client: {}\n    # client:\n" in text
-    assert workflow.init_client(tmp_path, "prod") == ()
+    assert init_client(tmp_path, "prod") == ()
 
 
 def test_a_value_without_key_is_one_sentence() -> None:

@@ -9,7 +9,7 @@ import yaml
 
 from reconciler.init_repo import scaffold, write_new
 from reconciler.spec.repo_config import load_repo_config
-from reconciler.workflow import current_replication_factor
+from reconciler.workflow.connection import current_replication_factor
 from tests.planning.factories import cluster, spread, topic
 
 

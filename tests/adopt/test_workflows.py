@@ -38,7 +38,7 @@ from reconciler.init_repo import CALLERS, DISTRIBUTION, REUSABLE, scaffold, writ
 from reconciler.local.distribution import cache_dir
 from reconciler.local.state import LocalCluster
 from reconciler.resources import scaffold_text
-from reconciler.workflow import load_plan
+from reconciler.workflow.saved_plan import load_plan
 from tests.adopt.conftest import Installed
 from tests.adopt.workflow_runner import (
     PINNED,

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from confluent_kafka.admin import AdminClient, NewPartitions
 
-from reconciler import workflow
 from reconciler.apply import Status, apply_plan
 from reconciler.apply.check import preflight
 from reconciler.cluster import adapter
@@ -28,6 +27,8 @@ from reconciler.planning.changes import (
     TopicChange,
 )
 from reconciler.planning.plan import Plan
+from reconciler.workflow.connection import connection as connection_of
+from reconciler.workflow.context import Context
 from tests.apply.helpers import chain, independent_read, wait_until
 from tests.spec_repo import RECONCILER, SpecRepo
 
@@ -125,8 +126,8 @@ def test_a_failure_skips_its_dependents_but_not_independent_topics(
     )
     assert repo.run("apply", "--cluster", "test", "--auto-approve").code == 0
     monkeypatch.setenv("KAFKA_BOOTSTRAP", kafka3.bootstrap)
-    specs = workflow.load_specs(repo.root, "test")
-    connection = workflow.connection(specs.cluster)
+    specs = Context(repo.root).specs("test")
+    connection = connection_of(specs.cluster)
     state = adapter.read_state(connection)
 
     def retention(topic: str, value: str) -> AlterTopicConfig:

@@ -11,8 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reconciler import workflow
 from reconciler.local.state import LocalCluster
+from reconciler.workflow.apply import apply as apply_saved
+from reconciler.workflow.context import Context
+from reconciler.workflow.plan import plan as plan_of
 from tests.apply.helpers import independent_read, repo_with_client_id
 from tests.request_log import requests_by
 from tests.spec_repo import SpecRepo
@@ -124,11 +126,11 @@ def test_any_sequence_of_edits_converges(
                 for t, s in sorted(specs.items())
             )
         )
-        plan = workflow.plan(root, "test")
+        plan = plan_of(Context(root), "test")
         assert plan.applyable, plan.diagnostics
-        result = workflow.apply(root, "test", plan)
+        result = apply_saved(Context(root), "test", plan)
         assert result.ok, [(r.operation.summary, r.message) for r in result.results]
-        assert workflow.plan(root, "test").changes == ()
+        assert plan_of(Context(root), "test").changes == ()
         seen = independent_read(kafka3.bootstrap, prefix)
         for topic, spec in specs.items():
             name = f"{prefix}.{topic}"

@@ -23,7 +23,6 @@ from confluent_kafka.admin import (
     ResourceType,
 )
 
-from reconciler import workflow
 from reconciler.apply import Status, apply_plan
 from reconciler.apply.record import journal
 from reconciler.cluster import adapter
@@ -32,6 +31,9 @@ from reconciler.cluster.protocol.requests import NewTopicRequest
 from reconciler.cluster.protocol.reserved import AUDIT_TOPIC, LOCK_TOPIC
 from reconciler.errors import ClusterError
 from reconciler.local.state import LocalCluster
+from reconciler.workflow.connection import connection as connection_of
+from reconciler.workflow.context import Context
+from reconciler.workflow.plan import plan as plan_of
 from tests.apply.helpers import chain, wait_until
 from tests.spec_repo import RECONCILER, SpecRepo
 
@@ -203,8 +205,8 @@ def test_interrupted_apply_reports_every_change_as_the_cluster_shows_it(
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
     repo.topics(*chain(ns, 4))
     monkeypatch.setenv("KAFKA_BOOTSTRAP", kafka3.bootstrap)
-    plan = workflow.plan(repo.root, "test")
-    connection = workflow.connection(workflow.load_specs(repo.root, "test").cluster)
+    plan = plan_of(Context(repo.root), "test")
+    connection = connection_of(Context(repo.root).specs("test").cluster)
     said: list[str] = []
     with _AnswerLost(connection) as cluster:
         result = apply_plan(plan, cluster, progress=said.append)

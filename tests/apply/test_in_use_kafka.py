@@ -21,9 +21,11 @@ import yaml
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from reconciler import workflow
 from reconciler.apply.record.outcome import Status
 from reconciler.local.state import LocalCluster
+from reconciler.workflow.apply import apply as apply_saved
+from reconciler.workflow.context import Context
+from reconciler.workflow.plan import plan as plan_of
 from tests.kafka_helpers import KEEPS_OLD_RECORDS, record_count, wait_for_topics
 from tests.request_log import requests_by
 from tests.spec_repo import SpecRepo
@@ -243,7 +245,7 @@ def test_a_group_arriving_during_apply_stops_the_delete_before_it_is_sent(
         {"name": created, "partitions": 1},
     )
     monkeypatch.setenv("KAFKA_BOOTSTRAP", boot)
-    saved = workflow.plan(repo.root, "test")
+    saved = plan_of(Context(repo.root), "test")
     assert saved.applyable, saved
     committed: list[str] = []
 
@@ -252,7 +254,7 @@ def test_a_group_arriving_during_apply_stops_the_delete_before_it_is_sent(
             _commit(boot, f"{ns}-latecomer", doomed, 0)
             committed.append(line)
 
-    result = workflow.apply(repo.root, "test", saved, progress=progress)
+    result = apply_saved(Context(repo.root), "test", saved, progress=progress)
     assert committed, "the apply never reached its first level"
     by_topic = {r.operation.topic: r for r in result.results}
     assert by_topic[created].status is Status.APPLIED

@@ -26,7 +26,6 @@ from confluent_kafka.admin import (
     ResourceType,
 )
 
-from reconciler import workflow
 from reconciler.apply import Options, apply_plan
 from reconciler.apply.lease import Holder
 from reconciler.apply.record import journal
@@ -34,6 +33,9 @@ from reconciler.cluster import adapter
 from reconciler.cluster.protocol.throttles import Throttle
 from reconciler.errors import ClusterError
 from reconciler.local.state import LocalCluster
+from reconciler.workflow.connection import connection as connection_of
+from reconciler.workflow.context import Context
+from reconciler.workflow.plan import plan as plan_of
 from tests.apply.helpers import independent_read, wait_until
 from tests.kafka_helpers import wait_for_topic
 from tests.spec_repo import RECONCILER, SpecRepo
@@ -156,10 +158,10 @@ def test_a_throttle_a_finished_apply_could_not_remove_is_carried_in_its_record(
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
     repo.topics({"name": topic, "partitions": 1, "replication_factor": 2})
     monkeypatch.setenv("KAFKA_BOOTSTRAP", kafka3.bootstrap)
-    plan = workflow.plan(tmp_path, "test")
+    plan = plan_of(Context(tmp_path), "test")
     said: list[str] = []
     try:
-        connection = workflow.connection(workflow.load_specs(tmp_path, "test").cluster)
+        connection = connection_of(Context(tmp_path).specs("test").cluster)
         with _ControllerAwayAtTheEnd(connection) as cluster:
             result = apply_plan(
                 plan, cluster, options=Options(throttle=1 << 20), progress=said.append

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from reconciler import workflow
 from reconciler.apply.check.verify import made_with_prune, verify
 from reconciler.cluster.state import ClusterState, Reassignment
 from reconciler.errors import ApplyRefused, ConfigError, PlanMismatch, StalePlan
@@ -23,6 +22,7 @@ from reconciler.planning.plan import Plan, make_plan, mark_causes
 from reconciler.planning.plan_input import check_document
 from reconciler.spec.model import ClusterConfig, DesiredState, Policy
 from reconciler.spec.model import Presence as SpecState
+from reconciler.workflow.saved_plan import load_plan
 from tests.planning.factories import cluster, desired, spec, spread, topic
 
 GOLDEN = Path(__file__).resolve().parents[1] / "planning" / "golden"
@@ -132,7 +132,7 @@ def test_load_plan_turns_every_bad_file_into_one_sentence(
     path = tmp_path / "PLAN.json"
     path.write_text(text)
     with pytest.raises(ConfigError) as refused:
-        workflow.load_plan(path)
+        load_plan(path)
     message = str(refused.value)
     assert message.startswith(str(path)) and says in message
     assert "reconciler plan" in message
@@ -141,7 +141,7 @@ def test_load_plan_turns_every_bad_file_into_one_sentence(
 def test_load_plan_reads_a_good_plan(tmp_path: Path) -> None:
     path = tmp_path / "PLAN.json"
     path.write_text((GOLDEN / "kitchen_sink.json").read_text())
-    assert workflow.load_plan(path) == from_json(_golden())
+    assert load_plan(path) == from_json(_golden())
 
 
 # --- apply.verify: the plan derived again ------------------------------------------------------
@@ -379,4 +379,4 @@ def test_a_plan_file_nested_too_deeply_is_one_sentence(tmp_path: Path, depth: in
     path = tmp_path / "{deep}.json"
     path.write_text('{"format_version": 1, "x": ' + "[" * depth + "]" * depth + "}")
     with pytest.raises(ConfigError, match="nested too deeply"):
-        workflow.load_plan(path)
+        load_plan(path)

@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from reconciler import workflow
 from reconciler.cluster.adapter import connect
 from reconciler.local.state import LocalCluster
 from reconciler.planning.changes import Action
+from reconciler.workflow.context import Context
+from reconciler.workflow.plan import plan as plan_of
 from tests.kafka_helpers import wait_for_topic
 from tests.spec_repo import SpecRepo
 
@@ -37,7 +38,7 @@ def test_a_plan_that_creates_and_deletes_makes_one_admin_client(
         return real(*args, **kwargs)
 
     monkeypatch.setattr(connect, "AdminClient", counted)
-    found = workflow.plan(tmp_path, "test")
+    found = plan_of(Context(tmp_path), "test")
     actions = {c.topic: c.action for c in found.changes}
     assert actions == {f"{ns}.new": Action.CREATE, f"{ns}.old": Action.DELETE}
     assert len(made) == 1

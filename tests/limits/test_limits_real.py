@@ -21,13 +21,14 @@ import jsonschema
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from reconciler import workflow
 from reconciler.cluster import adapter
 from reconciler.cluster.state import ClusterState
 from reconciler.local.state import LocalCluster
 from reconciler.planning.limits import BrokerLoad
 from reconciler.planning.placement import replica_load
 from reconciler.planning.plan import Plan
+from reconciler.workflow.context import Context
+from reconciler.workflow.plan import plan as plan_of
 from tests.kafka_helpers import wait_for_topic
 from tests.spec_repo import SpecRepo
 
@@ -87,7 +88,7 @@ class Loaded:
         data["clusters"]["test"]["limits"] = limits
         self.repo.write("reconciler.yaml", data)
         self.repo.topics(*({**t, "name": f"{self.ns}.{t['name']}"} for t in topics))
-        plan = workflow.plan(self.repo.root, "test")
+        plan = plan_of(Context(self.repo.root), "test")
         if broker:
             # The plan read the same loads this test built: nothing else moved meanwhile.
             assert {r.broker: r.current for r in plan.broker_load} == self.loads

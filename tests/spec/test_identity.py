@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import workflow
+import reconciler.workflow.plan as plan_module
 from reconciler.cluster.snapshot import write_snapshot
 from reconciler.git_repo import head_commit
-from reconciler.spec.identity import specs_digest
+from reconciler.workflow.context import Context
+from reconciler.workflow.plan import plan as plan_of
 from tests.planning.factories import cluster
 
 CONFIG = (
@@ -27,6 +28,11 @@ def repository(root: Path) -> Path:
     (root / "topics" / "team" / "a.yaml").write_text(TOPIC)
     (root / "topics" / "b.yaml.j2").write_text("topics:\n  - name: b.{{ cluster }}\n")
     return root
+
+
+def specs_digest(root: Path) -> str:
+    """The digest plan records: of the bytes one command's load of cluster prod read."""
+    return Context(root).digest("prod")
 
 
 Edit = Callable[[Path], object]
@@ -108,10 +114,10 @@ def test_a_commit_the_caller_read_already_is_not_asked_of_git_again(
     def asked(repo: Path) -> str | None:
         raise AssertionError(f"git asked for HEAD of {repo}")
 
-    monkeypatch.setattr(workflow, "head_commit", asked)
-    made = workflow.plan(root, "prod", snapshot=tmp_path / "state.json", commit="c" * 40)
+    monkeypatch.setattr(plan_module, "head_commit", asked)
+    made = plan_of(Context(root), "prod", snapshot=tmp_path / "state.json", commit="c" * 40)
     assert made.source is not None and made.source.commit == "c" * 40
     assert made.source.specs == specs_digest(root)
-    monkeypatch.setattr(workflow, "head_commit", lambda repo: None)  # outside git: asked
-    alone = workflow.plan(root, "prod", snapshot=tmp_path / "state.json")
+    monkeypatch.setattr(plan_module, "head_commit", lambda repo: None)  # outside git: asked
+    alone = plan_of(Context(root), "prod", snapshot=tmp_path / "state.json")
     assert alone.source is not None and alone.source.commit is None

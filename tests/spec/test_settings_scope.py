@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import workflow
 from reconciler.diagnostics import Severity
 from reconciler.errors import InvalidSpecs
 from reconciler.spec.loader import load_repo
 from reconciler.spec.repo_config import load_repo_config
 from reconciler.spec.settings_scope import NONE, Settings
+from reconciler.workflow.context import Context
 from tests.spec.helpers import run_cli
 
 # staging reads variables a job for prod does not have; none is set in these tests
@@ -113,9 +113,9 @@ def test_another_clusters_variable_whose_expansion_would_fail_is_never_expanded(
     # the settings plan, snapshot and apply connect with: workflow.cluster_config
     monkeypatch.setenv("STAGING_BOOTSTRAP", "not a bootstrap")
     monkeypatch.delenv("PROD_BOOTSTRAP", raising=False)
-    assert workflow.cluster_config(root, "prod").bootstrap == "127.0.0.1:9092"
+    assert Context(root).cluster_config("prod").bootstrap == "127.0.0.1:9092"
     with pytest.raises(InvalidSpecs):
-        workflow.cluster_config(root, "staging")
+        Context(root).cluster_config("staging")
 
 
 def test_the_clusters_own_unset_variable_is_the_same_error_as_before(tmp_path: Path) -> None:
