@@ -16,6 +16,17 @@ from pyspark.sql import SparkSession
 from bench import fleet_gen
 from reconciler.fleet import job
 
+# The fleets here are a few hundred rows, where Spark's planning, not the data, is the cost:
+# adaptive re-planning, Janino compiles and plan text were about half of a job's CPU
+# (docs/fleet.md, "Spark versions"). Off for the shared session: measured 64 s of JVM CPU
+# against 114 s for a warm run of SMALL.
+PLANNING_LIGHT = {
+    "spark.sql.adaptive.enabled": "false",
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+    "spark.sql.maxPlanStringLength": "1000",
+}
+
 TEST_CONF = {
     "spark.sql.shuffle.partitions": "4",
     "spark.default.parallelism": "2",
@@ -23,17 +34,14 @@ TEST_CONF = {
     # inputs): at the default 1 GiB its driver ran out of heap late in the run, in a parquet
     # write; a CLI run is one job a JVM and keeps the default
     "spark.driver.memory": "2g",
-    # The fleets here are a few hundred rows, where Spark's planning, not the data, is the
-    # cost: adaptive re-planning, Janino compiles and plan text were about half of a job's
-    # CPU (docs/fleet.md, "Spark versions"). Off for the shared session, measured 64 s of JVM
-    # CPU against 114 s for a warm run of SMALL. The tests that run the CLI, spark-submit or
-    # the installed wheel (test_standalone, test_spark_submit, test_spark_versions,
-    # tests/adopt/test_installed_fleet.py) start their own JVM with the job's own settings.
-    "spark.sql.adaptive.enabled": "false",
-    "spark.sql.codegen.wholeStage": "false",
-    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
-    "spark.sql.maxPlanStringLength": "1000",
+    **PLANNING_LIGHT,
 }
+
+# The same for a CLI run of the job in a JVM of its own (`--conf` options), where the test is
+# about something else than Spark's planning (an s3a store, a failing write): the job's own
+# settings are proven by test_standalone, test_spark_submit, test_spark_versions and
+# tests/adopt/test_installed_fleet.py, which start their JVMs with the job's settings alone.
+LIGHT_CONF = [arg for key, value in PLANNING_LIGHT.items() for arg in ("--conf", f"{key}={value}")]
 
 
 @pytest.fixture(scope="session")

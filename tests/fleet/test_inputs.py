@@ -16,6 +16,7 @@ from bench import fleet_gen
 from reconciler.cluster import jsonl
 from reconciler.fleet import inputs, job
 from reconciler.fleet.inputs import InputError
+from tests.fleet.conftest import LIGHT_CONF
 from tests.spec_repo import run_cli
 
 SHAPE = fleet_gen.Shape(clusters=3, topics=12, dates=3, seed=11, edge_cases=False)
@@ -353,7 +354,7 @@ def test_a_table_spark_cannot_write_fails_the_run_in_one_line(clean: Path, tmp_p
     cli = run_cli(
         tmp_path, "127.0.0.1:1", "fleet", "drift", "--desired", str(clean / "desired"),
         "--snapshots", str(clean / "snapshots"), "--out", blocked.as_uri(), "--master", "local[2]",
-        timeout=300,
+        *LIGHT_CONF, timeout=300,
     )  # fmt: skip
     assert cli.code == 1, cli.stderr
     lines = cli.stderr.strip().splitlines()

@@ -24,7 +24,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from reconciler.fleet import job, s3a
-from tests.fleet.conftest import SmallRun
+from tests.fleet.conftest import LIGHT_CONF, SmallRun
 
 BUCKET = "fleet"
 _UNSIGNED = (
@@ -153,7 +153,7 @@ def test_fleet_drift_reads_and_writes_s3a_and_writes_the_local_runs_tables(
         ["--debug", "fleet", "drift",
          "--desired", f"s3a://{BUCKET}/desired", "--snapshots", f"s3a://{BUCKET}/snapshots",
          "--out", f"s3a://{BUCKET}/out", "--master", "local[2]",
-         "--conf", "spark.sql.shuffle.partitions=4"],
+         "--conf", "spark.sql.shuffle.partitions=4", *LIGHT_CONF],
         env, timeout=900,
     )  # fmt: skip
     output = done.stdout + done.stderr
