@@ -125,3 +125,26 @@ def test_a_timeout_after_a_refused_login_is_the_refusal() -> None:
     assert connection.failure("describe", timed_out) is None
     _refuse(connection, KafkaError._AUTHENTICATION, "SASL authentication error: bad password")
     assert isinstance(connection.failure("describe", timed_out), Unauthenticated)
+
+
+def test_a_sasl_state_race_is_not_remembered_as_a_refused_login() -> None:
+    """A re-authentication's SaslHandshake the broker refuses as out of state (measured with
+    6-second MSK IAM tokens) is followed by a fresh login on a new connection: the watch
+    keeps it from ending the next request as refused credentials; a real refusal it keeps."""
+    from confluent_kafka import KafkaError
+
+    from reconciler.cluster.adapter.failures import Watch
+
+    watch = Watch()
+    conf: dict[str, object] = {}
+    watch.attach(conf)
+    report = conf["error_cb"]
+    assert callable(report)
+    report(KafkaError(KafkaError._AUTHENTICATION,
+                      "sasl_plaintext://127.0.0.1:1/2: SASL OAUTHBEARER mechanism handshake "
+                      "failed: Broker: Request not valid in current SASL state: broker's "
+                      "supported mechanisms:  (after 4ms in state AUTH_HANDSHAKE)"))  # fmt: skip
+    assert watch.refused() is None
+    refused = "sasl_plaintext://127.0.0.1:1/2: SASL authentication error: Authentication failed"
+    report(KafkaError(KafkaError._AUTHENTICATION, refused))
+    assert watch.refused() == (int(KafkaError._AUTHENTICATION), refused)

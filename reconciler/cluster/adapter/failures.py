@@ -169,6 +169,18 @@ def unverified(reason: str) -> bool:
     return _UNVERIFIED.search(reason) is not None
 
 
+# Kafka's ILLEGAL_SASL_STATE: a SaslHandshake the broker took at the wrong moment, as when a
+# re-authentication (KIP-368) of a long-lived connection races a request on it. Not a refused
+# login: librdkafka drops that connection and logs in afresh on the next, with the same
+# credentials (measured with 6-second MSK IAM tokens: tests/security/test_msk_iam.py).
+_SASL_STATE = re.compile(r"not valid (in|given the) current SASL state", re.I)
+
+
+def resumable(reason: str) -> bool:
+    """Whether a librdkafka authentication error is a SASL state race, not refused credentials."""
+    return _SASL_STATE.search(reason) is not None
+
+
 @dataclass(eq=False)
 class Watch:
     """One connection's refused logins, as its librdkafka clients report them.
@@ -187,7 +199,7 @@ class Watch:
             return
 
         def remember(error: KafkaError) -> None:
-            if error.code() in UNAUTHENTICATED:
+            if error.code() in UNAUTHENTICATED and not resumable(str(error.str())):
                 self._refused = (int(error.code()), str(error.str()))
 
         conf["error_cb"] = remember
