@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
+from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, ResourceType
 
 from reconciler.local.state import LocalCluster
 from tests.spec_repo import SpecRepo
@@ -68,3 +68,14 @@ def wait_until(check: Callable[[], object], timeout: float = 60.0) -> None:
     while not check():
         assert time.monotonic() < deadline, "timed out waiting"
         time.sleep(0.05)
+
+
+THROTTLE_KEYS = {"leader.replication.throttled.replicas", "follower.replication.throttled.replicas"}
+
+
+def dynamic_configs(admin: AdminClient, kind: ResourceType, name: str) -> dict[str, str]:
+    """The dynamic configs of a topic or broker (`kind`), as an operator's tools show them."""
+    resource = ConfigResource(kind, name)
+    entries = admin.describe_configs([resource])[resource].result()
+    own = {ConfigSource.DYNAMIC_TOPIC_CONFIG.value, ConfigSource.DYNAMIC_BROKER_CONFIG.value}
+    return {k: e.value for k, e in entries.items() if e.source in own}

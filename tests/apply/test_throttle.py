@@ -14,26 +14,16 @@ from pathlib import Path
 from confluent_kafka import Producer
 from confluent_kafka.admin import (
     AdminClient,
-    ConfigResource,
-    ConfigSource,
     NewTopic,
     ResourceType,
 )
 
 from reconciler.local.state import LocalCluster
-from tests.apply.helpers import independent_read
+from tests.apply.helpers import THROTTLE_KEYS, dynamic_configs, independent_read
 from tests.kafka_helpers import wait_for_topic
 from tests.spec_repo import RECONCILER, SpecRepo
 
 RATE = 256 * 1024
-THROTTLE_KEYS = {"leader.replication.throttled.replicas", "follower.replication.throttled.replicas"}
-
-
-def _dynamic(admin: AdminClient, kind: ResourceType, name: str) -> dict[str, str]:
-    resource = ConfigResource(kind, name)
-    entries = admin.describe_configs([resource])[resource].result()
-    own = {ConfigSource.DYNAMIC_TOPIC_CONFIG.value, ConfigSource.DYNAMIC_BROKER_CONFIG.value}
-    return {k: e.value for k, e in entries.items() if e.source in own}
 
 
 def test_throttled_replication_factor_increase_cleans_up_after_itself(
@@ -62,14 +52,14 @@ def test_throttled_replication_factor_increase_cleans_up_after_itself(
     throttled_replicas_seen: dict[str, str] = {}
     while apply.poll() is None:
         for broker in ("1", "2", "3"):
-            rate = _dynamic(admin, ResourceType.BROKER, broker).get(
+            rate = dynamic_configs(admin, ResourceType.BROKER, broker).get(
                 "follower.replication.throttled.rate"
             )
             if rate is not None:
                 rates_seen.add(rate)
         throttled_replicas_seen |= {
             k: v
-            for k, v in _dynamic(admin, ResourceType.TOPIC, topic).items()
+            for k, v in dynamic_configs(admin, ResourceType.TOPIC, topic).items()
             if k in THROTTLE_KEYS
         }
         time.sleep(0.2)
@@ -84,8 +74,10 @@ def test_throttled_replication_factor_increase_cleans_up_after_itself(
     ]  # fmt: skip
     # Nothing left behind: no broker rate, no throttled replicas on the topic.
     for broker in ("1", "2", "3"):
-        assert not {k for k in _dynamic(admin, ResourceType.BROKER, broker) if "throttled" in k}
-    assert not THROTTLE_KEYS & set(_dynamic(admin, ResourceType.TOPIC, topic))
+        assert not {
+            k for k in dynamic_configs(admin, ResourceType.BROKER, broker) if "throttled" in k
+        }
+    assert not THROTTLE_KEYS & set(dynamic_configs(admin, ResourceType.TOPIC, topic))
     seen = independent_read(kafka3.bootstrap, topic)[topic]
     assert [sorted(r) for r in seen["replicas"]] == [[1, 2, 3]] * 3
     assert seen["isr"] == [[1, 2, 3]] * 3

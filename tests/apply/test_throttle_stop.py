@@ -17,28 +17,19 @@ import time
 from pathlib import Path
 
 from confluent_kafka import Producer
-from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, NewTopic, ResourceType
+from confluent_kafka.admin import AdminClient, NewTopic, ResourceType
 
 from reconciler.local.state import LocalCluster
-from tests.apply.helpers import independent_read
+from tests.apply.helpers import THROTTLE_KEYS, dynamic_configs, independent_read
 from tests.kafka_helpers import wait_for_topic
 from tests.spec_repo import RECONCILER, SpecRepo
-
-THROTTLE_KEYS = {"leader.replication.throttled.replicas", "follower.replication.throttled.replicas"}
-
-
-def _dynamic(admin: AdminClient, kind: ResourceType, name: str) -> dict[str, str]:
-    resource = ConfigResource(kind, name)
-    entries = admin.describe_configs([resource])[resource].result()
-    own = {ConfigSource.DYNAMIC_TOPIC_CONFIG.value, ConfigSource.DYNAMIC_BROKER_CONFIG.value}
-    return {k: e.value for k, e in entries.items() if e.source in own}
 
 
 def _broker_rates(admin: AdminClient) -> set[str]:
     return {
         v
         for b in ("1", "2", "3")
-        for k, v in _dynamic(admin, ResourceType.BROKER, b).items()
+        for k, v in dynamic_configs(admin, ResourceType.BROKER, b).items()
         if k.endswith("replication.throttled.rate")
     }
 
@@ -100,7 +91,7 @@ def _stopped_mid_move(kafka3: LocalCluster, repo: SpecRepo, topic: str, rate: st
     assert "1 in progress" in out, out
     # The throttle is still on the brokers and the topic, and Kafka is still moving
     assert _broker_rates(admin), "the brokers' throttle rate was removed"
-    assert set(_dynamic(admin, ResourceType.TOPIC, topic)) >= THROTTLE_KEYS
+    assert set(dynamic_configs(admin, ResourceType.TOPIC, topic)) >= THROTTLE_KEYS
     plan = repo.run("plan", "--cluster", "test")
     assert "a partition reassignment apply" in plan.stdout and "is in progress" in plan.stdout, (
         plan.stdout
@@ -128,7 +119,7 @@ def test_a_stopped_throttled_move_keeps_its_throttle_and_the_next_apply_finishes
     assert "following the partition moves apply" in again.stderr, again.stderr
     assert "removed the replication throttle apply" in again.stderr, again.stderr
     assert not _broker_rates(admin)
-    assert not THROTTLE_KEYS & set(_dynamic(admin, ResourceType.TOPIC, topic))
+    assert not THROTTLE_KEYS & set(dynamic_configs(admin, ResourceType.TOPIC, topic))
     seen = independent_read(kafka3.bootstrap, topic)[topic]
     assert [len(r) for r in seen["replicas"]] == [2, 2, 2]
     assert repo.run("plan", "--cluster", "test", "--detailed-exitcode").code == 0
@@ -169,6 +160,6 @@ def test_cancel_reassignments_puts_a_stopped_move_back_and_apply_then_removes_th
     assert done.code == 0, done.stdout + done.stderr
     assert "removed the replication throttle apply" in done.stderr, done.stderr
     assert not _broker_rates(admin)
-    assert not THROTTLE_KEYS & set(_dynamic(admin, ResourceType.TOPIC, topic))
+    assert not THROTTLE_KEYS & set(dynamic_configs(admin, ResourceType.TOPIC, topic))
     seen = independent_read(kafka3.bootstrap, topic)[topic]
     assert [len(r) for r in seen["replicas"]] == [2, 2, 2]
