@@ -11,11 +11,11 @@ removed by the next apply, which finds nothing left to follow (check/leftovers.p
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from reconciler.apply import lease
+from reconciler.apply.execute.reassign import follow
 from reconciler.apply.record import content
 from reconciler.cluster.ports import ApplyTarget
 from reconciler.cluster.protocol.failures import Failure
@@ -46,6 +46,7 @@ def cancel(
     """Cancel the moves in progress of `topics` (the managed ones) under the apply lock."""
     me = lease.Holder.me(content.actor(), "cancel-reassignments")
     lease.acquire(cluster, me, force_unlock, progress)
+    renewal = lease.Lease(cluster, me).start()  # the wait below may outlast one lease
     try:
         moves = cluster.reassignments(topics)
         if not moves:
@@ -53,6 +54,7 @@ def cancel(
         progress(
             f"cancelling {len(moves)} partition move(s) of {len({m.topic for m in moves})} topic(s)"
         )
+        renewal.check("cancelling the moves")
         answers = cluster.alter_reassignments({(m.topic, m.partition): None for m in moves})
         # NO_REASSIGNMENT_IN_PROGRESS: it finished between the listing and the cancel
         refused = {
@@ -60,13 +62,20 @@ def cancel(
             for key, f in answers.items()
             if f is not None and f.code != "NO_REASSIGNMENT_IN_PROGRESS"
         }
-        deadline = time.monotonic() + _SETTLE
-        while True:
-            left = tuple(
-                r for r in cluster.reassignments(topics) if (r.topic, r.partition) not in refused
-            )
-            if not left or time.monotonic() >= deadline:
-                return Cancelled(moves, refused, left)
-            time.sleep(max(poll_interval, 0.25))
+        cancelled = [m for m in moves if (m.topic, m.partition) not in refused]
+        # Kafka lists a cancelled move until its partition is back on its original replicas
+        follow(
+            cluster,
+            sorted({m.topic for m in cancelled}),
+            len(cancelled),
+            _SETTLE,
+            poll_interval,
+            progress,
+        )
+        left = tuple(
+            r for r in cluster.reassignments(topics) if (r.topic, r.partition) not in refused
+        )
+        return Cancelled(moves, refused, left)
     finally:
+        renewal.stop()
         lease.release(cluster, me, progress)
