@@ -217,10 +217,14 @@ def grant(
         for op in (AclOperation.READ, AclOperation.WRITE, AclOperation.CREATE,
                    AclOperation.DESCRIBE_CONFIGS, AclOperation.DELETE):  # fmt: skip
             allow(ResourceType.TOPIC, topic, op, ResourcePatternType.LITERAL)
+    create_acls(admin, user, bindings)
+
+
+def create_acls(admin: AdminClient, user: str, bindings: list[AclBinding]) -> None:
+    """Create `user`'s `bindings` and wait until the broker's authorizer answers with them: ACLs
+    reach it through the metadata log (a bounded poll, not a sleep)."""
     for future in admin.create_acls(bindings).values():
         future.result(30)
-    # ACLs reach the broker's authorizer through the metadata log: wait until it answers with
-    # them (bounded poll, not a sleep).
     flt = AclBindingFilter(
         ResourceType.ANY, None, ResourcePatternType.ANY, f"User:{user}",  # type: ignore[arg-type]
         None, AclOperation.ANY, AclPermissionType.ANY,  # type: ignore[arg-type]

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,6 @@ import pytest
 from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import (
     AclBinding,
-    AclBindingFilter,
     AclOperation,
     AclPermissionType,
     AdminClient,
@@ -40,6 +38,7 @@ from tests.security.conftest import (
     Transcript,
     admin_of,
     all_but,
+    create_acls,
     grant,
     make_user,
     topics_view,
@@ -323,12 +322,7 @@ def test_a_delete_without_describe_on_groups_is_refused_naming_the_acl(
     doomed = f"{prefix}doomed"
     _create(admin, doomed)
     group = f"{prefix}readers"
-    reader = Consumer({"bootstrap.servers": sasl.bootstrap, **sasl.client_config(),
-                       "group.id": group, "enable.auto.commit": False})  # fmt: skip
-    try:
-        reader.commit(offsets=[TopicPartition(doomed, 0, 0)], asynchronous=False)
-    finally:
-        reader.close()
+    _commit_offset(sasl, group, doomed)
     try:
         who = _user(admin, all_but(""), prefix)
         repo = write_repo(tmp_path, sasl.bootstrap, prefix, CLIENT, [], allow_delete=True)
@@ -412,16 +406,7 @@ def _grant_as_init_prints(admin: AdminClient, user: str, *roles: acls.Role) -> N
         for op in ops
         for kind, name in (_RESOURCES[r] for r in resources)
     ]  # fmt: skip
-    for future in admin.create_acls(bindings).values():
-        future.result(30)
-    flt = AclBindingFilter(
-        ResourceType.ANY, None, ResourcePatternType.ANY, f"User:{user}",  # type: ignore[arg-type]
-        None, AclOperation.ANY, AclPermissionType.ANY,  # type: ignore[arg-type]
-    )  # fmt: skip
-    deadline = time.monotonic() + 30
-    while len(admin.describe_acls(flt).result(30)) < len(bindings):  # bounded poll
-        assert time.monotonic() < deadline, "the ACLs never showed up"
-        time.sleep(0.1)
+    create_acls(admin, user, bindings)
 
 
 def test_the_acls_init_prints_suffice_for_plan_and_a_deletes_in_use_check(
@@ -433,12 +418,7 @@ def test_the_acls_init_prints_suffice_for_plan_and_a_deletes_in_use_check(
     doomed = f"{prefix}doomed"
     _create(admin, doomed)
     group = f"{prefix}readers"
-    reader = Consumer({"bootstrap.servers": sasl.bootstrap, **sasl.client_config(),
-                       "group.id": group, "enable.auto.commit": False})  # fmt: skip
-    try:
-        reader.commit(offsets=[TopicPartition(doomed, 0, 0)], asynchronous=False)
-    finally:
-        reader.close()
+    _commit_offset(sasl, group, doomed)
     try:
         who = make_user(admin, f"u-{uuid.uuid4().hex[:8]}")
         PASSWORDS.append(who.password)
@@ -454,3 +434,13 @@ def test_the_acls_init_prints_suffice_for_plan_and_a_deletes_in_use_check(
     finally:
         for future in admin.delete_consumer_groups([group]).values():
             future.result(30)
+
+
+def _commit_offset(sasl: LocalCluster, group: str, topic: str) -> None:
+    """`group` commits offset 0 of `topic` (as the admin): what the in-use gate reads."""
+    reader = Consumer({"bootstrap.servers": sasl.bootstrap, **sasl.client_config(),
+                       "group.id": group, "enable.auto.commit": False})  # fmt: skip
+    try:
+        reader.commit(offsets=[TopicPartition(topic, 0, 0)], asynchronous=False)
+    finally:
+        reader.close()
