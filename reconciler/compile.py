@@ -16,11 +16,11 @@ spec leaves them to the broker (KIP-464), `file`/`line`/`column` the place of th
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from reconciler.atomic_write import replace_whole
 from reconciler.errors import ConfigError
 from reconciler.spec.model import ClusterConfig, DesiredState, TopicSpec
 
@@ -76,15 +76,9 @@ def _dumps(document: dict[str, Any]) -> str:
 def write(out: Path, cluster: ClusterConfig, desired: DesiredState) -> Path:
     """Write OUT/NAME.jsonl (through a temporary name, so a reader never sees half a file)."""
     path = out / f"{cluster.name}{SUFFIX}"
-    partial = out / f".{cluster.name}{SUFFIX}.partial"
     try:
         out.mkdir(parents=True, exist_ok=True)
-        with partial.open("w", encoding="utf-8") as target:
-            for line in lines(cluster, desired):
-                target.write(line)
-                target.write("\n")
-        os.replace(partial, path)
+        replace_whole(path, (f"{line}\n" for line in lines(cluster, desired)))
     except OSError as exc:
-        partial.unlink(missing_ok=True)
         raise ConfigError(f"cannot write {path}: {exc.strerror}") from exc
     return path

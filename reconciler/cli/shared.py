@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from reconciler.atomic_write import replace_whole
 from reconciler.errors import ConfigError, InvalidSpecs
 from reconciler.redaction import redact
 
@@ -59,7 +60,7 @@ def show_progress(message: str) -> None:
 def write_json(path: Path, document: object) -> None:
     try:
         # Plans and audit records hold no `client:` values; redacting costs little if one did.
-        path.write_text(redact(json.dumps(document, indent=1)) + "\n", encoding="utf-8")
+        replace_whole(path, redact(json.dumps(document, indent=1)) + "\n")
     except OSError as exc:
         raise ConfigError(f"cannot write {path}: {exc.strerror}") from exc
 

@@ -29,13 +29,13 @@ form is the pipeline's input and not `plan --state`'s.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from reconciler import readable, topic_ids
+from reconciler.atomic_write import replace_whole
 from reconciler.cluster.overrides import OPERATIONAL_KEYS, comparable_overrides
 from reconciler.cluster.state import (
     TOPIC_OVERRIDE,
@@ -163,15 +163,9 @@ def dumps(cluster: str, state: ClusterState, taken_at: datetime | None = None) -
 def write(path: Path, cluster: str, state: ClusterState, taken_at: datetime | None = None) -> None:
     """Write the snapshot lines to `path` through a temporary name in the same directory, so a
     Spark job reading `*.jsonl` there never sees half a file."""
-    partial = path.with_name(f".{path.name}.partial")
     try:
-        with partial.open("w", encoding="utf-8") as out:
-            for line in lines(cluster, state, taken_at):
-                out.write(line)
-                out.write("\n")
-        os.replace(partial, path)
+        replace_whole(path, (f"{line}\n" for line in lines(cluster, state, taken_at)))
     except OSError as exc:
-        partial.unlink(missing_ok=True)
         raise ConfigError(f"cannot write snapshot {path}: {exc.strerror}") from exc
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from reconciler import gcpause, readable
+from reconciler.atomic_write import replace_whole
 from reconciler.cluster import jsonl, snapshot_check
 from reconciler.cluster.state import (
     ClusterState,
@@ -171,7 +172,7 @@ def write_snapshot(path: Path, cluster: str, state: ClusterState, fmt: str | Non
         jsonl.write(path, cluster, state)
         return
     try:
-        path.write_text(dumps(cluster, state), encoding="utf-8")
+        replace_whole(path, dumps(cluster, state))
     except OSError as exc:
         raise ConfigError(f"cannot write snapshot {path}: {exc.strerror}") from exc
 

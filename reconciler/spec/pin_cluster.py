@@ -10,7 +10,6 @@ The result is read back, and the original is put back unless it now pins exactly
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -72,11 +71,9 @@ def pin_line(cluster_id: str) -> str:
 
 
 def _replace(path: Path, content: bytes, files: SpecFiles) -> None:
-    """Write `content` to a sibling and rename it over `path`: never half a file."""
+    """Replace `path` with `content`: never half a file."""
+    from reconciler.atomic_write import replace_whole
     from reconciler.spec.source import real_path
 
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(content)
-    os.chmod(temporary, path.stat().st_mode & 0o7777)
-    os.replace(temporary, path)
+    replace_whole(path, content)
     files.wrote(real_path(path), content)
