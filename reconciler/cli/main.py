@@ -14,7 +14,7 @@ from typing import ClassVar
 import click
 
 from reconciler import __version__, redaction
-from reconciler.cli import option_placement, output, signals
+from reconciler.cli import option_placement, output, process_exit, signals
 from reconciler.cli.fleet_commands import fleet
 from reconciler.cli.help_topics import help_
 from reconciler.cli.number_options import Seconds
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> None:
     output.install()  # every write through one layer: no secret value of `client:`, no crash
     signals.install()
     code = _run(argv, debug)
-    sys.exit(_after_output(code))
+    process_exit.end(_after_output(code))
 
 
 def _run(argv: list[str] | None, debug: bool) -> int:
