@@ -7,19 +7,27 @@ moving (Kafka puts each back on its original replicas), under the apply lock, th
 Kafka lists none of them. Only the topics the specs name for the cluster: moves of other topics
 (an operator's, Cruise Control's) are never touched. A throttle an apply recorded over them is
 removed by the next apply, which finds nothing left to follow (check/leftovers.py).
+
+The audit topic records it like an apply's changes: a `cancel` record before the request (who,
+and the moves it asks to stop; one that cannot be written cancels nothing) and a `cancelled`
+record after it (what Kafka refused, what it still lists). Both are ledger records, never an
+unfinished apply (record/journal.py).
 """
 
 from __future__ import annotations
 
+import time
+import uuid
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from reconciler.apply import lease
 from reconciler.apply.execute.reassign import follow
-from reconciler.apply.record import content
+from reconciler.apply.record import audit_record, content
 from reconciler.cluster.ports import ApplyTarget
 from reconciler.cluster.protocol.failures import Failure
 from reconciler.cluster.state import Reassignment
+from reconciler.errors import ClusterError
 
 Progress = Callable[[str], None]
 _SETTLE = 60.0  # seconds for Kafka to stop listing the cancelled moves
@@ -55,6 +63,7 @@ def cancel(
             f"cancelling {len(moves)} partition move(s) of {len({m.topic for m in moves})} topic(s)"
         )
         renewal.check("cancelling the moves")
+        cancel_id = _record_cancel(cluster, me.user, moves)
         answers = cluster.alter_reassignments({(m.topic, m.partition): None for m in moves})
         # NO_REASSIGNMENT_IN_PROGRESS: it finished between the listing and the cancel
         refused = {
@@ -75,7 +84,50 @@ def cancel(
         left = tuple(
             r for r in cluster.reassignments(topics) if (r.topic, r.partition) not in refused
         )
+        _record_outcome(cluster, cancel_id, refused, left, progress)
         return Cancelled(moves, refused, left)
     finally:
         renewal.stop()
         lease.release(cluster, me, progress)
+
+
+def _record_cancel(cluster: ApplyTarget, who: str, moves: tuple[Reassignment, ...]) -> str:
+    """Write the `cancel` record before the request; raises ClusterError (nothing cancelled)
+    when it cannot be written, as an apply that cannot journal changes nothing."""
+    cancel_id = str(uuid.uuid4())
+    entry = {
+        "cancel_id": cancel_id,
+        "who": who,
+        "at": int(time.time() * 1000),
+        "moves": [
+            [m.topic, m.partition, list(m.replicas), list(m.adding), list(m.removing)]
+            for m in moves
+        ],
+    }
+    try:
+        cluster.ensure_audit()
+        cluster.write_audit(cluster.name, [audit_record.ledger("cancel", entry)])
+    except ClusterError as exc:
+        raise ClusterError(
+            f"the audit record of the cancel could not be written, so nothing was cancelled: {exc}"
+        ) from exc
+    return cancel_id
+
+
+def _record_outcome(
+    cluster: ApplyTarget,
+    cancel_id: str,
+    refused: dict[tuple[str, int], Failure],
+    left: tuple[Reassignment, ...],
+    progress: Progress,
+) -> None:
+    """Write the `cancelled` record; best effort, as an apply's last record: a warning if not."""
+    entry = {
+        "cancel_id": cancel_id,
+        "refused": [[topic, part, f.code] for (topic, part), f in sorted(refused.items())],
+        "left": [[r.topic, r.partition] for r in left],
+    }
+    try:
+        cluster.write_audit(cluster.name, [audit_record.ledger("cancelled", entry)])
+    except ClusterError as exc:
+        progress(f"warning: the audit record of the cancel's outcome could not be written: {exc}")

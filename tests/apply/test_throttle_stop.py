@@ -15,10 +15,13 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic, ResourceType
 
+from reconciler.apply.record.audit_record import decode
+from reconciler.cluster import adapter
 from reconciler.local.state import LocalCluster
 from tests.apply.helpers import THROTTLE_KEYS, dynamic_configs, independent_read
 from tests.kafka_helpers import wait_for_topic
@@ -125,6 +128,12 @@ def test_a_stopped_throttled_move_keeps_its_throttle_and_the_next_apply_finishes
     assert repo.run("plan", "--cluster", "test", "--detailed-exitcode").code == 0
 
 
+def _audit(bootstrap: str) -> list[dict[str, Any]]:
+    """Every record of the audit topic, decoded."""
+    with adapter.Cluster(adapter.Connection("test", bootstrap)) as cluster:
+        return [r for r in map(decode, cluster.read_audit()) if r is not None]
+
+
 def test_cancel_reassignments_puts_a_stopped_move_back_and_apply_then_removes_the_throttle(
     kafka3: LocalCluster, ns: str, tmp_path: Path
 ) -> None:
@@ -145,6 +154,14 @@ def test_cancel_reassignments_puts_a_stopped_move_back_and_apply_then_removes_th
         if line.strip().startswith("cancelled ")
     ]
     assert len(back) == 3 and "3 of 3 move(s) cancelled" in cancelled.stdout, cancelled.stdout
+    # The audit topic holds the cancel: who and the moves before the request, the outcome after
+    records = _audit(kafka3.bootstrap)
+    asked = [r for r in records if r.get("kind") == "cancel" and r["moves"][0][0] == topic]
+    assert len(asked) == 1 and asked[0]["who"], records
+    assert sorted(m[1] for m in asked[0]["moves"]) == sorted(back)
+    outcome = [r for r in records if r.get("cancel_id") == asked[0]["cancel_id"]]
+    assert [r["kind"] for r in outcome] == ["cancel", "cancelled"], outcome
+    assert outcome[1]["refused"] == [] and outcome[1]["left"] == []
     deadline = time.monotonic() + 60
     while any(
         len(independent_read(kafka3.bootstrap, topic)[topic]["replicas"][p]) != 1 for p in back

@@ -13,6 +13,9 @@ Every apply that reaches execution writes, under one `apply_id`:
     throttle   before a replication throttle is set (apply --throttle): the rate, the brokers
                and each topic's replicas it adds, under a `throttle_id`
     unthrottle once that throttle is removed (by this apply, or by a later one if it was left)
+    cancel     `apply --cancel-reassignments` (apply/cancel.py), before its request: who and the
+               moves it asks Kafka to stop, under a `cancel_id`
+    cancelled  after it: what Kafka refused, what it still lists
 
 The last part of a finished or closed record also carries `throttles_left`: every recorded
 throttle not removed by then, so a reader finds all of them by reading back to the last end
@@ -54,7 +57,7 @@ from reconciler.cluster.state import ClusterState
 from reconciler.errors import ClusterError, ReconcilerError
 
 _ENDS = ("finished", "closed")
-_LEDGER = ("throttle", "unthrottle")
+_LEDGER = ("throttle", "unthrottle", "cancel", "cancelled")
 _ENVELOPE = ("format_version", "kind", "part", "parts")
 
 Progress = Callable[[str], None]
