@@ -7,14 +7,16 @@ a ConfigError saying to fetch it.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
 from pathlib import Path
 
 from reconciler import git_repo
+from reconciler.diagnostics import Location
 from reconciler.planning.plan import Plan
-from reconciler.spec.loader import TEMPLATE_SUFFIX, TOPIC_SUFFIXES, load_repo
-from reconciler.spec.model import DesiredState, Policy
+from reconciler.spec.loader import TOPIC_SUFFIXES, load_repo
+from reconciler.spec.model import DesiredState, Policy, TopicSpec
 from reconciler.spec.repo_config import REPO_CONFIG, load_repo_config
 from reconciler.spec.settings_scope import NONE
 
@@ -27,38 +29,60 @@ def caused_by_change(
     ref: str,
     changed: frozenset[str],
 ) -> frozenset[str]:
-    """The topics of `draft` whose change the spec repository made since `ref`:
+    """The topics of `draft` whose change the spec repository made since `ref`, topic by topic:
 
-    - a topic declared in a spec file changed since `ref` (`changed`), and a topic of a
-      template (`*.yaml.j2`) when reconciler.yaml, which holds its `vars`, changed;
-    - a topic deleted with no spec naming it now (`--prune`) whose declaration `ref` had: it was
-      removed since. When the specs at `ref` cannot be read (invalid there, or the cluster not
-      defined yet), every such delete counts as the change's own: a delete is called drift only
-      when the topic was unmanaged at `ref` too.
+    - a topic whose spec now differs from its spec at `ref` in anything the plan reads (counts,
+      configs, placement, state, dependencies, approvals), or that `ref` did not declare;
+    - a topic deleted with no spec naming it now (`--prune`) whose declaration `ref` had.
 
-    Every other change is drift: the cluster already differed from specs `ref` holds unchanged.
+    Specs are compared as loaded (templates rendered, file defaults applied, symbolic links
+    followed), so another topic of an edited file, a comment or a reordering is not the change's
+    own, and an edit reached through a linked folder is. When the specs at `ref` cannot be read
+    (invalid there, or the cluster not defined yet), every change counts as the change's own:
+    a change is called drift only with proof. No spec file changed (`changed`): all is drift.
     """
-    config_changed = REPO_CONFIG in changed
-    ours = {
+    if not any(_is_spec_file(Path(name)) for name in changed) and not _linked(repo, desired):
+        return frozenset()
+    before = specs_at(repo, cluster, ref)
+    touched = {c.topic for c in draft.changes}
+    if before is None:
+        return frozenset(touched)
+    return frozenset(
         name
-        for name, spec in desired.topics.items()
-        if spec.location.file in changed
-        or (config_changed and spec.location.file.endswith(TEMPLATE_SUFFIX))
-    }
-    orphans = [c.topic for c in draft.changes if c.topic not in desired.topics]
-    if orphans:
-        before = declared_at(repo, cluster, ref)
-        ours.update(t for t in orphans if before is None or t in before)
-    return frozenset(ours)
+        for name in touched
+        if (name in before and name not in desired.topics)  # its declaration was removed
+        or (name in desired.topics and _differs(before.get(name), desired.topics[name]))
+    )
 
 
-def declared_at(repo: Path, cluster: str, ref: str) -> frozenset[str] | None:
-    """The topics the spec repository declared for `cluster` at git `ref`, or None when they
-    cannot be told (the specs there have errors, or do not define the cluster).
+def _differs(before: TopicSpec | None, now: TopicSpec) -> bool:
+    """Whether a topic's spec changed (or is new) in anything the plan reads."""
+    return before is None or _as_planned(before) != _as_planned(now)
 
-    The spec files of `ref` (reconciler.yaml and every `*.yaml` / `*.yaml.j2`) are copied out
-    of git into a temporary directory and loaded as usual; the work tree and the index are
-    never touched.
+
+def _as_planned(spec: TopicSpec) -> TopicSpec:
+    """A spec without what the plan does not act on: where it stands, its description."""
+    return dataclasses.replace(spec, location=_NOWHERE, description=None)
+
+
+_NOWHERE = Location("", 0, 0)
+
+
+def _linked(repo: Path, desired: DesiredState) -> bool:
+    """Whether a spec file is reached through a symbolic link (of its own or of a folder): git
+    then names it by the path it links to, which `changed` cannot be matched with."""
+    root = repo.resolve()
+    files = {spec.location.file for spec in desired.topics.values()}
+    return any((repo / name).resolve() != root / name for name in files)
+
+
+def specs_at(repo: Path, cluster: str, ref: str) -> dict[str, TopicSpec] | None:
+    """The topic specs the spec repository declared for `cluster` at git `ref`, or None when
+    they cannot be told (the specs there have errors, or do not define the cluster).
+
+    The spec files of `ref` (reconciler.yaml, every `*.yaml` / `*.yaml.j2`, and the symbolic
+    links that stay inside the repository) are copied out of git into a temporary directory and
+    loaded as usual; the work tree and the index are never touched.
     """
     with tempfile.TemporaryDirectory(prefix="reconciler-ref-") as scratch:
         if not git_repo.copy_at(repo, ref, _is_spec_file, Path(scratch)):
@@ -66,7 +90,7 @@ def declared_at(repo: Path, cluster: str, ref: str) -> frozenset[str] | None:
         loaded = load_repo(Path(scratch), cluster)
     if not loaded.valid or cluster not in loaded.desired:
         return None
-    return frozenset(loaded.desired[cluster].topics)
+    return dict(loaded.desired[cluster].topics)
 
 
 def policy_at(repo: Path, cluster: str, ref: str) -> Policy | None:

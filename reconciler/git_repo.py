@@ -12,6 +12,7 @@ all the same, with no checkout recorded.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -108,9 +109,10 @@ def changed_files(repo: Path, ref: str) -> frozenset[str]:
 
 def copy_at(repo: Path, ref: str, wanted: Callable[[Path], bool], into: Path) -> bool:
     """Copy the files under `repo` that git `ref` holds and `wanted` accepts (given their path
-    relative to `repo`) into `into`, at the same relative paths; False when `repo`'s directory
-    did not exist at `ref`. Directories, submodules and symlinks are left out (the loader
-    refuses a link escaping the repository)."""
+    relative to `repo`) into `into`, at the same relative paths, and every symbolic link whose
+    target stays inside `repo` (a linked folder of specs: the loader follows it, and refuses a
+    link escaping the repository); False when `repo`'s directory did not exist at `ref`.
+    Submodules are left out."""
     import git
 
     repository = _at(repo, ref)
@@ -122,15 +124,28 @@ def copy_at(repo: Path, ref: str, wanted: Callable[[Path], bool], into: Path) ->
     except KeyError:
         return False
     for item in root.traverse():
-        if not isinstance(item, git.Blob) or item.mode == git.Blob.link_mode:
+        if not isinstance(item, git.Blob):
             continue
         rel = Path(item.path).relative_to(root.path) if root.path else Path(item.path)
+        if item.mode == git.Blob.link_mode:
+            _link(into, rel, item.data_stream.read().decode("utf-8", "replace"))
+            continue
         if not wanted(rel):
             continue
         target = Path(into, rel)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(item.data_stream.read())
     return True
+
+
+def _link(into: Path, rel: Path, target: str) -> None:
+    """Recreate the link `rel` -> `target` under `into` if it points inside `into`."""
+    path = Path(into, rel)
+    inside = os.path.normpath(os.path.join(into, rel.parent, target))
+    if os.path.isabs(target) or not inside.startswith(os.path.join(os.path.normpath(into), "")):
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(target, path)
 
 
 def _at(repo: Path, ref: str) -> git.Repo:

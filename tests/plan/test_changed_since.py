@@ -1,8 +1,8 @@
 """`plan --changed-since REF`: the whole plan, each change marked as this change's own or drift.
 
-A change is the pull request's own (`cause: change`) when its topic is declared in a spec file
-changed since REF (committed, staged, modified or untracked), or, for a `--prune` delete, when
-REF still declared the topic; every other change is drift: the cluster already differed from
+A change is the pull request's own (`cause: change`) when its topic's spec differs from REF's
+(committed, staged, modified or untracked; test_changed_since_per_topic.py: topic by topic), or,
+for a `--prune` delete, when REF still declared the topic; every other change is drift: the cluster already differed from
 specs REF holds unchanged. Against the real three-broker cluster, with drift made behind git's
 back; the errors and the case where the specs at REF cannot be read are planned offline
 against a snapshot (`--state`): no broker is needed to decide them.
