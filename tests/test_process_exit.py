@@ -65,3 +65,15 @@ def test_otherwise_the_exit_is_pythons_own(before: str) -> None:
     assert "teardown ran" in done.stderr and "exit functions ran" in done.stderr
     if "thread" in before:
         assert "thread ended" in done.stdout
+
+
+def test_main_called_with_arguments_in_another_process_raises_systemexit() -> None:
+    """Tests and embedders call main(args) in a process of theirs, where a Kafka client library
+    is loaded: they get SystemExit, never os._exit (which would end their process)."""
+    import confluent_kafka  # noqa: F401  (loaded, as in the suite's own processes)
+
+    from reconciler.cli import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["--help"])
+    assert stopped.value.code == 0

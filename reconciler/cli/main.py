@@ -110,8 +110,10 @@ def main(argv: list[str] | None = None) -> None:
     _repos.clear()
     output.install()  # every write through one layer: no secret value of `client:`, no crash
     signals.install()
-    code = _run(argv, debug)
-    process_exit.end(_after_output(code))
+    code = _after_output(_run(argv, debug))
+    if argv is not None:  # called in a process of someone else's (tests): a plain SystemExit
+        sys.exit(code)
+    process_exit.end(code)  # the process's own command line: reconciler/cli/process_exit.py
 
 
 def _run(argv: list[str] | None, debug: bool) -> int:

@@ -337,6 +337,7 @@ def apply(
                 prune=prune,
                 targets=targets(topics, prune),
                 commit=checkout.commit if checkout is not None else None,
+                ask_kafka=False,  # apply's pre-flight asks Kafka, under the lock (once)
             )
         # Without its verdict: were the plan refused, apply's refusal below says why, once
         shown = render_text(

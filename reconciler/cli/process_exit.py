@@ -16,7 +16,9 @@ even be weakly referenced), so the rule is by cause: once confluent-kafka or kaf
 loaded, the process ends with os._exit after running what a normal exit runs that matters
 (atexit functions: logging's flush, temporary folders' removal) and flushing stdout and stderr.
 Every file the tool writes is closed before this (reconciler/atomic_write.py). A thread that is
-not a daemon (none is started by reconciler) keeps the normal exit, which waits for it.
+not a daemon (none is started by reconciler) keeps the normal exit, which waits for it. Only
+the process's own command line ends so (cli/main.py `main()` without arguments): `main(args)`,
+called in a process of someone else's (the tests), raises SystemExit as usual.
 """
 
 from __future__ import annotations

@@ -54,6 +54,8 @@ DRIFT_RULES: tuple[DriftRule, ...] = (
     DriftRule(rules.NAME_PATTERN, "blocked", "policies.name_pattern"),
     DriftRule(rules.MAX_DELETES, "blocked", "policies.max_deletes"),
     DriftRule(rules.LEFTOVER_THROTTLE, "config", "leftovers.diagnostics"),
+    # asked of the brokers by `plan` alone (workflow/plan.py checked_by_kafka), not by drift
+    DriftRule(rules.KAFKA_REFUSED, "blocked", "workflow.plan.checked_by_kafka"),
 )
 
 NAMES: frozenset[str] = frozenset(r.rule.name for r in DRIFT_RULES)

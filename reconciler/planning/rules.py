@@ -55,6 +55,9 @@ ACKNOWLEDGE_UNBOUND = Rule("P132", "acknowledge_unbound", _WARNING)
 ACKNOWLEDGE_STALE = Rule("P133", "acknowledge_stale", _WARNING)
 # A plan from a snapshot deletes, but no in-use evidence was read (workflow.plan)
 IN_USE_NOT_READ = Rule("P134", "in_use_not_read", _WARNING)
+# Kafka's validate_only answers to the plan's requests, asked at plan time (workflow.plan)
+KAFKA_REFUSED = Rule("P135", "kafka_refused", _ERROR)
+KAFKA_UNCHECKED = Rule("P136", "kafka_unchecked", _WARNING)
 
 RULES: tuple[Rule, ...] = (
     PARTITION_DECREASE,
@@ -82,6 +85,8 @@ RULES: tuple[Rule, ...] = (
     ACKNOWLEDGE_UNBOUND,
     ACKNOWLEDGE_STALE,
     IN_USE_NOT_READ,
+    KAFKA_REFUSED,
+    KAFKA_UNCHECKED,
 )
 
 # Hazards (hazards.py finds them; spec/model.py HAZARD_CODES names them): error = apply

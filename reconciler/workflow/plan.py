@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic
+from reconciler.errors import ClusterError
 from reconciler.git_repo import head_commit
 from reconciler.planning.changes import Action
 from reconciler.planning.plan import (
@@ -24,14 +25,15 @@ from reconciler.planning.plan import (
     make_plan,
     mark_causes,
 )
-from reconciler.planning.rules import IN_USE_NOT_READ
+from reconciler.planning.rules import IN_USE_NOT_READ, KAFKA_REFUSED, KAFKA_UNCHECKED
 from reconciler.spec.repo_config import REPO_CONFIG
 from reconciler.workflow.connection import connect, read_state
 from reconciler.workflow.context import Context, Specs
 
 if TYPE_CHECKING:
     from reconciler.cluster.evidence import Evidence
-    from reconciler.cluster.ports import EvidenceReader
+    from reconciler.cluster.ports import EvidenceReader, TopicWriter
+    from reconciler.spec.model import DesiredState
 
 
 def plan(
@@ -42,11 +44,14 @@ def plan(
     changed_since: str | None = None,
     targets: tuple[str, ...] = (),
     commit: str | None = None,
+    ask_kafka: bool = True,
 ) -> Plan:
     """The plan for one cluster. With `changed_since` (a git ref) the plan is still whole, and
     each change is marked as the spec repository's own since that ref or as pre-existing drift
     (`caused_by_change`, `mark_causes`). `commit`: the checkout's commit when the caller read
-    it already (apply reads the checkout once for its audit record); else git is asked here."""
+    it already (apply reads the checkout once for its audit record); else git is asked here.
+    `ask_kafka`: send the changes validate_only (`checked_by_kafka`); apply, whose pre-flight
+    sends them under the lock, plans without."""
     repo = context.repo
     specs = context.specs(cluster)
     changed = None
@@ -76,6 +81,8 @@ def plan(
             whole = planned(specs, state, sampled(kafka), prune, targets, specs.warnings)
             # a topic the principal may not Describe looks absent: say so
             kafka.check_visible([c.topic for c in whole.changes if c.action is Action.CREATE])
+            if ask_kafka:
+                whole = checked_by_kafka(kafka, state, whole, specs.desired)
     # the digest of the bytes just planned, not of a second read (workflow/context.py)
     source = PlanSource(commit or head_commit(repo), context.digest(cluster))
     whole = dataclasses.replace(whole, source=source)
@@ -92,6 +99,54 @@ def plan(
         whole, policy_changes=policy_changes(policy, base, policy.acknowledge)
     )
     return mark_causes(whole, changed_since, ours)
+
+
+def checked_by_kafka(
+    kafka: TopicWriter, state: ClusterState, plan: Plan, desired: DesiredState
+) -> Plan:
+    """The plan with Kafka's own verdict on its requests, sent validate_only as apply's
+    pre-flight sends them (apply/check/validate_only.py): a change Kafka refuses is an error
+    (P135) at its topic's spec, so the pull request fails rather than the apply; changes the
+    principal may not send (a read-only plan principal) or that could not be asked are one
+    warning (P136) saying Kafka did not check them, and apply will, before its first change."""
+    from reconciler.apply.check import validate_only
+    from reconciler.apply.execute.operations import operations
+
+    try:
+        refusals = validate_only.ask(kafka, state, [op.change for op in operations(plan.changes)])
+    except ValueError as exc:  # the Kafka client's own range checks, before sending
+        refused = KAFKA_REFUSED(
+            f"the Kafka client refuses a planned request before sending it ({exc}): lower the "
+            "count in the spec"
+        )
+        return _with(plan, refused)
+    except ClusterError as exc:
+        return _with(plan, KAFKA_UNCHECKED(f"Kafka was not asked to check this plan: {exc}"))
+    for refusal in refusals:
+        if refusal.denied:
+            continue
+        spec = desired.topics.get(refusal.topic)
+        plan = _with(
+            plan,
+            KAFKA_REFUSED(
+                f"Kafka's validate_only check refuses this change: {refusal.sentence}",
+                spec.location if spec is not None else None,
+                refusal.topic,
+            ),
+        )
+    denied = sorted({r.topic for r in refusals if r.denied})
+    if denied:
+        shown = ", ".join(denied[:5]) + (f" and {len(denied) - 5} more" if len(denied) > 5 else "")
+        plan = _with(
+            plan,
+            KAFKA_UNCHECKED(
+                f"Kafka did not check the change(s) of {len(denied)} topic(s) ({shown}): the "
+                "principal may not send their requests, even validate_only (plan with the "
+                "apply principal's ACLs to have them checked); apply checks them before its "
+                "first change"
+            ),
+        )
+    return plan
 
 
 def evidence_not_read(deletes: int) -> Diagnostic:

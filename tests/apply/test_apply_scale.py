@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from reconciler.local.state import LocalCluster
@@ -106,6 +106,10 @@ def _apply_edit(specs: dict[str, dict[str, Any]], edit: Edit) -> None:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(sequence=edits)
+# a retention cut, then the override's removal and a delete: each a hazard the reviewer approves
+@example(
+    sequence=[("create", "p", 1), ("config", "p", 1), ("config", "p", 3), ("tombstone", "p", 1)]
+)
 def test_any_sequence_of_edits_converges(
     kafka3: LocalCluster,
     ns: str,
@@ -120,13 +124,26 @@ def test_any_sequence_of_edits_converges(
     specs: dict[str, dict[str, Any]] = {}
     for edit in sequence:
         _apply_edit(specs, edit)
-        repo.topics(
-            *(
-                {"name": f"{prefix}.{t}", "acknowledge": ["delete", "retention_decrease"], **s}
-                for t, s in sorted(specs.items())
-            )
-        )
+
+        def write(approvals: dict[str, list[Any]]) -> None:
+            repo.topics(
+                *(
+                    {"name": f"{prefix}.{t}", "acknowledge": approvals.get(f"{prefix}.{t}", []),
+                     **s}
+                    for t, s in sorted(specs.items())
+                )
+            )  # fmt: skip
+
+        write({})
         plan = plan_of(Context(root), "test")
+        # The reviewer's step: approve exactly the hazards the plan shows (approve_with)
+        approvals = {
+            c.topic: [h.approve_with for h in c.hazards if h.blocks_apply and h.approve_with]
+            for c in plan.changes
+        }
+        if any(approvals.values()):
+            write(approvals)
+            plan = plan_of(Context(root), "test")
         assert plan.applyable, plan.diagnostics
         result = apply_saved(Context(root), "test", plan)
         assert result.ok, [(r.operation.summary, r.message) for r in result.results]

@@ -444,3 +444,32 @@ def _commit_offset(sasl: LocalCluster, group: str, topic: str) -> None:
         reader.commit(offsets=[TopicPartition(topic, 0, 0)], asynchronous=False)
     finally:
         reader.close()
+
+
+def test_a_read_only_plan_principal_gets_its_plan_with_kafkas_check_said_missing(
+    sasl: LocalCluster, admin: AdminClient, transcript: Transcript, prefix: str, tmp_path: Path
+) -> None:
+    """Plan sends its creates, config updates and partition increases validate_only (P135 when
+    Kafka refuses one). A pull request's principal that may only read (Describe and
+    DescribeConfigs) cannot send them even so: the plan is made all the same (--detailed-exitcode:
+    2, changes without errors), with one
+    warning (P136) naming the topics Kafka did not check, never an error and never a refusal."""
+    transcript.dirs.append(tmp_path)
+    _create(admin, f"{prefix}orders", f"{prefix}audit")
+    who = _user(admin, {"Describe", "DescribeConfigs"}, prefix)
+    topics = [
+        {"name": f"{prefix}orders", "partitions": 2, "replication_factor": 1},
+        {"name": f"{prefix}audit", "partitions": 1, "replication_factor": 1,
+         "config": {"retention.ms": "14d"}},
+        {"name": f"{prefix}new", "partitions": 1, "replication_factor": 1},
+    ]  # fmt: skip
+    repo = write_repo(tmp_path, sasl.bootstrap, prefix, CLIENT, topics)
+    before = topics_view(admin, prefix)
+    result = transcript.run(repo, "plan", "--cluster", "sec", "--detailed-exitcode", env=who.env)
+    assert result.code == 2, result.stdout + result.stderr  # changes, no error
+    shown = result.stdout + result.stderr
+    unchecked = [line for line in shown.splitlines() if "P136" in line]
+    assert len(unchecked) == 1, shown
+    assert "Kafka did not check the change(s) of 3 topic(s)" in unchecked[0], unchecked
+    assert "P135" not in shown and "error[" not in shown
+    assert topics_view(admin, prefix) == before

@@ -21,30 +21,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NoReturn, assert_never
 
-from reconciler.apply.execute.batching import (
-    MAX_PARTITIONS_PER_REQUEST,
-    MAX_RECORDS_PER_REQUEST,
-    batches,
-    config_update,
-    create_weight,
-    increase_weight,
-    new_topic,
-    partitions_request,
-    update_weight,
-)
+from reconciler.apply.check import validate_only
 from reconciler.apply.execute.operations import Operation
-from reconciler.apply.execute.sentences import sentence
 from reconciler.apply.execute.status import Diverged, Done, NotStarted, Partly, judge
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.ports import TopicReader, TopicWriter
-from reconciler.cluster.protocol.failures import Failure
-from reconciler.cluster.protocol.requests import ConfigUpdate
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ApplyRefused, StalePlan
 from reconciler.planning.changes import (
-    AlterTopicConfig,
-    CreateTopic,
-    IncreasePartitions,
     TopicChange,
 )
 from reconciler.planning.plan import Plan
@@ -155,31 +139,10 @@ def validate(cluster: TopicWriter, state: ClusterState, ops: Sequence[Operation]
     one refusal refuses the plan with nothing changed (a conflict between two keys, say
     min.compaction.lag.ms above max.compaction.lag.ms, is Kafka's to judge, not ours).
     `ops` are the remaining ones (`remaining`): finished work was judged there, once."""
-    todo = [op.change for op in ops]
-    creates = [c for c in todo if isinstance(c, CreateTopic)]
-    updates = [
-        update
-        for c in todo
-        if isinstance(c, AlterTopicConfig)
-        and (update := config_update(c, state.topics.get(c.topic))).set + update.delete
-    ]
-    increases = [c for c in todo if isinstance(c, IncreasePartitions)]
-    problems: list[str] = []
     try:
-        for batch in batches(creates, lambda c: create_weight(c, state), MAX_RECORDS_PER_REQUEST):
-            answers = cluster.create_topics([new_topic(c) for c in batch], validate_only=True)
-            problems += [sentence(f, t, CreateTopic) for t, f in sorted(answers.items()) if f]
-        for sent in batches(updates, update_weight, MAX_RECORDS_PER_REQUEST):
-            answers = cluster.alter_topic_configs(sent, validate_only=True)
-            keys = {u.topic: u for u in sent}
-            problems += [_refused_update(f, keys[t]) for t, f in sorted(answers.items()) if f]
-        for group in batches(increases, increase_weight, MAX_PARTITIONS_PER_REQUEST):
-            answers = cluster.create_partitions(
-                [partitions_request(c) for c in group], validate_only=True
-            )
-            problems += [
-                sentence(f, t, IncreasePartitions) for t, f in sorted(answers.items()) if f
-            ]
+        problems = [
+            r.sentence for r in validate_only.ask(cluster, state, [op.change for op in ops])
+        ]
     except ValueError as exc:
         # The Kafka client checks counts itself before sending (librdkafka caps a topic's
         # partitions at 100,000, and replication factors too): a count within Kafka's int32 but
@@ -217,10 +180,3 @@ def remaining(ops: Sequence[Operation], state: ClusterState) -> Remaining:
         else:
             todo.append(op)
     return Remaining(tuple(todo), done)
-
-
-def _refused_update(failure: Failure, update: ConfigUpdate) -> str:
-    """A refused config update in words, naming the keys it carried: Kafka answers per topic,
-    not per key, and its message does not always name the key."""
-    keys = [f"{k}={v}" for k, v in update.set] + [f"{k} removed" for k in update.delete]
-    return f"{sentence(failure, update.topic, AlterTopicConfig)} [the update: {', '.join(keys)}]"
