@@ -14,7 +14,9 @@ does not fit is counted in a line saying where the full plan is. Were even the f
 long (thousands of errors), its lists are cut the same way, errors before warnings.
 
 With --changed-since the changes come in two sections, the pull request's own then the
-pre-existing drift, each in execution order, under the same budget.
+pre-existing drift, each in execution order, under the same budget. A scoped plan's drift
+section also lists the first MAX_DRIFT_DIAGNOSTICS of its diagnostics (errors first), which do
+not count in the summary table nor block the plan.
 
 `render_failure` is the comment for a command that could not plan at all (invalid specs, an
 unreachable cluster), so a pull request or an issue never shows an empty or stale body.
@@ -36,6 +38,7 @@ from reconciler.planning.refusal import refusal
 from reconciler.render import common
 from reconciler.render import markdown_blocks as parts
 
+MAX_DRIFT_DIAGNOSTICS = 10  # of a scoped plan's drift, in its section; the rest counted
 COLLAPSE_ABOVE = 20  # topics (or unmanaged names); beyond this, their lists are collapsible
 DEFAULT_MAX_CHARS = 60_000  # GitHub refuses a comment or issue body over 65,536 characters
 _FULL_PLAN = (
@@ -104,7 +107,7 @@ def _whole(plan: Plan) -> list[str]:
         rows = parts.diagnostic_rows(plan.diagnostics)
         lines += [*_DIAGNOSTICS_HEAD, *(row for row, _ in rows), ""]
     lines += _load(plan)
-    collapse = len(plan.changes) > COLLAPSE_ABOVE
+    collapse = len(plan.changes) + len(plan.drift.changes) > COLLAPSE_ABOVE
     for title, changes in _groups(plan):
         lines += title
         for topic_change in changes:
@@ -128,7 +131,15 @@ def _head(plan: Plan) -> list[str]:
         f"Based on cluster state `{plan.based_on}`. {verdict}",
         "",
     ]
-    if plan.changed_since is not None:
+    if plan.scoped:
+        lines += [
+            f"Compared with {code(plan.changed_since or '')}: {s.from_change} topic "
+            f"change(s) from this pull request, {len(plan.drift.changes)} pre-existing drift "
+            "shown apart below (not part of this plan: not applied with it, not blocking it; "
+            "the drift job's to report).",
+            "",
+        ]
+    elif plan.changed_since is not None:
         lines += [
             f"Compared with {code(plan.changed_since)}: {s.from_change} topic change(s) "
             f"from this pull request, {s.drift} pre-existing drift (the cluster already differed "
@@ -158,7 +169,7 @@ def _policy(plan: Plan) -> list[str]:
 def _tail(plan: Plan) -> list[str]:
     # The refusal is the head's verdict, said once (planning/refusal.py)
     if not plan.changes and plan.applyable:
-        return [common.NO_CHANGES]
+        return [escape(common.no_changes(plan))]
     return [f"**{escape(common.summary_line(plan))}**"]
 
 
@@ -186,6 +197,8 @@ def _load(plan: Plan) -> list[str]:
 def _groups(plan: Plan) -> list[tuple[list[str], tuple[TopicChange, ...]]]:
     """(title lines, changes) of each changes section: one, or with --changed-since the
     pull request's own changes, then the pre-existing drift (each in execution order)."""
+    if plan.scoped:
+        return _scoped_groups(plan)
     if not plan.changes:
         return []
     if plan.changed_since is None:
@@ -209,6 +222,43 @@ def _groups(plan: Plan) -> list[tuple[list[str], tuple[TopicChange, ...]]]:
         )
         groups.append(([title, "", note, ""], drift))
     return groups
+
+
+def _scoped_groups(plan: Plan) -> list[tuple[list[str], tuple[TopicChange, ...]]]:
+    """A scoped plan's sections: its changes (the pull request's, and what they depend on),
+    then the drift set apart, with its first diagnostics."""
+    ref = code(plan.changed_since or "")
+    groups: list[tuple[list[str], tuple[TopicChange, ...]]] = []
+    if plan.changes:
+        title = (
+            f"### Changes from this pull request (spec files changed since {ref}, and the "
+            "topics they depend on), in execution order"
+        )
+        groups.append(([title, ""], plan.changes))
+    drift = plan.drift
+    if drift.changes or drift.diagnostics:
+        lines = [
+            f"### Pre-existing drift (specs unchanged since {ref}), in execution order",
+            "",
+            "The cluster already differed from these specs before this pull request. Not part "
+            "of this plan: its changes are not applied with it and its errors and hazards do "
+            "not block it; the drift job reports it (`reconciler drift`).",
+            "",
+        ]
+        found = sorted(drift.diagnostics, key=lambda d: not d.is_error)
+        if found:
+            shown = found[:MAX_DRIFT_DIAGNOSTICS]
+            lines += _DIAGNOSTICS_HEAD[2:] + [parts.diagnostic_row(d) for d in shown]
+            if len(found) > len(shown):
+                lines.append(_more_diagnostics(*_severities(found[len(shown) :])))
+            lines.append("")
+        groups.append((lines, drift.changes))
+    return groups
+
+
+def _severities(found: Sequence[Diagnostic]) -> tuple[int, int]:
+    errors = sum(1 for d in found if d.is_error)
+    return errors, len(found) - errors
 
 
 def _unmanaged(names: Sequence[str], total: int) -> list[str]:
@@ -240,7 +290,7 @@ def _fitted(plan: Plan, max_chars: int) -> list[str]:
     blocking = [_hazard_row(t, h) for t, h in hazards if h.blocks_apply]
     others = [_hazard_row(t, h) for t, h in hazards if not h.blocks_apply]
     groups = _groups(plan)
-    collapse = len(plan.changes) > COLLAPSE_ABOVE
+    collapse = len(plan.changes) + len(plan.drift.changes) > COLLAPSE_ABOVE
 
     most_diagnostics = _more_diagnostics(sum(error_counts), sum(warning_counts))
     most_hazards = _more_hazards(len(blocking), len(others))

@@ -2,7 +2,7 @@
 batched; or a snapshot file) -> diff, policies and order (pure) -> a Plan whose `based_on` is
 the fingerprint of the state of the topics it touches and whose `source` names the spec bytes
 planned; with --changed-since, each change marked as the spec repository's own since a git ref
-or as pre-existing drift."""
+or as pre-existing drift, and the plan scoped to the former (the latter set apart, unapplied)."""
 
 from __future__ import annotations
 
@@ -23,8 +23,10 @@ from reconciler.planning.plan import (
     evidence_topics,
     make_plan,
     mark_causes,
+    scope,
 )
 from reconciler.planning.rules import IN_USE_NOT_READ
+from reconciler.planning.targeting import scope_targets
 from reconciler.spec.repo_config import REPO_CONFIG
 from reconciler.workflow.connection import connect, read_state
 from reconciler.workflow.context import Context, Specs
@@ -42,11 +44,14 @@ def plan(
     changed_since: str | None = None,
     targets: tuple[str, ...] = (),
     commit: str | None = None,
+    whole_plan: bool = False,
 ) -> Plan:
-    """The plan for one cluster. With `changed_since` (a git ref) the plan is still whole, and
-    each change is marked as the spec repository's own since that ref or as pre-existing drift
-    (`caused_by_change`, `mark_causes`). `commit`: the checkout's commit when the caller read
-    it already (apply reads the checkout once for its audit record); else git is asked here."""
+    """The plan for one cluster. With `changed_since` (a git ref) each change of the whole
+    plan is marked as the spec repository's own since that ref or as pre-existing drift
+    (`caused_by_change`, `mark_causes`), and the plan returned is scoped to the topics the spec
+    repository changed, the drift set apart (`scope`); `whole_plan` keeps the whole plan,
+    marked. `commit`: the checkout's commit when the caller read it already (apply reads the
+    checkout once for its audit record); else git is asked here."""
     repo = context.repo
     specs = context.specs(cluster)
     changed = None
@@ -57,25 +62,37 @@ def plan(
         changed = changed_files(repo, changed_since)
     if snapshot is not None:  # a snapshot holds no evidence of use: the plan says so
         state = read_state(specs.cluster, snapshot)
-        whole = make_plan(
-            specs.desired,
-            state,
-            specs.cluster,
-            prune=prune,
-            warnings=specs.warnings,
-            targets=targets,
-        )
-        if deleted := deleted_partitions(whole):
-            whole = _with(whole, evidence_not_read(len(deleted)))
+        read: EvidenceRead | None = None
     else:  # one connection: the state, the in-use evidence and the creates' visibility
         from reconciler.apply.check import leftovers
 
         with connect(specs.cluster) as kafka:
             state = leftovers.observe(kafka, kafka.read_state())
-            # the deletes' log end offsets are watched for SAMPLE_MS: a write there is in use
-            whole = planned(specs, state, sampled(kafka), prune, targets, specs.warnings)
+            # the deletes' log end offsets are watched for SAMPLE_MS: a write there is in use;
+            # read once, the scoped plan below reuses it (its topics are among these)
+            read = _once(sampled(kafka))
+            whole = planned(specs, state, read, prune, targets, specs.warnings)
             # a topic the principal may not Describe looks absent: say so
             kafka.check_visible([c.topic for c in whole.changes if c.action is Action.CREATE])
+
+    def made(chosen: tuple[str, ...], scoped: bool) -> Plan:
+        if read is not None:
+            return planned(specs, state, read, prune, chosen, specs.warnings, scoped)
+        offline = make_plan(
+            specs.desired,
+            state,
+            specs.cluster,
+            prune=prune,
+            warnings=specs.warnings,
+            targets=chosen,
+            scoped=scoped,
+        )
+        if deleted := deleted_partitions(offline):
+            offline = _with(offline, evidence_not_read(len(deleted)))
+        return offline
+
+    if read is None:
+        whole = made(targets, False)
     # the digest of the bytes just planned, not of a second read (workflow/context.py)
     source = PlanSource(commit or head_commit(repo), context.digest(cluster))
     whole = dataclasses.replace(whole, source=source)
@@ -91,7 +108,10 @@ def plan(
     whole = dataclasses.replace(
         whole, policy_changes=policy_changes(policy, base, policy.acknowledge)
     )
-    return mark_causes(whole, changed_since, ours)
+    marked = mark_causes(whole, changed_since, ours)
+    if whole_plan:
+        return marked
+    return scope(marked, made(scope_targets(ours), True))
 
 
 def evidence_not_read(deletes: int) -> Diagnostic:
@@ -116,6 +136,19 @@ def sampled(kafka: EvidenceReader) -> EvidenceRead:
     return lambda partitions, deletes: kafka.evidence(partitions, SAMPLE_MS if deletes else 0)
 
 
+def _once(read: EvidenceRead) -> EvidenceRead:
+    """`read`, asked once: later asks get the first answer (the whole plan's evidence, read
+    for a superset of the topics a scoped plan of the same state asks about)."""
+    answers: list[Evidence] = []
+
+    def first(partitions: Mapping[str, int], deletes: bool) -> Evidence:
+        if not answers:
+            answers.append(read(partitions, deletes))
+        return answers[0]
+
+    return first
+
+
 def planned(
     specs: Specs,
     state: ClusterState,
@@ -123,12 +156,19 @@ def planned(
     prune: bool,
     targets: tuple[str, ...],
     warnings: Iterable[Diagnostic] = (),
+    scoped: bool = False,
 ) -> Plan:
     """The plan the specs give for a live `state`: when it deletes or grows topics, the
     evidence of use of exactly those topics is read now and the plan made again with it (the
     planner stays pure; plan and apply share this one path)."""
     first = make_plan(
-        specs.desired, state, specs.cluster, prune=prune, warnings=warnings, targets=targets
+        specs.desired,
+        state,
+        specs.cluster,
+        prune=prune,
+        warnings=warnings,
+        targets=targets,
+        scoped=scoped,
     )
     wanted = evidence_topics(first)
     if not wanted:
@@ -142,6 +182,7 @@ def planned(
         warnings=warnings,
         targets=targets,
         evidence=evidence,
+        scoped=scoped,
     )
 
 
