@@ -490,9 +490,10 @@ def test_drift_keeps_one_issue_open_while_the_cluster_differs(
     # The same drift again: the body is updated, nobody is notified
     again = actions.run("drift.yml", hourly).job()
     green(again)
-    assert "No new drift since the last check" in again.step(
-        "open, update or close the drift issue"
-    ).log
+    assert (
+        "No new drift since the last check"
+        in again.step("open, update or close the drift issue").log
+    )
     (same,) = github.issues()
     assert same["comments"] == [news] and len(gh_calls(github, "issue", "edit")) == 2
 
