@@ -104,8 +104,8 @@ def partial_warning(plan: Plan) -> None:
     if plan.scoped:
         count = len(plan.targets)
         click.echo(
-            f"warning: this plan is scoped to the {count} topic(s) the spec files changed since "
-            f"{plan.changed_since} name (and what they depend on); pre-existing drift on other "
+            f"warning: this plan is scoped to {count} topic(s) declared in spec files changed "
+            f"since {plan.changed_since} (and what they depend on); pre-existing drift on other "
             "topics is shown apart and never applied with it.",
             err=True,
         )

@@ -15,8 +15,8 @@ long (thousands of errors), its lists are cut the same way, errors before warnin
 
 With --changed-since the changes come in two sections, the pull request's own then the
 pre-existing drift, each in execution order, under the same budget. A scoped plan's drift
-section also lists the first MAX_DRIFT_DIAGNOSTICS of its diagnostics (errors first), which do
-not count in the summary table nor block the plan.
+diagnostics (which neither count in the summary table nor block the plan) are a table of their
+own after the plan's diagnostics, fitted after the plan's own hazards.
 
 `render_failure` is the comment for a command that could not plan at all (invalid specs, an
 unreachable cluster), so a pull request or an issue never shows an empty or stale body.
@@ -38,7 +38,6 @@ from reconciler.planning.refusal import refusal
 from reconciler.render import common
 from reconciler.render import markdown_blocks as parts
 
-MAX_DRIFT_DIAGNOSTICS = 10  # of a scoped plan's drift, in its section; the rest counted
 COLLAPSE_ABOVE = 20  # topics (or unmanaged names); beyond this, their lists are collapsible
 DEFAULT_MAX_CHARS = 60_000  # GitHub refuses a comment or issue body over 65,536 characters
 _FULL_PLAN = (
@@ -106,6 +105,9 @@ def _whole(plan: Plan) -> list[str]:
     if plan.diagnostics:
         rows = parts.diagnostic_rows(plan.diagnostics)
         lines += [*_DIAGNOSTICS_HEAD, *(row for row, _ in rows), ""]
+    if plan.drift.diagnostics:
+        rows = parts.diagnostic_rows(_errors_first(plan.drift.diagnostics))
+        lines += [*_drift_head(plan), *(row for row, _ in rows), ""]
     lines += _load(plan)
     collapse = len(plan.changes) + len(plan.drift.changes) > COLLAPSE_ABOVE
     for title, changes in _groups(plan):
@@ -245,20 +247,24 @@ def _scoped_groups(plan: Plan) -> list[tuple[list[str], tuple[TopicChange, ...]]
             "not block it; the drift job reports it (`reconciler drift`).",
             "",
         ]
-        found = sorted(drift.diagnostics, key=lambda d: not d.is_error)
-        if found:
-            shown = found[:MAX_DRIFT_DIAGNOSTICS]
-            lines += _DIAGNOSTICS_HEAD[2:] + [parts.diagnostic_row(d) for d in shown]
-            if len(found) > len(shown):
-                lines.append(_more_diagnostics(*_severities(found[len(shown) :])))
-            lines.append("")
         groups.append((lines, drift.changes))
     return groups
 
 
-def _severities(found: Sequence[Diagnostic]) -> tuple[int, int]:
-    errors = sum(1 for d in found if d.is_error)
-    return errors, len(found) - errors
+def _drift_head(plan: Plan) -> list[str]:
+    """The title of a scoped plan's drift diagnostics: the table head, said not to block."""
+    return [
+        "### Diagnostics of the pre-existing drift",
+        "",
+        "On topics this pull request does not change (the whole plan has them, this one does "
+        f"not): they do not block it. Specs unchanged since {code(plan.changed_since or '')}.",
+        "",
+        *_DIAGNOSTICS_HEAD[2:],
+    ]
+
+
+def _errors_first(found: Sequence[Diagnostic]) -> list[Diagnostic]:
+    return sorted(found, key=lambda d: not d.is_error)  # stable: diagnostic order within each
 
 
 def _unmanaged(names: Sequence[str], total: int) -> list[str]:
@@ -289,6 +295,13 @@ def _fitted(plan: Plan, max_chars: int) -> list[str]:
     hazards = [(c.topic, h) for c in plan.changes for h in c.hazards]
     blocking = [_hazard_row(t, h) for t, h in hazards if h.blocks_apply]
     others = [_hazard_row(t, h) for t, h in hazards if not h.blocks_apply]
+    drift_found = _errors_first(plan.drift.diagnostics)
+    drift_errors, drift_error_counts = _unzip(
+        parts.diagnostic_rows([d for d in drift_found if d.is_error])
+    )
+    drift_warnings, drift_warning_counts = _unzip(
+        parts.diagnostic_rows([d for d in drift_found if not d.is_error])
+    )
     groups = _groups(plan)
     collapse = len(plan.changes) + len(plan.drift.changes) > COLLAPSE_ABOVE
 
@@ -299,18 +312,36 @@ def _fitted(plan: Plan, max_chars: int) -> list[str]:
         room.reserve([*_DIAGNOSTICS_HEAD, most_diagnostics, ""])
     if hazards:
         room.reserve([*_HAZARDS_HEAD, most_hazards, ""])
+    most_drift = _more_diagnostics(sum(drift_error_counts), sum(drift_warning_counts))
+    if drift_found:
+        room.reserve([*_drift_head(plan), most_drift, ""])
     for (title, _), most in zip(groups, most_changes, strict=True):
         room.reserve([*title, most, ""])
     if plan.unmanaged:
         room.reserve(_unmanaged((), len(plan.unmanaged)))
 
-    shown_errors, shown_blocking, shown_warnings, shown_others = _prefixes(
-        room, [_rows(errors), _rows(blocking), _rows(warnings), _rows(others)]
+    shown_errors, shown_blocking, shown_warnings, shown_others, shown_drift_errors, shown_drift = (
+        _prefixes(
+            room,
+            [
+                _rows(errors),
+                _rows(blocking),
+                _rows(warnings),
+                _rows(others),
+                _rows(drift_errors),
+                _rows(drift_warnings),
+            ],
+        )
     )
     if (errors or warnings) and (shown_errors, shown_warnings) == (len(errors), len(warnings)):
         room.release([most_diagnostics])
     if hazards and (shown_blocking, shown_others) == (len(blocking), len(others)):
         room.release([most_hazards])
+    if drift_found and (shown_drift_errors, shown_drift) == (
+        len(drift_errors),
+        len(drift_warnings),
+    ):
+        room.release([most_drift])
     load = _load(plan)
     if not room.take(load):
         load = []  # the per-broker limit errors (P111) above say the same, shorter
@@ -333,6 +364,15 @@ def _fitted(plan: Plan, max_chars: int) -> list[str]:
         shown_warnings,
         _more_diagnostics,
         (error_counts, warning_counts),
+    )
+    lines += _table(
+        _drift_head(plan),
+        drift_errors,
+        shown_drift_errors,
+        drift_warnings,
+        shown_drift,
+        _more_diagnostics,
+        (drift_error_counts, drift_warning_counts),
     )
     lines += load
     lines += _table(_HAZARDS_HEAD, blocking, shown_blocking, others, shown_others, _more_hazards)

@@ -111,7 +111,7 @@ def test_a_saved_scoped_plan_round_trips_and_its_scope_cannot_be_widened(
     saved = tmp_path / "plan.json"
     result = offline_plan(repo, "--changed-since", "HEAD", "-o", str(saved), "--detailed-exitcode")
     assert result.code == 2, result.stdout + result.stderr
-    assert "warning: this plan is scoped to the 1 topic(s)" in result.stderr
+    assert "warning: this plan is scoped to 1 topic(s) declared in spec files" in result.stderr
     plan = load_plan(saved)  # untrusted input: checked, then read
     data = json.loads(saved.read_text())
     assert plan == from_json(data) and plan.scoped and plan.targets == ("^t\\.ledger$",)
@@ -144,13 +144,15 @@ def test_drift_alone_exits_0_and_says_it_is_the_drift_jobs(repo: SpecRepo) -> No
     assert whole.code == 1 and "drift" not in whole.json()
 
 
-def test_markdown_sets_the_drift_apart_with_its_first_diagnostics(repo: SpecRepo) -> None:
+def test_markdown_sets_the_drift_apart_with_its_diagnostics(repo: SpecRepo) -> None:
     touch_search(repo)
     comment = offline_plan(repo, "--changed-since", "HEAD", "--format", "markdown").stdout
+    apart = comment.index("### Diagnostics of the pre-existing drift")
     ours = comment.index("### Changes from this pull request")
     drift = comment.index("### Pre-existing drift (specs unchanged since `HEAD`)")
+    assert apart < comment.index("| error | P101 |") < ours
+    assert "| error |" not in comment[:apart]  # the plan's own table has no error
     assert ours < comment.index("`t.search`") < drift < comment.index("`t.pay`")
-    assert "| error | P101 |" in comment[drift:] and "| error |" not in comment[:drift]
     assert re.search(r"1 topic change\(s\) from this pull request, 1 pre-existing drift", comment)
 
 
