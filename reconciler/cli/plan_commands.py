@@ -81,9 +81,35 @@ def _count(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
+def scoping(changed_since: str | None, whole_plan: bool, topics: tuple[str, ...]) -> bool:
+    """Whether the plan is scoped to the changes since --changed-since (the default with it);
+    a ConfigError for a combination that says two things."""
+    if whole_plan and changed_since is None:
+        raise ConfigError(
+            "--whole-plan keeps the drift --changed-since sets apart, so it needs "
+            "--changed-since GIT_REF; without --changed-since the plan is whole already"
+        )
+    scoped = changed_since is not None and not whole_plan
+    if scoped and topics:
+        raise ConfigError(
+            "--changed-since scopes the plan to the topics changed since it, --topic to the "
+            "topics matching a pattern: give one of them (or add --whole-plan to plan the "
+            "--topic topics, each marked as this change's own or drift)"
+        )
+    return scoped
+
+
 def partial_warning(plan: Plan) -> None:
     """A partial plan says so, on every run that shows or applies one."""
-    if plan.targets:
+    if plan.scoped:
+        count = len(plan.targets)
+        click.echo(
+            f"warning: this plan is scoped to {count} topic(s) whose specs changed since "
+            f"{plan.changed_since} (and what they depend on); pre-existing drift on other "
+            "topics is shown apart and never applied with it.",
+            err=True,
+        )
+    elif plan.targets:
         click.echo(
             f"warning: this plan is partial: only topics matching --topic "
             f"{' '.join(repr(t) for t in plan.targets)} and what they depend on were planned; "
@@ -112,8 +138,15 @@ def partial_warning(plan: Plan) -> None:
 @click.option(
     "--changed-since",
     metavar="GIT_REF",
-    help="Mark each change as this change's own (its spec file changed since GIT_REF) or as "
-    "pre-existing drift; the whole plan is still shown.",
+    help="Plan (and save) only the topics whose spec files changed since GIT_REF, and what "
+    "they depend on; pre-existing drift on other topics is shown apart, never applied with it "
+    "and never blocking it.",
+)
+@click.option(
+    "--whole-plan",
+    is_flag=True,
+    help="With --changed-since: plan every topic as without it, each change marked as this "
+    "change's own or as drift (drift is then applied, and blocks, with the rest).",
 )
 @click.option(
     "--prune", is_flag=True, help="Also plan deletes of unmanaged topics (policy permitting)."
@@ -137,6 +170,7 @@ def plan(
     detailed_exitcode: bool,
     state: Path | None,
     changed_since: str | None,
+    whole_plan: bool,
     prune: bool,
     max_chars: int,
     topics: tuple[str, ...],
@@ -150,8 +184,9 @@ def plan(
 
     Exit 1 when the plan is not applyable (an error, or a hazard the specs do not acknowledge:
     apply would refuse it) or when planning failed; with --detailed-exitcode, exit 2 when there
-    are changes and 0 when there are none. With --format markdown, a failure still prints a
-    Markdown comment that says what failed.
+    are changes and 0 when there are none. With --changed-since both count only the plan's
+    own topics: drift on others never makes it exit 1 or 2. With --format markdown, a failure
+    still prints a Markdown comment that says what failed.
     """
     from reconciler.planning.json_plan import to_json
     from reconciler.render.json import render_json
@@ -168,11 +203,18 @@ def plan(
             "(--format json prints the plan as JSON)",
         )
     try:
+        scoping(changed_since, whole_plan, topics)
         cluster = chosen_cluster(ctx.context, cluster)
         show_progress(f"planning cluster '{cluster}'" + (f" against {state}" if state else ""))
         with Heartbeat(f"planning cluster '{cluster}'"):
             result = plan_for(
-                ctx.context, cluster, state, prune, changed_since, targets(topics, prune)
+                ctx.context,
+                cluster,
+                state,
+                prune,
+                changed_since,
+                targets(topics, prune),
+                whole_plan=whole_plan,
             )
     except ReconcilerError as exc:
         failure_comment("plan", cluster or "(not chosen)", fmt, exc, max_chars)
@@ -323,6 +365,11 @@ def apply(
         cluster = plan_cluster(cluster, reviewed.cluster, plan_file)
         if verbose:
             width_echo(f"Applying {plan_file}, based on {reviewed.based_on}", width)
+        if topics and reviewed.scoped:
+            raise ConfigError(
+                f"{plan_file} is scoped to the changes since {reviewed.changed_since}; drop "
+                "--topic (a saved plan keeps its own scope) or plan again"
+            )
         if topics and tuple(topics) != reviewed.targets:
             raise ConfigError(
                 f"{plan_file} was planned for --topic {list(reviewed.targets) or 'every topic'}"

@@ -21,7 +21,7 @@ everything.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from reconciler.cluster.evidence import Evidence
@@ -59,11 +59,14 @@ def diff(
     policy: Policy,
     prune: bool = False,
     evidence: Evidence | None = None,
+    unmanaged_in: Callable[[str], bool] | None = None,
 ) -> DiffResult:
     """(changes by topic name, diagnostics, unmanaged topic names), all sorted by name.
 
     `evidence`: whether the topics to delete are still in use (None: not read), carried by
-    each delete and judged by hazards.in_use. Ordering the changes is `order.order`'s job.
+    each delete and judged by hazards.in_use. `unmanaged_in`: a partial plan's choice of
+    unmanaged topics, made before `prune` (its `desired` holds only the targeted specs, so
+    every other managed topic looks unmanaged here). Ordering the changes is `order.order`'s job.
     """
     run = _Diff(state, policy, desired.cluster, desired.unread, evidence)
     ignore = run.ignore_patterns()
@@ -85,6 +88,7 @@ def diff(
             for name, topic in state.topics.items()
             if name not in desired.topics and not topic.internal and not ignored(name, ignore)
             if owned(name, policy)  # policy.manage: another team's topic is not unmanaged
+            if unmanaged_in is None or unmanaged_in(name)
         )
     )
     if prune:

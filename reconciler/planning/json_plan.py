@@ -13,7 +13,9 @@ snapshot. `source` (the commit and the spec files' digest the plan was made from
 plans `reconciler plan` made, and apply refuses a saved plan whose `source.specs` is not the
 digest of the specs it finds. `policy_changes` appears when the cluster's policy differs from
 the base of `--changed-since`, or turns a gate off (planning/policy_changes.py), each setting
-with its value before and after and its `policy_gate_off` hazard.
+with its value before and after and its `policy_gate_off` hazard. A plan scoped by
+`--changed-since` has `scoped: true`, its `targets` (the exact names in scope, maybe none) and
+`drift`: the changes and diagnostics of the whole plan set apart, never applied nor compared.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from reconciler.planning.changes import (
     TopicChange,
 )
 from reconciler.planning.limits import BrokerLoad
-from reconciler.planning.plan import Plan, PlanSource
+from reconciler.planning.plan import Drift, Plan, PlanSource
 from reconciler.planning.policy_changes import PolicyChange
 from reconciler.spec.model import APPROVAL_FIELDS
 
@@ -69,8 +71,14 @@ def to_json(plan: Plan) -> Json:
         "unmanaged": list(plan.unmanaged),
         "changed_since": plan.changed_since,
     }
-    if plan.targets:  # a partial plan says so, and apply derives it again with the same
+    if plan.targets or plan.scoped:  # a partial plan says so; apply derives it with the same
         data["targets"] = list(plan.targets)
+    if plan.scoped:  # the targets are the pull request's scope; the rest is shown apart
+        data["scoped"] = True
+        data["drift"] = {
+            "changes": [topic_change_json(c) for c in plan.drift.changes],
+            "diagnostics": [diagnostics.to_json(d) for d in plan.drift.diagnostics],
+        }
     if plan.source is not None:
         data["source"] = {"commit": plan.source.commit, "specs": plan.source.specs}
     if plan.broker_load:
@@ -111,6 +119,8 @@ def from_json(data: Json) -> Plan:
             changed_since=data.get("changed_since"),
             cluster_id=data.get("cluster_id"),
             targets=tuple(data.get("targets", ())),
+            scoped=data.get("scoped", False),
+            drift=_read_drift(data.get("drift")),
             source=_read_source(data.get("source")),
             policy_changes=tuple(
                 PolicyChange(
@@ -124,6 +134,15 @@ def from_json(data: Json) -> Plan:
         )
     except (KeyError, TypeError) as error:
         raise ValueError(f"not a valid plan: missing or malformed field {error}") from error
+
+
+def _read_drift(data: Json | None) -> Drift:
+    if data is None:
+        return Drift()
+    return Drift(
+        changes=tuple(_read_topic_change(c) for c in data["changes"]),
+        diagnostics=tuple(diagnostics.from_json(d) for d in data["diagnostics"]),
+    )
 
 
 # --- writing ----------------------------------------------------------------------------------

@@ -19,6 +19,9 @@ a plan the apply on merge then refuses.
 
 `mark_causes` (for `plan --changed-since REF`) marks each topic change as the pull request's
 own (`change`) or pre-existing (`drift`); the marks are for reviewers, apply ignores them.
+`scope` then keeps the pull request's own plan (made with `scoped` targets: the topics it
+changes and what they depend on) and sets the rest of the whole plan apart as its `drift`:
+shown, never applied, never blocking.
 """
 
 from __future__ import annotations
@@ -70,6 +73,17 @@ class PlanSource:
 
 
 @dataclass(frozen=True, slots=True)
+class Drift:
+    """What a scoped plan (`plan --changed-since REF`) sets apart: the whole plan's changes to
+    topics outside the pull request's scope (each marked `drift`) and what the whole plan reports
+    that the scoped one does not (their errors and warnings, limits counted over both). For the
+    reviewer: it never makes the plan unapplyable, apply neither makes nor compares it."""
+
+    changes: tuple[TopicChange, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Plan:
     cluster: str
     based_on: str  # fingerprint of the cluster state the plan was computed from
@@ -85,6 +99,10 @@ class Plan:
     cluster_id: str | None = None
     # `--topic` patterns of a partial plan (planning/targeting.py); () for a whole plan
     targets: tuple[str, ...] = ()
+    # The targets are the scope of --changed-since: exact names, () meaning no topic
+    scoped: bool = False
+    # A scoped plan's pre-existing drift, set apart (empty otherwise)
+    drift: Drift = Drift()
     # The commit and spec files the plan was made from; None in a plan made before 0.2 or
     # from a Plan built in memory (tests, apply's own fresh plan)
     source: PlanSource | None = None
@@ -132,7 +150,7 @@ class Plan:
             errors=severities.count(Severity.ERROR),
             warnings=severities.count(Severity.WARNING),
             from_change=causes.count("change"),
-            drift=causes.count("drift"),
+            drift=causes.count("drift") + len(self.drift.changes),
         )
 
 
@@ -151,6 +169,7 @@ def make_plan(
     targets: tuple[str, ...] = (),
     evidence: Evidence | None = None,
     base_policy: Policy | None = None,
+    scoped: bool = False,
 ) -> Plan:
     """The plan for `cluster`, built whole.
 
@@ -162,17 +181,19 @@ def make_plan(
     the plan deletes are still in use (read for exactly those: `deleted_partitions`), judged
     as the `in_use` hazard; None, not read (a plan from a snapshot). `base_policy`: the
     cluster's policy at the base of the change under review (None: compared with the defaults).
+    `scoped`: `targets` are the exact names of --changed-since's scope (targeting.py).
     """
     policy = cluster.policy
-    if targets:  # a pattern matching nothing is a typo, not a plan with "No changes"
+    if targets and not scoped:  # a pattern matching nothing is a typo, not "No changes"
         targeting.check_matched(targets, [*desired.topics, *state.topics], cluster.name)
     desired, outside_scope = ownership.in_scope(desired, policy)
-    if targets:
-        desired = targeting.targeted(desired, targets)
-    changes, diagnostics, unmanaged = diff(desired, state, policy, prune=prune, evidence=evidence)
-    if targets:
-        regexes = targeting.compiled(targets)
-        unmanaged = tuple(n for n in unmanaged if targeting.matches(n, regexes))
+    partial = bool(targets) or scoped
+    chosen = targeting.selector(targets, scoped) if partial else None
+    if partial:
+        desired = targeting.targeted(desired, targets, scoped)
+    changes, diagnostics, unmanaged = diff(
+        desired, state, policy, prune=prune, evidence=evidence, unmanaged_in=chosen
+    )
     reviewed, approvals = hazards.review(changes, desired, policy)
     ordered = order(reviewed)
     broker_load, over_limits = check_limits(ordered, state, desired, cluster.limits, policy)
@@ -199,6 +220,7 @@ def make_plan(
         broker_load=broker_load,
         cluster_id=state.cluster_id,
         targets=targets,
+        scoped=scoped,
         policy_changes=gates,
     )
 
@@ -240,5 +262,27 @@ def mark_causes(plan: Plan, ref: str, from_change: frozenset[str]) -> Plan:
         changes=tuple(
             dataclasses.replace(c, cause="change" if c.topic in from_change else "drift")
             for c in plan.changes
+        ),
+    )
+
+
+def scope(marked: Plan, own: Plan) -> Plan:
+    """The pull request's plan: `own` (made with scoped targets from the same specs and state
+    as the whole plan `marked`, already marked by `mark_causes`), each change carrying its mark
+    from `marked`, with the rest of `marked` set apart as its `drift`."""
+    cause = {c.topic: c.cause for c in marked.changes}
+    kept = {c.topic for c in own.changes}
+    reported = set(own.diagnostics)
+    return dataclasses.replace(
+        own,
+        changed_since=marked.changed_since,
+        source=marked.source,
+        policy_changes=marked.policy_changes,
+        changes=tuple(
+            dataclasses.replace(c, cause=cause.get(c.topic) or "change") for c in own.changes
+        ),
+        drift=Drift(
+            changes=tuple(c for c in marked.changes if c.topic not in kept),
+            diagnostics=tuple(d for d in marked.diagnostics if d not in reported),
         ),
     )

@@ -28,6 +28,7 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from reconciler.errors import InvalidConfigValue
 from reconciler.planning.json_plan import FORMAT_VERSION
+from reconciler.planning.targeting import scope_names
 from reconciler.resources import schema_text
 from reconciler.spec import catalog, vendors
 
@@ -60,6 +61,8 @@ def check_document(document: object) -> None:
     if errors:
         raise ValueError(_schema_message(best_match(errors), document))
     assert isinstance(document, dict)  # the schema requires an object
+    if document.get("scoped"):  # a scoped plan's targets are exact names (targeting.py)
+        scope_names(document.get("targets", ()))
     for index, change in enumerate(document["changes"]):
         for number, entry in enumerate(change.get("config", ())):
             desired = entry["desired"]

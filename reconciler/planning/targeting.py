@@ -5,12 +5,17 @@ depend on (`depends_on`, transitively: a create must not wait for a topic the pl
 unmanaged topics are listed only when they match. Everything else is neither planned nor
 reported, so one topic's error (say P101 on another topic) no longer blocks the others. The
 patterns travel in the saved plan (`targets`), and apply derives the plan again with them.
+
+`plan --changed-since REF` scopes its plan the same way (`scoped`): its targets are the exact
+names of the topics the pull request changes (`scope_targets`), generated rather than typed, so
+an empty list means "no topic" (not "every topic") and a name no longer found is not a typo.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
 
 from reconciler.errors import ConfigError
 from reconciler.patterns import UserPattern, problem
@@ -51,10 +56,39 @@ def check_matched(patterns: Sequence[str], names: Iterable[str], cluster: str) -
         )
 
 
-def targeted(desired: DesiredState, patterns: Sequence[str]) -> DesiredState:
-    """The specs a partial plan covers: the matching ones and what they depend on."""
+def scope_targets(names: Iterable[str]) -> tuple[str, ...]:
+    """The targets of a scoped plan: one anchored, escaped pattern per topic name, sorted."""
+    return tuple(f"^{re.escape(name)}$" for name in sorted(set(names)))
+
+
+def scope_names(patterns: Sequence[str]) -> frozenset[str]:
+    """The topic names of a scoped plan's targets (`scope_targets`); ValueError naming the
+    first that is not one (a saved plan is untrusted input)."""
+    names = set()
+    for pattern in patterns:
+        name = re.sub(r"\\(.)", r"\1", pattern[1:-1], flags=re.DOTALL)
+        if f"^{re.escape(name)}$" != pattern:
+            raise ValueError(
+                f"targets: {pattern!r} is not the exact name of a topic, as a scoped plan's "
+                "targets are"
+            )
+        names.add(name)
+    return frozenset(names)
+
+
+def selector(patterns: Sequence[str], scoped: bool) -> Callable[[str], bool]:
+    """Whether a topic name is targeted: by name for a scoped plan (a set, however many topics
+    a pull request changes), else by the --topic patterns."""
+    if scoped:
+        return scope_names(patterns).__contains__
     regexes = compiled(patterns)
-    keep = {name for name in desired.topics if matches(name, regexes)}
+    return lambda name: matches(name, regexes)
+
+
+def targeted(desired: DesiredState, patterns: Sequence[str], scoped: bool = False) -> DesiredState:
+    """The specs a partial (or scoped) plan covers: the matching ones and what they depend on."""
+    chosen = selector(patterns, scoped)
+    keep = {name for name in desired.topics if chosen(name)}
     pending = list(keep)
     while pending:
         spec = desired.topics.get(pending.pop())

@@ -18,6 +18,33 @@ MAX_LISTED_PARTITIONS = 10
 
 NO_CHANGES = "No changes. The cluster matches the specs."
 
+
+def no_changes(plan: Plan) -> str:
+    """What an empty, applyable plan says: a scoped plan (--changed-since) speaks of the pull
+    request, whose specs may match while other topics drift."""
+    if not plan.scoped:
+        return NO_CHANGES
+    line = "No changes from this pull request."
+    note = drift_note(plan)
+    return f"{line} {note}" if note else line
+
+
+def drift_note(plan: Plan) -> str | None:
+    """What a scoped plan says of the drift it sets apart; None when there is none."""
+    drift = plan.drift
+    if not drift.changes and not drift.diagnostics:
+        return None
+    errors = sum(1 for d in drift.diagnostics if d.is_error)
+    counted = f"{len(drift.changes)} pre-existing drift" + (
+        f" ({_plural(errors, 'error')})" if errors else ""
+    )
+    return (
+        f"{counted} on topics this pull request does not change: shown apart, not part of "
+        "this plan, never applied with it and never blocking it; it is the drift job's "
+        "(`reconciler drift`) to report and a change to those topics' specs to settle."
+    )
+
+
 # Consumer groups listed in one delete's evidence; the rest are counted.
 MAX_LISTED_GROUPS = 5
 
@@ -91,7 +118,12 @@ def summary_line(plan: Plan) -> str:
         f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete. "
         f"{_plural(s.errors, 'error')}, {_plural(s.warnings, 'warning')}."
     )
-    if plan.changed_since is not None:
+    if plan.scoped:
+        line += (
+            f" {s.from_change} from changes since {plan.changed_since}; "
+            f"{len(plan.drift.changes)} pre-existing drift shown apart, not part of this plan."
+        )
+    elif plan.changed_since is not None:
         line += (
             f" {s.from_change} from changes since {plan.changed_since}, "
             f"{s.drift} pre-existing drift."
@@ -106,6 +138,8 @@ def cause_note(plan: Plan, topic_change: TopicChange) -> str | None:
             return None
         case "change":
             return f"(changed since {plan.changed_since})"
+        case "drift" if plan.scoped and topic_change in plan.changes:
+            return "(drift of a topic this change depends on: applied with it)"
         case "drift":
             return "(drift: not from this change)"
         case _:

@@ -14,7 +14,9 @@ does not fit is counted in a line saying where the full plan is. Were even the f
 long (thousands of errors), its lists are cut the same way, errors before warnings.
 
 With --changed-since the changes come in two sections, the pull request's own then the
-pre-existing drift, each in execution order, under the same budget.
+pre-existing drift, each in execution order, under the same budget. A scoped plan's drift
+diagnostics (which neither count in the summary table nor block the plan) are a table of their
+own after the plan's diagnostics, fitted after the plan's own hazards.
 
 `render_failure` is the comment for a command that could not plan at all (invalid specs, an
 unreachable cluster), so a pull request or an issue never shows an empty or stale body.
@@ -103,8 +105,11 @@ def _whole(plan: Plan) -> list[str]:
     if plan.diagnostics:
         rows = parts.diagnostic_rows(plan.diagnostics)
         lines += [*_DIAGNOSTICS_HEAD, *(row for row, _ in rows), ""]
+    if plan.drift.diagnostics:
+        rows = parts.diagnostic_rows(_errors_first(plan.drift.diagnostics))
+        lines += [*_drift_head(plan), *(row for row, _ in rows), ""]
     lines += _load(plan)
-    collapse = len(plan.changes) > COLLAPSE_ABOVE
+    collapse = len(plan.changes) + len(plan.drift.changes) > COLLAPSE_ABOVE
     for title, changes in _groups(plan):
         lines += title
         for topic_change in changes:
@@ -128,7 +133,15 @@ def _head(plan: Plan) -> list[str]:
         f"Based on cluster state `{plan.based_on}`. {verdict}",
         "",
     ]
-    if plan.changed_since is not None:
+    if plan.scoped:
+        lines += [
+            f"Compared with {code(plan.changed_since or '')}: {s.from_change} topic "
+            f"change(s) from this pull request, {len(plan.drift.changes)} pre-existing drift "
+            "shown apart below (not part of this plan: not applied with it, not blocking it; "
+            "the drift job's to report).",
+            "",
+        ]
+    elif plan.changed_since is not None:
         lines += [
             f"Compared with {code(plan.changed_since)}: {s.from_change} topic change(s) "
             f"from this pull request, {s.drift} pre-existing drift (the cluster already differed "
@@ -158,7 +171,7 @@ def _policy(plan: Plan) -> list[str]:
 def _tail(plan: Plan) -> list[str]:
     # The refusal is the head's verdict, said once (planning/refusal.py)
     if not plan.changes and plan.applyable:
-        return [common.NO_CHANGES]
+        return [escape(common.no_changes(plan))]
     return [f"**{escape(common.summary_line(plan))}**"]
 
 
@@ -186,6 +199,8 @@ def _load(plan: Plan) -> list[str]:
 def _groups(plan: Plan) -> list[tuple[list[str], tuple[TopicChange, ...]]]:
     """(title lines, changes) of each changes section: one, or with --changed-since the
     pull request's own changes, then the pre-existing drift (each in execution order)."""
+    if plan.scoped:
+        return _scoped_groups(plan)
     if not plan.changes:
         return []
     if plan.changed_since is None:
@@ -209,6 +224,47 @@ def _groups(plan: Plan) -> list[tuple[list[str], tuple[TopicChange, ...]]]:
         )
         groups.append(([title, "", note, ""], drift))
     return groups
+
+
+def _scoped_groups(plan: Plan) -> list[tuple[list[str], tuple[TopicChange, ...]]]:
+    """A scoped plan's sections: its changes (the pull request's, and what they depend on),
+    then the drift set apart, with its first diagnostics."""
+    ref = code(plan.changed_since or "")
+    groups: list[tuple[list[str], tuple[TopicChange, ...]]] = []
+    if plan.changes:
+        title = (
+            f"### Changes from this pull request (spec files changed since {ref}, and the "
+            "topics they depend on), in execution order"
+        )
+        groups.append(([title, ""], plan.changes))
+    drift = plan.drift
+    if drift.changes or drift.diagnostics:
+        lines = [
+            f"### Pre-existing drift (specs unchanged since {ref}), in execution order",
+            "",
+            "The cluster already differed from these specs before this pull request. Not part "
+            "of this plan: its changes are not applied with it and its errors and hazards do "
+            "not block it; the drift job reports it (`reconciler drift`).",
+            "",
+        ]
+        groups.append((lines, drift.changes))
+    return groups
+
+
+def _drift_head(plan: Plan) -> list[str]:
+    """The title of a scoped plan's drift diagnostics: the table head, said not to block."""
+    return [
+        "### Diagnostics of the pre-existing drift",
+        "",
+        "On topics this pull request does not change (the whole plan has them, this one does "
+        f"not): they do not block it. Specs unchanged since {code(plan.changed_since or '')}.",
+        "",
+        *_DIAGNOSTICS_HEAD[2:],
+    ]
+
+
+def _errors_first(found: Sequence[Diagnostic]) -> list[Diagnostic]:
+    return sorted(found, key=lambda d: not d.is_error)  # stable: diagnostic order within each
 
 
 def _unmanaged(names: Sequence[str], total: int) -> list[str]:
@@ -239,8 +295,15 @@ def _fitted(plan: Plan, max_chars: int) -> list[str]:
     hazards = [(c.topic, h) for c in plan.changes for h in c.hazards]
     blocking = [_hazard_row(t, h) for t, h in hazards if h.blocks_apply]
     others = [_hazard_row(t, h) for t, h in hazards if not h.blocks_apply]
+    drift_found = _errors_first(plan.drift.diagnostics)
+    drift_errors, drift_error_counts = _unzip(
+        parts.diagnostic_rows([d for d in drift_found if d.is_error])
+    )
+    drift_warnings, drift_warning_counts = _unzip(
+        parts.diagnostic_rows([d for d in drift_found if not d.is_error])
+    )
     groups = _groups(plan)
-    collapse = len(plan.changes) > COLLAPSE_ABOVE
+    collapse = len(plan.changes) + len(plan.drift.changes) > COLLAPSE_ABOVE
 
     most_diagnostics = _more_diagnostics(sum(error_counts), sum(warning_counts))
     most_hazards = _more_hazards(len(blocking), len(others))
@@ -249,18 +312,36 @@ def _fitted(plan: Plan, max_chars: int) -> list[str]:
         room.reserve([*_DIAGNOSTICS_HEAD, most_diagnostics, ""])
     if hazards:
         room.reserve([*_HAZARDS_HEAD, most_hazards, ""])
+    most_drift = _more_diagnostics(sum(drift_error_counts), sum(drift_warning_counts))
+    if drift_found:
+        room.reserve([*_drift_head(plan), most_drift, ""])
     for (title, _), most in zip(groups, most_changes, strict=True):
         room.reserve([*title, most, ""])
     if plan.unmanaged:
         room.reserve(_unmanaged((), len(plan.unmanaged)))
 
-    shown_errors, shown_blocking, shown_warnings, shown_others = _prefixes(
-        room, [_rows(errors), _rows(blocking), _rows(warnings), _rows(others)]
+    shown_errors, shown_blocking, shown_warnings, shown_others, shown_drift_errors, shown_drift = (
+        _prefixes(
+            room,
+            [
+                _rows(errors),
+                _rows(blocking),
+                _rows(warnings),
+                _rows(others),
+                _rows(drift_errors),
+                _rows(drift_warnings),
+            ],
+        )
     )
     if (errors or warnings) and (shown_errors, shown_warnings) == (len(errors), len(warnings)):
         room.release([most_diagnostics])
     if hazards and (shown_blocking, shown_others) == (len(blocking), len(others)):
         room.release([most_hazards])
+    if drift_found and (shown_drift_errors, shown_drift) == (
+        len(drift_errors),
+        len(drift_warnings),
+    ):
+        room.release([most_drift])
     load = _load(plan)
     if not room.take(load):
         load = []  # the per-broker limit errors (P111) above say the same, shorter
@@ -283,6 +364,15 @@ def _fitted(plan: Plan, max_chars: int) -> list[str]:
         shown_warnings,
         _more_diagnostics,
         (error_counts, warning_counts),
+    )
+    lines += _table(
+        _drift_head(plan),
+        drift_errors,
+        shown_drift_errors,
+        drift_warnings,
+        shown_drift,
+        _more_diagnostics,
+        (drift_error_counts, drift_warning_counts),
     )
     lines += load
     lines += _table(_HAZARDS_HEAD, blocking, shown_blocking, others, shown_others, _more_hazards)

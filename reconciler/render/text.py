@@ -62,18 +62,43 @@ def render_text(
         for topic_change in plan.changes:
             lines.extend(_topic(plan, topic_change, paint))
             lines.append("")
+    lines.extend(_drift(plan, paint))
     if plan.unmanaged:
         lines.append(paint.bold("Unmanaged topics (on the cluster, in no spec):"))
         lines.extend(f"  {printable(name)}" for name in plan.unmanaged)
         lines.append("")
     if not plan.changes and plan.applyable:
-        lines.append(paint.style(common.NO_CHANGES, fg="green"))
+        lines.append(paint.style(printable(common.no_changes(plan)), fg="green"))
     else:
         lines.append(paint.bold(printable(common.summary_line(plan))))
+        if (note := common.drift_note(plan)) is not None:
+            lines.append(printable(note))
     refused = common.not_applyable(plan) if verdict else None
     if refused is not None:
         lines.append(paint.style(printable(refused), fg="red", bold=True))
     return "\n".join(wrap_all(lines, width))
+
+
+def _drift(plan: Plan, paint: _Painter) -> list[str]:
+    """A scoped plan's pre-existing drift, after its own changes: what the whole plan has on
+    other topics, said to be none of this plan's business."""
+    drift = plan.drift
+    if not drift.changes and not drift.diagnostics:
+        return []
+    lines = [
+        paint.bold(
+            f"Pre-existing drift (specs unchanged since {printable(plan.changed_since or '')}; "
+            "not part of this plan: not applied with it, not blocking it):"
+        ),
+        "",
+    ]
+    lines.extend("  " + _diagnostic(d, paint) for d in drift.diagnostics)
+    if drift.diagnostics:
+        lines.append("")
+    for topic_change in drift.changes:
+        lines.extend(_topic(plan, topic_change, paint))
+        lines.append("")
+    return lines
 
 
 class _Painter:

@@ -79,7 +79,7 @@ def apply(
             return dataclasses.replace(now, topics=topics)
 
         def derive(state: ClusterState, prune: bool) -> Plan:
-            return planned(specs, state, since_saved, prune, saved.targets)
+            return planned(specs, state, since_saved, prune, saved.targets, scoped=saved.scoped)
 
         seen: list[ClusterState] = []  # the state read under the lock, for the re-check
 

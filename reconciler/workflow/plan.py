@@ -2,7 +2,7 @@
 batched; or a snapshot file) -> diff, policies and order (pure) -> a Plan whose `based_on` is
 the fingerprint of the state of the topics it touches and whose `source` names the spec bytes
 planned; with --changed-since, each change marked as the spec repository's own since a git ref
-or as pre-existing drift."""
+or as pre-existing drift, and the plan scoped to the former (the latter set apart, unapplied)."""
 
 from __future__ import annotations
 
@@ -24,13 +24,16 @@ from reconciler.planning.plan import (
     evidence_topics,
     make_plan,
     mark_causes,
+    scope,
 )
 from reconciler.planning.rules import IN_USE_NOT_READ, KAFKA_REFUSED, KAFKA_UNCHECKED
+from reconciler.planning.targeting import scope_targets
 from reconciler.spec.repo_config import REPO_CONFIG
 from reconciler.workflow.connection import connect, read_state
 from reconciler.workflow.context import Context, Specs
 
 if TYPE_CHECKING:
+    from reconciler.apply.check.validate_only import Refusal
     from reconciler.cluster.evidence import Evidence
     from reconciler.cluster.ports import EvidenceReader, TopicWriter
     from reconciler.spec.model import DesiredState
@@ -44,17 +47,21 @@ def plan(
     changed_since: str | None = None,
     targets: tuple[str, ...] = (),
     commit: str | None = None,
+    whole_plan: bool = False,
     ask_kafka: bool = True,
 ) -> Plan:
-    """The plan for one cluster. With `changed_since` (a git ref) the plan is still whole, and
-    each change is marked as the spec repository's own since that ref or as pre-existing drift
-    (`caused_by_change`, `mark_causes`). `commit`: the checkout's commit when the caller read
-    it already (apply reads the checkout once for its audit record); else git is asked here.
-    `ask_kafka`: send the changes validate_only (`checked_by_kafka`); apply, whose pre-flight
-    sends them under the lock, plans without."""
+    """The plan for one cluster. With `changed_since` (a git ref) each change of the whole
+    plan is marked as the spec repository's own since that ref or as pre-existing drift
+    (`caused_by_change`, `mark_causes`), and the plan returned is scoped to the topics the spec
+    repository changed, the drift set apart (`scope`); `whole_plan` keeps the whole plan,
+    marked. `commit`: the checkout's commit when the caller read it already (apply reads the
+    checkout once for its audit record); else git is asked here. `ask_kafka`: a live plan's
+    changes are sent validate_only (`kafka_answers`), once, for the whole plan; apply, whose
+    pre-flight sends them under the lock, plans without."""
     repo = context.repo
     specs = context.specs(cluster)
     changed = None
+    judged: Callable[[Plan], Plan] = lambda found: found  # noqa: E731  (no live plan: unasked)
     if changed_since is not None:  # gitpython is loaded only for this
         from reconciler.git_repo import changed_files
 
@@ -62,27 +69,42 @@ def plan(
         changed = changed_files(repo, changed_since)
     if snapshot is not None:  # a snapshot holds no evidence of use: the plan says so
         state = read_state(specs.cluster, snapshot)
-        whole = make_plan(
-            specs.desired,
-            state,
-            specs.cluster,
-            prune=prune,
-            warnings=specs.warnings,
-            targets=targets,
-        )
-        if deleted := deleted_partitions(whole):
-            whole = _with(whole, evidence_not_read(len(deleted)))
+        read: EvidenceRead | None = None
     else:  # one connection: the state, the in-use evidence and the creates' visibility
         from reconciler.apply.check import leftovers
 
         with connect(specs.cluster) as kafka:
             state = leftovers.observe(kafka, kafka.read_state())
-            # the deletes' log end offsets are watched for SAMPLE_MS: a write there is in use
-            whole = planned(specs, state, sampled(kafka), prune, targets, specs.warnings)
+            # the deletes' log end offsets are watched for SAMPLE_MS: a write there is in use;
+            # read once, the scoped plan below reuses it (its topics are among these)
+            read = _once(sampled(kafka))
+            whole = planned(specs, state, read, prune, targets, specs.warnings)
             # a topic the principal may not Describe looks absent: say so
             kafka.check_visible([c.topic for c in whole.changes if c.action is Action.CREATE])
             if ask_kafka:
-                whole = checked_by_kafka(kafka, state, whole, specs.desired)
+                judged = kafka_answers(kafka, state, whole, specs.desired)
+
+    def made(chosen: tuple[str, ...], scoped: bool) -> Plan:
+        if read is not None:
+            return planned(specs, state, read, prune, chosen, specs.warnings, scoped)
+        offline = make_plan(
+            specs.desired,
+            state,
+            specs.cluster,
+            prune=prune,
+            warnings=specs.warnings,
+            targets=chosen,
+            scoped=scoped,
+        )
+        if deleted := deleted_partitions(offline):
+            offline = _with(offline, evidence_not_read(len(deleted)))
+        return offline
+
+    if read is None:
+        whole = made(targets, False)
+    # Kafka's verdicts on the whole plan's requests, added to the plan returned (whole, or
+    # scoped: `scope` then keeps the drift's own apart)
+    whole = judged(whole)
     # the digest of the bytes just planned, not of a second read (workflow/context.py)
     source = PlanSource(commit or head_commit(repo), context.digest(cluster))
     whole = dataclasses.replace(whole, source=source)
@@ -98,31 +120,43 @@ def plan(
     whole = dataclasses.replace(
         whole, policy_changes=policy_changes(policy, base, policy.acknowledge)
     )
-    return mark_causes(whole, changed_since, ours)
+    marked = mark_causes(whole, changed_since, ours)
+    if whole_plan:
+        return marked
+    return scope(marked, judged(made(scope_targets(ours), True)))
 
 
-def checked_by_kafka(
-    kafka: TopicWriter, state: ClusterState, plan: Plan, desired: DesiredState
-) -> Plan:
-    """The plan with Kafka's own verdict on its requests, sent validate_only as apply's
-    pre-flight sends them (apply/check/validate_only.py): a change Kafka refuses is an error
-    (P135) at its topic's spec, so the pull request fails rather than the apply; changes the
-    principal may not send (a read-only plan principal) or that could not be asked are one
-    warning (P136) saying Kafka did not check them, and apply will, before its first change."""
+def kafka_answers(
+    kafka: TopicWriter, state: ClusterState, whole: Plan, desired: DesiredState
+) -> Callable[[Plan], Plan]:
+    """Kafka's own verdict on the whole plan's requests, sent validate_only now as apply's
+    pre-flight sends them (apply/check/validate_only.py), as what adds it to a plan made from
+    the same state (the whole plan, or its scoped part: each gets its own topics' verdicts). A
+    change Kafka refuses is an error (P135) at its topic's spec, so the pull request fails
+    rather than the apply; changes the principal may not send (a read-only plan principal) or
+    that could not be asked are one warning (P136) saying Kafka did not check them, and apply
+    will, before its first change."""
     from reconciler.apply.check import validate_only
     from reconciler.apply.execute.operations import operations
 
     try:
-        refusals = validate_only.ask(kafka, state, [op.change for op in operations(plan.changes)])
+        refusals = validate_only.ask(kafka, state, [op.change for op in operations(whole.changes)])
     except ValueError as exc:  # the Kafka client's own range checks, before sending
         refused = KAFKA_REFUSED(
             f"the Kafka client refuses a planned request before sending it ({exc}): lower the "
             "count in the spec"
         )
-        return _with(plan, refused)
+        return lambda plan: _with(plan, refused)
     except ClusterError as exc:
-        return _with(plan, KAFKA_UNCHECKED(f"Kafka was not asked to check this plan: {exc}"))
-    for refusal in refusals:
+        unasked = KAFKA_UNCHECKED(f"Kafka was not asked to check this plan: {exc}")
+        return lambda plan: _with(plan, unasked)
+    return lambda plan: _verdicts(plan, refusals, desired)
+
+
+def _verdicts(plan: Plan, refusals: list[Refusal], desired: DesiredState) -> Plan:
+    """`plan` with the refusals of its own topics' changes: P135 each, P136 for the denied."""
+    mine = [r for r in refusals if r.topic in {c.topic for c in plan.changes}]
+    for refusal in mine:
         if refusal.denied:
             continue
         spec = desired.topics.get(refusal.topic)
@@ -134,7 +168,7 @@ def checked_by_kafka(
                 refusal.topic,
             ),
         )
-    denied = sorted({r.topic for r in refusals if r.denied})
+    denied = sorted({r.topic for r in mine if r.denied})
     if denied:
         shown = ", ".join(denied[:5]) + (f" and {len(denied) - 5} more" if len(denied) > 5 else "")
         plan = _with(
@@ -171,6 +205,19 @@ def sampled(kafka: EvidenceReader) -> EvidenceRead:
     return lambda partitions, deletes: kafka.evidence(partitions, SAMPLE_MS if deletes else 0)
 
 
+def _once(read: EvidenceRead) -> EvidenceRead:
+    """`read`, asked once: later asks get the first answer (the whole plan's evidence, read
+    for a superset of the topics a scoped plan of the same state asks about)."""
+    answers: list[Evidence] = []
+
+    def first(partitions: Mapping[str, int], deletes: bool) -> Evidence:
+        if not answers:
+            answers.append(read(partitions, deletes))
+        return answers[0]
+
+    return first
+
+
 def planned(
     specs: Specs,
     state: ClusterState,
@@ -178,12 +225,19 @@ def planned(
     prune: bool,
     targets: tuple[str, ...],
     warnings: Iterable[Diagnostic] = (),
+    scoped: bool = False,
 ) -> Plan:
     """The plan the specs give for a live `state`: when it deletes or grows topics, the
     evidence of use of exactly those topics is read now and the plan made again with it (the
     planner stays pure; plan and apply share this one path)."""
     first = make_plan(
-        specs.desired, state, specs.cluster, prune=prune, warnings=warnings, targets=targets
+        specs.desired,
+        state,
+        specs.cluster,
+        prune=prune,
+        warnings=warnings,
+        targets=targets,
+        scoped=scoped,
     )
     wanted = evidence_topics(first)
     if not wanted:
@@ -197,6 +251,7 @@ def planned(
         warnings=warnings,
         targets=targets,
         evidence=evidence,
+        scoped=scoped,
     )
 
 

@@ -13,8 +13,9 @@ this checkout as the package they install and a recording stand-in for `gh`:
   (the cluster changed, a push after the plan, main changed the specs) or a direct push fails
   with apply's reason and changes nothing, and the merged pull request gets a fresh plan;
   workflow_dispatch applies and checks drift on demand;
-- drift on schedule: no issue while in sync; one issue opened on drift, updated while it lasts,
-  closed when the cluster matches again; the job red only when drift cannot be checked.
+- drift on schedule: no issue while in sync; one issue opened on drift, updated while it lasts
+  (with a comment naming new drift, none when nothing is new), closed when the cluster matches
+  again; the job red only when drift cannot be checked.
 """
 
 from __future__ import annotations
@@ -482,13 +483,26 @@ def test_drift_keeps_one_issue_open_while_the_cluster_differs(
     assert "max.message.bytes" in updated["body"] and "retention.ms" in updated["body"]
     assert len(gh_calls(github, "issue", "create")) == 1
     assert len(gh_calls(github, "issue", "edit")) == 1
+    # The new difference is commented (an edited body notifies nobody), the old one is not
+    (news,) = updated["comments"]
+    assert news.startswith("**New drift** on `test` since the last check (1 difference(s)")
+    assert "max.message.bytes" in news and "retention.ms" not in news
+    # The same drift again: the body is updated, nobody is notified
+    again = actions.run("drift.yml", hourly).job()
+    green(again)
+    assert (
+        "No new drift since the last check"
+        in again.step("open, update or close the drift issue").log
+    )
+    (same,) = github.issues()
+    assert same["comments"] == [news] and len(gh_calls(github, "issue", "edit")) == 2
 
     alter(admin, events, retention_ms="86400000", max_message_bytes=None)
     synced = actions.run("drift.yml", hourly).job()
     green(synced)
     (closed,) = github.issues()
     assert (closed["number"], closed["state"]) == (issue["number"], "closed")
-    assert closed["comments"] and closed["comments"][0].startswith("In sync again")
+    assert closed["comments"] and closed["comments"][-1].startswith("In sync again")
     assert len(gh_calls(github, "issue", "create")) == 1
 
     # reconciler.yaml reading other variable names (as this project's own prod cluster does).

@@ -1587,6 +1587,24 @@ def _gh_issue(state: dict[str, Any], sub: str, args: list[str], stdin: Callable[
         if "title" in opts:
             issue["title"] = opts["title"]
         return f"https://github.com/{state['repository']}/issues/{issue['number']}\n"
+    if sub == "view":
+        opts, positional = _options(args, {**repo, "--json": "json", "--jq": "jq", "-q": "jq"})
+        _repo(state, opts)
+        (number,) = positional
+        if "json" not in opts:
+            raise _GhError("fake gh: issue view needs --json")
+        issue = _issue_json(state, _find_issue(state, number))
+        return _jq(opts.get("jq"), {f: issue[f] for f in opts["json"].split(",")})
+    if sub == "comment":
+        opts, positional = _options(args, {**repo, **body})
+        _repo(state, opts)
+        (number,) = positional
+        issue = _find_issue(state, number)
+        text = _body(opts, stdin, files)
+        if text is None:
+            raise _GhError("fake gh: issue comment needs a body")
+        issue["comments"].append(text)
+        return f"https://github.com/{state['repository']}/issues/{issue['number']}#issuecomment\n"
     if sub == "close":
         opts, positional = _options(
             args, {**repo, "--comment": "comment", "-c": "comment", "--reason": "reason",

@@ -1,11 +1,13 @@
-"""`plan --changed-since REF`: the whole plan, each change marked as this change's own or drift.
+"""`plan --changed-since REF`: each change marked as this change's own or drift (the whole
+plan with --whole-plan; by default scoped to the change's own, the drift apart: test_scope.py).
 
 A change is the pull request's own (`cause: change`) when its topic's spec differs from REF's
-(committed, staged, modified or untracked; test_changed_since_per_topic.py: topic by topic), or,
-for a `--prune` delete, when REF still declared the topic; every other change is drift: the cluster already differed from
-specs REF holds unchanged. Against the real three-broker cluster, with drift made behind git's
-back; the errors and the case where the specs at REF cannot be read are planned offline
-against a snapshot (`--state`): no broker is needed to decide them.
+(committed, staged, modified or untracked; test_changed_since_per_topic.py: topic by topic),
+or, for a `--prune` delete, when REF still declared the topic; every other change is drift:
+the cluster already differed from specs REF holds unchanged. Against the real three-broker
+cluster, with drift made behind git's back; the errors and the case where the specs at REF
+cannot be read are planned offline against a snapshot (`--state`): no broker is needed to
+decide them.
 """
 
 from __future__ import annotations
@@ -87,7 +89,7 @@ def test_changes_are_marked_as_this_change_or_drift_on_a_real_cluster(
     (repo.root / "topics" / "gone.yaml").unlink()
 
     full = plan_json(repo)
-    marked = plan_json(repo, "--changed-since", "HEAD")
+    marked = plan_json(repo, "--changed-since", "HEAD", "--whole-plan")
     expected = {pay: "change", new: "change", gone: "change", ship: "drift", stray: "drift"}
     assert causes(marked) == expected
     assert marked["changed_since"] == "HEAD"
@@ -109,7 +111,9 @@ def test_changes_are_marked_as_this_change_or_drift_on_a_real_cluster(
     assert marked["based_on"] == full["based_on"] and marked["diagnostics"] == full["diagnostics"]
     assert [e["reason"] for e in marked["changes"] if e["topic"] in (gone, stray)] == ["prune"] * 2
 
-    text = repo.run("plan", "--cluster", "test", "--prune", "--changed-since", "HEAD")
+    text = repo.run(
+        "plan", "--cluster", "test", "--prune", "--changed-since", "HEAD", "--whole-plan"
+    )
     assert text.code == 0, text.stdout + text.stderr
     lines = text.stdout.splitlines()
     assert f"  ~ update {ship}  (drift: not from this change)" in lines
@@ -119,8 +123,9 @@ def test_changes_are_marked_as_this_change_or_drift_on_a_real_cluster(
     assert "3 from changes since HEAD, 2 pre-existing drift." in text.stdout
 
     markdown = repo.run(
-        "plan", "--cluster", "test", "--prune", "--changed-since", "HEAD", "--format", "markdown"
-    )
+        "plan", "--cluster", "test", "--prune", "--changed-since", "HEAD", "--whole-plan",
+        "--format", "markdown",
+    )  # fmt: skip
     comment = markdown.stdout
     drift_at = comment.index("### Pre-existing drift (specs unchanged since `HEAD`)")
     assert comment.index("### Changes from this pull request") < drift_at
@@ -129,14 +134,16 @@ def test_changes_are_marked_as_this_change_or_drift_on_a_real_cluster(
     # Once the pull request is committed, HEAD holds it: all of it is drift against HEAD, and
     # the ref before it marks it again
     commit(repo, "the pull request")
-    assert set(causes(plan_json(repo, "--changed-since", "HEAD")).values()) == {"drift"}
-    assert causes(plan_json(repo, "--changed-since", base.hexsha)) == expected
+    again_marked = plan_json(repo, "--changed-since", "HEAD", "--whole-plan")
+    assert set(causes(again_marked).values()) == {"drift"}
+    assert causes(plan_json(repo, "--changed-since", base.hexsha, "--whole-plan")) == expected
 
     # A saved, marked plan round-trips through apply: the marks are not compared
     saved = tmp_path / "plan.json"
     written = repo.run(
-        "plan", "--cluster", "test", "--prune", "--changed-since", base.hexsha, "-o", str(saved)
-    )
+        "plan", "--cluster", "test", "--prune", "--changed-since", base.hexsha, "--whole-plan",
+        "-o", str(saved),
+    )  # fmt: skip
     assert written.code == 0, written.stdout + written.stderr
     assert causes(json.loads(saved.read_text())) == expected
     done = repo.run("apply", "--cluster", "test", str(saved), "--auto-approve", timeout=300)
@@ -166,9 +173,13 @@ def test_a_removed_declaration_is_the_changes_own_unless_the_ref_cannot_tell(
 ) -> None:
     commit(offline, "specs")
     (offline.root / "topics" / "gone.yaml").unlink()
-    readable = offline_plan(offline, "--prune", "--changed-since", "HEAD")
+    readable = offline_plan(offline, "--prune", "--changed-since", "HEAD", "--whole-plan")
     assert readable.code == 0, readable.stderr
     assert causes(readable.json()) == {"t.gone": "change", "t.stray": "drift"}
+    # Scoped (the default): the prune of the removed declaration is the plan, the stray apart
+    scoped = offline_plan(offline, "--prune", "--changed-since", "HEAD").json()
+    assert causes(scoped) == {"t.gone": "change"}
+    assert [c["topic"] for c in scoped["drift"]["changes"]] == ["t.stray"]
 
     # At this ref the specs do not load (an invalid topic): whether t.stray was declared there
     # cannot be told, so its delete is not called drift
@@ -178,6 +189,7 @@ def test_a_removed_declaration_is_the_changes_own_unless_the_ref_cannot_tell(
     unreadable = offline_plan(offline, "--prune", "--changed-since", "HEAD")
     assert unreadable.code == 0, unreadable.stderr
     assert causes(unreadable.json()) == {"t.gone": "change", "t.stray": "change"}
+    assert unreadable.json()["drift"]["changes"] == []
 
 
 def test_unknown_ref_is_a_clear_error(offline: SpecRepo) -> None:

@@ -7,10 +7,12 @@ the JSON plan and show in every format; apply never reads them.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from reconciler.planning.json_plan import from_json, to_json
-from reconciler.planning.plan import Plan, mark_causes
+from reconciler.planning.plan import Plan, mark_causes, scope
+from reconciler.planning.targeting import scope_targets
 from reconciler.render import render_json, render_markdown, render_text
 from tests.planning import samples
 from tests.planning.factories import checked_json
@@ -110,3 +112,39 @@ def test_marked_markdown_keeps_the_budget() -> None:
 
 def test_json_renderer_shows_the_marks() -> None:
     assert '"cause": "drift"' in render_json(marked())
+
+
+def scoped(plan: Plan, ours: frozenset[str]) -> Plan:
+    """`plan`'s scoped form as workflow/plan.py makes it: the scope's own plan (here `plan`
+    restricted to `ours`, with none of its diagnostics) with the rest set apart as drift."""
+    own = dataclasses.replace(
+        plan,
+        changes=tuple(c for c in plan.changes if c.topic in ours),
+        diagnostics=(),
+        targets=scope_targets(ours),
+        scoped=True,
+    )
+    return scope(mark_causes(plan, "main", ours), own)
+
+
+def test_a_scoped_plan_sets_the_drift_apart_and_round_trips() -> None:
+    plan = scoped(samples.kitchen_sink(), OURS)
+    assert {c.topic for c in plan.changes} == OURS and not plan.errors
+    # what blocks it is its own topics' hazards, none of the drift's
+    assert plan.unacknowledged_hazards and all(t in OURS for t, _ in plan.unacknowledged_hazards)
+    assert {c.topic for c in plan.drift.changes} == {
+        c.topic for c in samples.kitchen_sink().changes
+    } - OURS
+    assert plan.drift.diagnostics == samples.kitchen_sink().diagnostics
+    data = checked_json(plan)  # schema-valid, and read back exactly
+    assert data["scoped"] is True and len(data["drift"]["changes"]) == 7
+
+
+def test_scoped_markdown_keeps_the_budget() -> None:
+    large = samples.large()
+    plan = scoped(large, frozenset(c.topic for c in large.changes[::2]))
+    for budget in (3_000, 5_000, 30_000):
+        comment = render_markdown(plan, max_chars=budget)
+        assert len(comment) <= budget and "cut at the comment size limit" not in comment
+        assert "### Diagnostics of the pre-existing drift" in comment  # its head and count
+        assert "### Pre-existing drift" in comment

@@ -21,7 +21,9 @@ A delete's evidence and its `in_use` hazard (and a grown topic's `partition_incr
 not compared: a delete the saved plan showed idle but the evidence read now shows in use is
 refused as Diverged instead (apply.in_use), before step 3. Resumed topics are compared without
 their hazards (what is left may have fewer); the derived plan's own hazards are still judged in
-step 4. `cause` (plan --changed-since) is for reviewers and not compared.
+step 4. `cause` (plan --changed-since) is for reviewers and not compared, nor is a scoped plan's
+`drift`: `derive` plans the saved plan's `targets` (its scope) alone, so drift elsewhere is
+neither compared nor applied.
 """
 
 from __future__ import annotations
