@@ -13,7 +13,9 @@ snapshot. `source` (the commit and the spec files' digest the plan was made from
 plans `reconciler plan` made, and apply refuses a saved plan whose `source.specs` is not the
 digest of the specs it finds. `policy_changes` appears when the cluster's policy differs from
 the base of `--changed-since`, or turns a gate off (planning/policy_changes.py), each setting
-with its value before and after and its `policy_gate_off` hazard.
+with its value before and after and its `policy_gate_off` hazard. `made_by` (the reconciler
+version and client library versions that made the plan) appears in plans `reconciler plan`
+made; apply refuses a saved plan of another reconciler version (workflow/saved_plan.py).
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from reconciler.planning.changes import (
     TopicChange,
 )
 from reconciler.planning.limits import BrokerLoad
-from reconciler.planning.plan import Plan, PlanSource
+from reconciler.planning.plan import MadeBy, Plan, PlanSource
 from reconciler.planning.policy_changes import PolicyChange
 from reconciler.spec.model import APPROVAL_FIELDS
 
@@ -73,6 +75,8 @@ def to_json(plan: Plan) -> Json:
         data["targets"] = list(plan.targets)
     if plan.source is not None:
         data["source"] = {"commit": plan.source.commit, "specs": plan.source.specs}
+    if plan.made_by is not None:
+        data["made_by"] = made_by_json(plan.made_by)
     if plan.broker_load:
         data["broker_load"] = [_broker_load(row) for row in plan.broker_load]
     if plan.policy_changes:
@@ -112,6 +116,7 @@ def from_json(data: Json) -> Plan:
             cluster_id=data.get("cluster_id"),
             targets=tuple(data.get("targets", ())),
             source=_read_source(data.get("source")),
+            made_by=read_made_by(data.get("made_by")),
             policy_changes=tuple(
                 PolicyChange(
                     p["setting"],
@@ -370,3 +375,13 @@ def _read_broker_load(entry: Json) -> BrokerLoad:
     return BrokerLoad(
         entry["broker"], entry["rack"], entry["current"], entry["desired"], entry["limit"]
     )
+
+
+def made_by_json(made_by: MadeBy) -> Json:
+    return {"reconciler": made_by.reconciler, "libraries": dict(made_by.libraries)}
+
+
+def read_made_by(entry: Json | None) -> MadeBy | None:
+    if entry is None:
+        return None
+    return MadeBy(entry["reconciler"], tuple(entry.get("libraries", {}).items()))

@@ -21,6 +21,7 @@ from reconciler.spec.settings_scope import Settings
 # clients (~0.5 s): the adapter is imported where it is used.
 if TYPE_CHECKING:
     from reconciler.cluster import adapter
+    from reconciler.planning.plan import MadeBy
 
 
 def connection(cluster: ClusterConfig) -> adapter.Connection:
@@ -36,6 +37,15 @@ def connection(cluster: ClusterConfig) -> adapter.Connection:
         wait_limit.seconds(),
         cluster_id=cluster.cluster_id,
     )
+
+
+def made_by() -> MadeBy:
+    """This reconciler and its client libraries, as a saved plan records them."""
+    from reconciler import __version__
+    from reconciler.cluster.adapter.boundary import library_versions
+    from reconciler.planning.plan import MadeBy
+
+    return MadeBy(__version__, library_versions())
 
 
 def connect(cluster: ClusterConfig) -> adapter.Cluster:

@@ -26,7 +26,7 @@ from reconciler.planning.plan import (
 )
 from reconciler.planning.rules import IN_USE_NOT_READ
 from reconciler.spec.repo_config import REPO_CONFIG
-from reconciler.workflow.connection import connect, read_state
+from reconciler.workflow.connection import connect, made_by, read_state
 from reconciler.workflow.context import Context, Specs
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ def plan(
             kafka.check_visible([c.topic for c in whole.changes if c.action is Action.CREATE])
     # the digest of the bytes just planned, not of a second read (workflow/context.py)
     source = PlanSource(commit or head_commit(repo), context.digest(cluster))
-    whole = dataclasses.replace(whole, source=source)
+    whole = dataclasses.replace(whole, source=source, made_by=made_by())
     if changed_since is None or changed is None:
         return whole
     from reconciler.changed_since import caused_by_change, policy_at
