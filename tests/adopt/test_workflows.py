@@ -20,6 +20,7 @@ this checkout as the package they install and a recording stand-in for `gh`:
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import re
@@ -303,7 +304,11 @@ def runner(
             "test": {"KAFKA_BOOTSTRAP": bootstrap},
             "test-plan": {"KAFKA_BOOTSTRAP": bootstrap},
         },
-        input_overrides={"package": str(installed.wheel)},
+        # the wheel pinned by its sha256, as a release's SHA256SUMS gives it
+        input_overrides={
+            "package": str(installed.wheel),
+            "package-sha256": hashlib.sha256(installed.wheel.read_bytes()).hexdigest(),
+        },
         repository=REPOSITORY,
         token=TOKEN,
         github=github,
