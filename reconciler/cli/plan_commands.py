@@ -322,7 +322,7 @@ def apply(
     if plan_file is not None:
         reviewed = load_plan(plan_file)
         cluster = plan_cluster(cluster, reviewed.cluster, plan_file)
-        if (libraries := other_libraries(reviewed.made_by, made_by())) is not None:
+        if (libraries := other_libraries(reviewed.made_by, made_by(clients=True))) is not None:
             click.echo(f"warning: {libraries}", err=True)
         if verbose:
             width_echo(f"Applying {plan_file}, based on {reviewed.based_on}", width)

@@ -5,6 +5,7 @@ from `connect` and speak to it through cluster/ports.py."""
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,13 +40,22 @@ def connection(cluster: ClusterConfig) -> adapter.Connection:
     )
 
 
-def made_by() -> MadeBy:
-    """This reconciler and its client libraries, as a saved plan records them."""
+def made_by(clients: bool = False) -> MadeBy:
+    """This reconciler and its client libraries, as a saved plan records them: librdkafka's
+    version as loaded when the command loaded the clients (a live plan, or `clients`: apply,
+    which loads them anyway); a plan from a snapshot loads none (their import costs ~0.5 s), so
+    it records the installed distributions only."""
+    from importlib.metadata import version
+
     from reconciler import __version__
-    from reconciler.cluster.adapter.boundary import library_versions
     from reconciler.planning.plan import MadeBy
 
-    return MadeBy(__version__, library_versions())
+    if clients or "reconciler.cluster.adapter" in sys.modules:
+        from reconciler.cluster.adapter.boundary import library_versions
+
+        return MadeBy(__version__, library_versions())
+    names = ("confluent-kafka", "kafka-python")
+    return MadeBy(__version__, tuple((name, version(name)) for name in names))
 
 
 def connect(cluster: ClusterConfig) -> adapter.Cluster:

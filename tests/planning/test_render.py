@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 
 from reconciler import __version__
+from reconciler.cluster.adapter.boundary import library_versions
 from reconciler.planning.json_plan import made_by_json
-from reconciler.planning.plan import Plan
+from reconciler.planning.plan import MadeBy, Plan
 from reconciler.render import common, render_json, render_markdown, render_text
 from reconciler.render.markdown import COLLAPSE_ABOVE
-from reconciler.workflow.connection import made_by
 from tests.planning import samples
 from tests.planning.factories import checked_json
 
@@ -40,6 +40,11 @@ PLANS: dict[str, Callable[[], Plan]] = {
     "no_changes": samples.no_changes,
     "over_limits": samples.over_limits,
 }
+
+
+def made_by() -> MadeBy:
+    """What a live `reconciler plan` records (the clients loaded: librdkafka's version too)."""
+    return MadeBy(__version__, library_versions())
 
 
 def saved_json(plan: Plan) -> str:
