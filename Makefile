@@ -9,6 +9,8 @@ export PIP_CACHE_DIR := $(CACHE)/pip
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# the hash-locked runtime dependencies (`make lock`, below)
+LOCK := reconciler/scaffold/reconciler-requirements.txt
 
 .PHONY: demo test check compat env kafka lint schemas
 
@@ -51,12 +53,35 @@ compat: env
 
 env: $(STAMP)
 
-$(STAMP): pyproject.toml
+# The runtime dependencies are installed at the versions of the lock (LOCK, below), so the
+# suite tests what a release pins: the lock's pins, without its hashes, as pip constraints
+# (hash-checking mode cannot install the editable checkout).
+$(STAMP): pyproject.toml $(LOCK)
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "reconciler needs Python 3.11 or newer: install it and run again (or set PYTHON=python3.11).")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev,fleet]'
+	$(BIN)/pip install -q -e '.[dev,fleet]' -c <(sed -n 's/^\([A-Za-z][^ ]*==[^ ]*\)\( ;[^\\]*\)\{0,1\}.*/\1\2/p' $(LOCK))
 	@touch $@
+
+# The lock: every runtime dependency of pyproject.toml, transitively, pinned, with the sha256 of
+# every file of that version on PyPI (wheels for each platform and Python, and the sdist), for
+# CPython 3.11 and newer on any platform (uv's universal resolution). Shipped in the package
+# (init writes it into spec repositories; the workflows install with --require-hashes from it)
+# and attached to each release. Existing pins are kept; `make lock UPGRADE=1` moves them to the
+# newest releases allowed. tests/adopt/test_release.py checks it against pyproject.toml.
+export UV_CACHE_DIR := $(CACHE)/uv
+
+.PHONY: lock release
+lock: env
+	$(BIN)/uv pip compile pyproject.toml --universal --python-version 3.11 --generate-hashes \
+	  --custom-compile-command 'make lock' --quiet $(if $(UPGRADE),--upgrade,) -o $(LOCK)
+
+# The release's three files in dist/: the wheel, the sdist and the lock
+# (kafka_topic_reconciler-VERSION-requirements.txt), and SHA256SUMS of the three (the wheel's
+# hash is what the workflows' package-sha256 input takes). .github/workflows/release.yml runs
+# the same script, then attaches them to the GitHub release and publishes to PyPI.
+release: env
+	$(BIN)/python scripts/release.py dist
 
 kafka: env
 	$(BIN)/reconciler local fetch

@@ -7,6 +7,8 @@
     schemas/*.json                  the JSON Schemas, so the editor modeline works offline
     .github/workflows/reconciler-*.yml   the reusable workflows (copies of the package's)
     .github/workflows/{plan,apply,drift}.yml   their callers for this repository's cluster
+    .github/reconciler-requirements.txt   the hash-locked dependencies of this reconciler
+                                    version, which the workflows install with --require-hashes
     .gitignore                      the local cluster's state and saved plans
 
 `scaffold()` computes the files (pure); `write_new()` writes them only when none exists yet, so
@@ -31,6 +33,7 @@ from reconciler.words import listing
 DISTRIBUTION = "kafka-topic-reconciler"  # the name on the package index (pyproject.toml)
 REUSABLE = ("reconciler-plan.yml", "reconciler-apply.yml", "reconciler-drift.yml")
 CALLERS = ("plan.yml", "apply.yml", "drift.yml")
+LOCK = ".github/reconciler-requirements.txt"  # the reusable workflows' default `lock` input
 CLUSTER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")  # schemas/reconciler.schema.json
 BOOTSTRAP = re.compile(r"^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$")
 
@@ -168,6 +171,8 @@ def scaffold(
     files += [
         NewFile(f".github/workflows/{name}", scaffold_text("workflows", name)) for name in REUSABLE
     ]
+    # the dependencies of this version, hash-locked: what the workflows install (docs/workflows.md)
+    files.append(NewFile(LOCK, scaffold_text("reconciler-requirements.txt")))
     for name in CALLERS:
         template = scaffold_text("workflows", name)
         text = template.replace("{{ cluster }}", cluster).replace("{{ package }}", package)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from reconciler import readable
+from reconciler import __version__, readable
 from reconciler.cluster import client_settings, jsonl
 from reconciler.cluster.adapter import client_security
 from reconciler.errors import ClusterError, ConfigError
@@ -63,7 +63,8 @@ def test_a_plan_for_another_cluster_is_refused(repo: SpecRepo, tmp_path: Path) -
     saved.write_text(
         '{"format_version": 1, "cluster": "prod", "based_on": "sha256:0", "applyable": true,'
         ' "summary": {"create": 0, "update": 0, "delete": 0, "errors": 0, "warnings": 0},'
-        ' "changes": [], "diagnostics": [], "unmanaged": []}'
+        ' "changes": [], "diagnostics": [], "unmanaged": [],'
+        f' "made_by": {{"reconciler": "{__version__}"}}}}'
     )
     result = repo.run("apply", "--cluster", "test", str(saved), "--auto-approve")
     assert result.code == 1

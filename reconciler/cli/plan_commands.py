@@ -304,9 +304,10 @@ def apply(
     from reconciler.render.text import render_text
     from reconciler.spec.units import parse_size_bytes
     from reconciler.workflow.apply import apply as apply_to
+    from reconciler.workflow.connection import made_by
     from reconciler.workflow.plan import pin_advice
     from reconciler.workflow.plan import plan as plan_for
-    from reconciler.workflow.saved_plan import load_plan
+    from reconciler.workflow.saved_plan import load_plan, other_libraries
 
     if cancel_reassignments:
         others = {
@@ -363,6 +364,8 @@ def apply(
     if plan_file is not None:
         reviewed = load_plan(plan_file)
         cluster = plan_cluster(cluster, reviewed.cluster, plan_file)
+        if (libraries := other_libraries(reviewed.made_by, made_by(clients=True))) is not None:
+            click.echo(f"warning: {libraries}", err=True)
         if verbose:
             width_echo(f"Applying {plan_file}, based on {reviewed.based_on}", width)
         if topics and reviewed.scoped:

@@ -16,6 +16,9 @@ the base of `--changed-since`, or turns a gate off (planning/policy_changes.py),
 with its value before and after and its `policy_gate_off` hazard. A plan scoped by
 `--changed-since` has `scoped: true`, its `targets` (the exact names in scope, maybe none) and
 `drift`: the changes and diagnostics of the whole plan set apart, never applied nor compared.
+`made_by` (the reconciler version and client library versions that made the plan) appears in
+plans `reconciler plan` made; apply refuses a saved plan of another reconciler version
+(workflow/saved_plan.py).
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from reconciler.planning.changes import (
     TopicChange,
 )
 from reconciler.planning.limits import BrokerLoad
-from reconciler.planning.plan import Drift, Plan, PlanSource
+from reconciler.planning.plan import Drift, MadeBy, Plan, PlanSource
 from reconciler.planning.policy_changes import PolicyChange
 from reconciler.spec.model import APPROVAL_FIELDS
 
@@ -81,6 +84,8 @@ def to_json(plan: Plan) -> Json:
         }
     if plan.source is not None:
         data["source"] = {"commit": plan.source.commit, "specs": plan.source.specs}
+    if plan.made_by is not None:
+        data["made_by"] = made_by_json(plan.made_by)
     if plan.broker_load:
         data["broker_load"] = [_broker_load(row) for row in plan.broker_load]
     if plan.policy_changes:
@@ -122,6 +127,7 @@ def from_json(data: Json) -> Plan:
             scoped=data.get("scoped", False),
             drift=_read_drift(data.get("drift")),
             source=_read_source(data.get("source")),
+            made_by=read_made_by(data.get("made_by")),
             policy_changes=tuple(
                 PolicyChange(
                     p["setting"],
@@ -389,3 +395,13 @@ def _read_broker_load(entry: Json) -> BrokerLoad:
     return BrokerLoad(
         entry["broker"], entry["rack"], entry["current"], entry["desired"], entry["limit"]
     )
+
+
+def made_by_json(made_by: MadeBy) -> Json:
+    return {"reconciler": made_by.reconciler, "libraries": dict(made_by.libraries)}
+
+
+def read_made_by(entry: Json | None) -> MadeBy | None:
+    if entry is None:
+        return None
+    return MadeBy(entry["reconciler"], tuple(entry.get("libraries", {}).items()))

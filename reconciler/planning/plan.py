@@ -84,6 +84,16 @@ class Drift:
 
 
 @dataclass(frozen=True, slots=True)
+class MadeBy:
+    """The tool that made a plan: apply refuses a saved plan of another reconciler version
+    (workflow/saved_plan.py) and mentions other client library versions (docs/apply.md)."""
+
+    reconciler: str  # reconciler's version, e.g. "0.2.0"
+    # (name, version) of the client libraries, e.g. ("librdkafka", "2.16.0"), in a fixed order
+    libraries: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Plan:
     cluster: str
     based_on: str  # fingerprint of the cluster state the plan was computed from
@@ -109,6 +119,8 @@ class Plan:
     # The cluster's policy against the base (--changed-since) or the defaults: settings
     # changed and gates turned off, the latter with their policy_gate_off hazard
     policy_changes: tuple[PolicyChange, ...] = ()
+    # The reconciler (and client libraries) that made the plan; None for a Plan built in memory
+    made_by: MadeBy | None = None
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:

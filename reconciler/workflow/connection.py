@@ -5,6 +5,7 @@ from `connect` and speak to it through cluster/ports.py."""
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,6 +22,7 @@ from reconciler.spec.settings_scope import Settings
 # clients (~0.5 s): the adapter is imported where it is used.
 if TYPE_CHECKING:
     from reconciler.cluster import adapter
+    from reconciler.planning.plan import MadeBy
 
 
 def connection(cluster: ClusterConfig) -> adapter.Connection:
@@ -36,6 +38,24 @@ def connection(cluster: ClusterConfig) -> adapter.Connection:
         wait_limit.seconds(),
         cluster_id=cluster.cluster_id,
     )
+
+
+def made_by(clients: bool = False) -> MadeBy:
+    """This reconciler and its client libraries, as a saved plan records them: librdkafka's
+    version as loaded when the command loaded the clients (a live plan, or `clients`: apply,
+    which loads them anyway); a plan from a snapshot loads none (their import costs ~0.5 s), so
+    it records the installed distributions only."""
+    from importlib.metadata import version
+
+    from reconciler import __version__
+    from reconciler.planning.plan import MadeBy
+
+    if clients or "reconciler.cluster.adapter" in sys.modules:
+        from reconciler.cluster.adapter.boundary import library_versions
+
+        return MadeBy(__version__, library_versions())
+    names = ("confluent-kafka", "kafka-python")
+    return MadeBy(__version__, tuple((name, version(name)) for name in names))
 
 
 def connect(cluster: ClusterConfig) -> adapter.Cluster:

@@ -29,7 +29,7 @@ from reconciler.planning.plan import (
 from reconciler.planning.rules import IN_USE_NOT_READ, KAFKA_REFUSED, KAFKA_UNCHECKED
 from reconciler.planning.targeting import scope_targets
 from reconciler.spec.repo_config import REPO_CONFIG
-from reconciler.workflow.connection import connect, read_state
+from reconciler.workflow.connection import connect, made_by, read_state
 from reconciler.workflow.context import Context, Specs
 
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ def plan(
     whole = judged(whole)
     # the digest of the bytes just planned, not of a second read (workflow/context.py)
     source = PlanSource(commit or head_commit(repo), context.digest(cluster))
-    whole = dataclasses.replace(whole, source=source)
+    whole = dataclasses.replace(whole, source=source, made_by=made_by())
     if changed_since is None or changed is None:
         return whole
     from reconciler.changed_since import caused_by_change, policy_at

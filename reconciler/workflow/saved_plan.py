@@ -1,4 +1,10 @@
-"""A saved plan (`plan -o PLAN.json`) read back: untrusted input, checked before any request."""
+"""A saved plan (`plan -o PLAN.json`) read back: untrusted input, checked before any request.
+
+A plan is bound to the reconciler version that made it (its `made_by`): another version may
+plan, order or check differently, so apply refuses it and asks for a plan made with this one.
+Other client library versions (confluent-kafka, librdkafka, kafka-python) are accepted and
+mentioned: they carry the requests, they do not decide them (docs/apply.md).
+"""
 
 from __future__ import annotations
 
@@ -6,9 +12,16 @@ import json
 import sys
 from pathlib import Path
 
+from reconciler import __version__
 from reconciler.errors import ConfigError
 from reconciler.planning.json_plan import from_json
-from reconciler.planning.plan import Plan
+from reconciler.planning.plan import MadeBy, Plan
+from reconciler.printable import printable
+
+_PLAN_AGAIN = (
+    "plan again with this version (`reconciler plan --cluster NAME -o PLAN.json`), review "
+    "that plan and apply it; nothing was changed"
+)
 
 
 def load_plan(path: Path) -> Plan:
@@ -41,10 +54,11 @@ def load_plan(path: Path) -> Plan:
         digits = f"a number has more than {sys.get_int_max_str_digits()} digits"
         why = f"not JSON: {exc}" if isinstance(exc, json.JSONDecodeError) else digits
         raise unreadable(why) from exc
+    _refuse_another_version(path, document)
     try:
         check_document(document)
         assert isinstance(document, dict)  # check_document holds it to the schema
-        return from_json(document)
+        plan = from_json(document)
     except RecursionError as exc:  # the checks walk the document
         raise unreadable("it is nested too deeply") from exc
     except ValueError as exc:
@@ -53,3 +67,42 @@ def load_plan(path: Path) -> Plan:
             "(`reconciler plan --cluster NAME -o PLAN.json`), review it and apply that. "
             "Nothing was changed."
         ) from exc
+    if plan.made_by is None:  # a plan of a reconciler that recorded no version (before 0.2.1)
+        raise ConfigError(
+            f"{path} does not record the reconciler version that made it (an older reconciler "
+            f"made it), and this is reconciler {__version__}: {_PLAN_AGAIN}."
+        )
+    return plan
+
+
+def _refuse_another_version(path: Path, document: object) -> None:
+    """A plan another reconciler version made is refused before its shape is judged: a later
+    version may have written fields this one does not know."""
+    if not isinstance(document, dict) or not isinstance(document.get("made_by"), dict):
+        return  # none recorded: judged after the shape (load_plan)
+    theirs = document["made_by"].get("reconciler")
+    if not isinstance(theirs, str) or not 0 < len(theirs) <= 100 or theirs == __version__:
+        return  # the schema names a malformed one
+    raise ConfigError(
+        f"{path} was made by reconciler {printable(theirs)}, and this is reconciler "
+        f"{__version__}: {_PLAN_AGAIN}."
+    )
+
+
+def other_libraries(saved: MadeBy | None, current: MadeBy) -> str | None:
+    """The sentence mentioning client libraries of other versions than the saved plan's, or
+    None: apply goes on (the plan is checked against the cluster again all the same)."""
+    if saved is None:
+        return None
+    then = dict(saved.libraries)
+    differ = [
+        f"{name} {printable(then[name])} (now {version})"
+        for name, version in current.libraries
+        if name in then and then[name] != version
+    ]
+    if not differ:
+        return None
+    return (
+        f"the saved plan was made with {', '.join(differ)}: applied as planned, since the same "
+        "reconciler version decides the same requests whichever library carries them"
+    )

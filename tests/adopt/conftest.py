@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+LOCK = ROOT / "reconciler" / "scaffold" / "reconciler-requirements.txt"
 
 
 @dataclass
@@ -51,8 +52,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     (wheel,) = (work / "d").glob("kafka_topic_reconciler-*.whl")
     venv.EnvBuilder(with_pip=True).create(work / "venv")
     bin_dir = work / "venv" / "bin"
-    subprocess.run(
-        [str(bin_dir / "pip"), "install", "-q", str(wheel)],
-        check=True, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+    # as a release is installed (docs/workflows.md): the dependencies from the lock with their
+    # hashes, then the wheel
+    for args in (("--require-hashes", "-r", str(LOCK)), ("--no-deps", str(wheel))):
+        subprocess.run(
+            [str(bin_dir / "pip"), "install", "-q", *args],
+            check=True, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
     yield Installed(bin_dir, wheel)

@@ -24,6 +24,7 @@ from reconciler.spec.model import ClusterConfig, DesiredState, Policy
 from reconciler.spec.model import Presence as SpecState
 from reconciler.workflow.saved_plan import load_plan
 from tests.planning.factories import cluster, desired, spec, spread, topic
+from tests.planning.test_render import golden_document
 
 GOLDEN = Path(__file__).resolve().parents[1] / "planning" / "golden"
 
@@ -31,8 +32,7 @@ GOLDEN = Path(__file__).resolve().parents[1] / "planning" / "golden"
 
 
 def _golden() -> dict[str, Any]:
-    document: dict[str, Any] = json.loads((GOLDEN / "kitchen_sink.json").read_text())
-    return document
+    return golden_document("kitchen_sink.json")
 
 
 def _at(document: dict[str, Any], topic_name: str) -> dict[str, Any]:
@@ -140,7 +140,7 @@ def test_load_plan_turns_every_bad_file_into_one_sentence(
 
 def test_load_plan_reads_a_good_plan(tmp_path: Path) -> None:
     path = tmp_path / "PLAN.json"
-    path.write_text((GOLDEN / "kitchen_sink.json").read_text())
+    path.write_text(json.dumps(_golden()))
     assert load_plan(path) == from_json(_golden())
 
 

@@ -3,11 +3,14 @@ one that is not (never an invitation to run that apply)."""
 
 from __future__ import annotations
 
+import json
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from reconciler import __version__
 from reconciler.cluster.snapshot import write_snapshot
 from tests.planning.factories import cluster, spread, topic
 from tests.spec_repo import SpecRepo
@@ -61,3 +64,23 @@ def test_an_applyable_saved_plan_says_how_to_apply_it(tmp_path: Path) -> None:
     result = repo.run("plan", "--state", str(snap), "-o", str(saved))
     assert result.code == 0, result.stdout + result.stderr
     assert f"apply it with `reconciler apply --cluster test {saved}`" in result.stderr
+
+
+def test_a_plan_from_a_snapshot_records_the_versions_without_loading_a_client(
+    tmp_path: Path,
+) -> None:
+    """`made_by` of a plan from a snapshot: reconciler's version and the installed client
+    distributions; no librdkafka, which such a plan never loads (tests/test_startup_imports.py)."""
+    repo = SpecRepo(tmp_path / "repo", "127.0.0.1:1", "t")
+    repo.topics({"name": "t.a", "partitions": 3})
+    snap = tmp_path / "snap.json"
+    write_snapshot(snap, "test", cluster(topic("t.a", spread(3, 1))))
+    saved = tmp_path / "plan.json"
+    assert repo.run("plan", "--state", str(snap), "-o", str(saved)).code == 0
+    assert json.loads(saved.read_text())["made_by"] == {
+        "reconciler": __version__,
+        "libraries": {
+            "confluent-kafka": version("confluent-kafka"),
+            "kafka-python": version("kafka-python"),
+        },
+    }

@@ -11,15 +11,20 @@ the goldens would pass whatever the output became.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from reconciler.planning.plan import Plan
+from reconciler import __version__
+from reconciler.cluster.adapter.boundary import library_versions
+from reconciler.planning.json_plan import made_by_json
+from reconciler.planning.plan import MadeBy, Plan
 from reconciler.render import common, render_json, render_markdown, render_text
 from reconciler.render.markdown import COLLAPSE_ABOVE
 from tests.planning import samples
@@ -35,11 +40,38 @@ PLANS: dict[str, Callable[[], Plan]] = {
     "no_changes": samples.no_changes,
     "over_limits": samples.over_limits,
 }
+
+
+def made_by() -> MadeBy:
+    """What a live `reconciler plan` records (the clients loaded: librdkafka's version too)."""
+    return MadeBy(__version__, library_versions())
+
+
+def saved_json(plan: Plan) -> str:
+    """The plan as `plan -o` saves it (with the versions that made it, as `reconciler plan`
+    records them), the versions written as VERSION: a release changes no golden file."""
+    document = json.loads(render_json(dataclasses.replace(plan, made_by=made_by())))
+    recorded = document["made_by"]
+    assert recorded["reconciler"] == __version__ and recorded["libraries"]
+    document["made_by"] = {
+        "reconciler": "VERSION",
+        "libraries": dict.fromkeys(recorded["libraries"], "VERSION"),
+    }
+    return json.dumps(document, indent=2, sort_keys=True)
+
+
+def golden_document(name: str) -> dict[str, Any]:
+    """A golden JSON plan as this reconciler would have saved it (its real versions)."""
+    document: dict[str, Any] = json.loads((GOLDEN / name).read_text(encoding="utf-8"))
+    document["made_by"] = made_by_json(made_by())
+    return document
+
+
 RENDERERS: dict[str, Callable[[Plan], str]] = {
     "txt": render_text,
     "color.txt": lambda plan: render_text(plan, color=True),
     "md": render_markdown,
-    "json": render_json,
+    "json": saved_json,
 }
 
 

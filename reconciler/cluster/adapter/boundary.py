@@ -211,6 +211,20 @@ def _interrupt_in(exc: BaseException) -> BaseException | None:
     return None
 
 
+def library_versions() -> tuple[tuple[str, str], ...]:
+    """Each client library's version by name, librdkafka's as confluent-kafka loaded it (a
+    saved plan records them: planning.plan.MadeBy)."""
+    from importlib.metadata import version
+
+    import confluent_kafka
+
+    return (
+        ("confluent-kafka", version("confluent-kafka")),
+        ("librdkafka", confluent_kafka.libversion()[0]),
+        ("kafka-python", version("kafka-python")),
+    )
+
+
 def library_version(library: Library) -> str:
     """The library's name and version, as `pip show` names it (librdkafka's too)."""
     from importlib.metadata import version
