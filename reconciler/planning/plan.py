@@ -289,6 +289,7 @@ def scope(marked: Plan, own: Plan) -> Plan:
         own,
         changed_since=marked.changed_since,
         source=marked.source,
+        made_by=marked.made_by,
         policy_changes=marked.policy_changes,
         changes=tuple(
             dataclasses.replace(c, cause=cause.get(c.topic) or "change") for c in own.changes

@@ -1,7 +1,9 @@
 """`plan --changed-since REF` marks a change as the pull request's own topic by topic: each
 topic's spec at REF is compared with its spec now (as loaded: through templates, defaults and
-symbolic links), not the files git lists as changed. Planned offline against a snapshot with
-drift in it (`--state`): what is decided is git's and the loader's, no broker's."""
+symbolic links), not the files git lists as changed. The marks are read on the whole plan
+(`--whole-plan`; by default the plan keeps the `change`s and sets the drift apart). Planned
+offline against a snapshot with drift in it (`--state`): what is decided is git's and the
+loader's, no broker's."""
 
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ def _commit(root: Path) -> None:
 
 def _causes(repo: SpecRepo, snapshot: Path) -> dict[str, str | None]:
     result = repo.run("plan", "--cluster", "test", "--format", "json", "--state", str(snapshot),
-                      "--changed-since", "HEAD")  # fmt: skip
+                      "--changed-since", "HEAD", "--whole-plan")  # fmt: skip
     assert result.code in (0, 2), result.stdout + result.stderr
     return {c["topic"]: c.get("cause") for c in result.json()["changes"]}
 
