@@ -1,0 +1,63 @@
+"""Import leaves Kafka's own placement to Kafka, on the real three racked brokers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from reconciler.local.state import LocalCluster
+from tests.adopt.test_import_real import create, specs
+from tests.spec_repo import SpecRepo
+
+pytestmark = pytest.mark.kafka
+
+
+def test_a_topic_kafka_placed_imports_without_assignments_and_grows(
+    tmp_path: Path, kafka3: LocalCluster, ns: str
+) -> None:
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    placed = [NewTopic(f"{ns}.placed.rf{rf}", 24, rf) for rf in (1, 2, 3)]
+    # Visibly deliberate: every leader on broker 1, partitions of one replica and of two
+    by_hand = NewTopic(f"{ns}.hand", 3, replica_assignment=[[1, 2], [1, 3], [1, 2]])
+    create(admin, [*placed, by_hand])
+    repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
+
+    imported = repo.run("import", "--cluster", "test")
+    assert imported.code == 0, imported.stdout + imported.stderr
+    written = specs(tmp_path)
+    for topic in placed:
+        assert "assignments" not in written[topic.topic], topic.topic
+    assert written[f"{ns}.hand"]["assignments"] == [[1, 2], [1, 3], [1, 2]]
+    # import names the topic that keeps its placement, and why
+    assert f"{ns}.hand" in imported.stdout + imported.stderr
+    assert "keeps its assignments" in imported.stdout + imported.stderr
+
+    # A partition increase of a Kafka-placed topic plans and applies
+    path = next((tmp_path / "topics").glob("*.yaml"))
+    text = path.read_text()
+    name = f"{ns}.placed.rf3"
+    document = yaml.safe_load(text)
+    for entry in document["topics"]:
+        if entry["name"] == name:
+            entry["partitions"] = 30
+    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    plan = repo.run("plan", "--cluster", "test", "--detailed-exitcode")
+    assert plan.code == 2, plan.stdout + plan.stderr
+    applied = repo.run("apply", "--cluster", "test", "--auto-approve")
+    assert applied.code == 0, applied.stdout + applied.stderr
+    after = repo.run("plan", "--cluster", "test", "--detailed-exitcode")
+    assert after.code == 0, after.stdout + after.stderr
+
+
+def test_keep_assignments_pins_every_topic(tmp_path: Path, kafka3: LocalCluster, ns: str) -> None:
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    create(admin, [NewTopic(f"{ns}.kept", 6, 2)])
+    repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
+    imported = repo.run("import", "--cluster", "test", "--keep-assignments")
+    assert imported.code == 0, imported.stdout + imported.stderr
+    kept = specs(tmp_path)[f"{ns}.kept"]["assignments"]
+    assert len(kept) == 6 and all(len(r) == 2 for r in kept)
+    assert repo.run("plan", "--cluster", "test", "--detailed-exitcode").code == 0
