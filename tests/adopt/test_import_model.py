@@ -25,10 +25,10 @@ from reconciler.import_cluster import (
     layout,
     prefix,
     select,
-    spec_value,
 )
 from reconciler.patterns import UserPattern
 from reconciler.spec import catalog
+from reconciler.spec.spelling import spec_value
 
 RACKED = tuple(
     BrokerState(i, "127.0.0.1", 9090 + i, f"rack-{r}") for i, r in ((1, "a"), (2, "b"), (3, "c"))

@@ -10,7 +10,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from reconciler.local.state import LocalCluster
 from tests.adopt.test_import_real import create, specs
-from tests.spec_repo import SpecRepo
+from tests.spec_repo import SpecRepo, schema_validator
 
 pytestmark = pytest.mark.kafka
 
@@ -19,7 +19,9 @@ def test_a_topic_kafka_placed_imports_without_assignments_and_grows(
     tmp_path: Path, kafka3: LocalCluster, ns: str
 ) -> None:
     admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
-    placed = [NewTopic(f"{ns}.placed.rf{rf}", 24, rf) for rf in (1, 2, 3)]
+    # Enough of them that main's evenness test pinned some (13 of 120 Kafka-made topics of 1
+    # to 48 partitions on these brokers, all of 24 or 48 partitions)
+    placed = [NewTopic(f"{ns}.placed.{i}.rf{1 + i % 3}", 24, 1 + i % 3) for i in range(24)]
     # Visibly deliberate: every leader on broker 1, partitions of one replica and of two
     by_hand = NewTopic(f"{ns}.hand", 3, replica_assignment=[[1, 2], [1, 3], [1, 2]])
     create(admin, [*placed, by_hand])
@@ -38,7 +40,7 @@ def test_a_topic_kafka_placed_imports_without_assignments_and_grows(
     # A partition increase of a Kafka-placed topic plans and applies
     path = next((tmp_path / "topics").glob("*.yaml"))
     text = path.read_text()
-    name = f"{ns}.placed.rf3"
+    name = f"{ns}.placed.2.rf3"
     document = yaml.safe_load(text)
     for entry in document["topics"]:
         if entry["name"] == name:
@@ -56,8 +58,20 @@ def test_keep_assignments_pins_every_topic(tmp_path: Path, kafka3: LocalCluster,
     admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
     create(admin, [NewTopic(f"{ns}.kept", 6, 2)])
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
-    imported = repo.run("import", "--cluster", "test", "--keep-assignments")
+    imported = repo.run("import", "--cluster", "test", "--keep-assignments", "--format", "json")
     assert imported.code == 0, imported.stdout + imported.stderr
+    report = imported.json()
+    schema_validator("import.schema.json").validate(report)
+    assert report["mode"] == "import" and report["complete"] is True
+    assert report["topics"] == [
+        {
+            "name": f"{ns}.kept",
+            "file": report["files"][0]["path"],
+            "assignments_kept": "--keep-assignments",
+            "notes": [],
+        }
+    ]
+    assert {"topic": "__consumer_offsets", "reason": "internal"} in report["skipped"]
     kept = specs(tmp_path)[f"{ns}.kept"]["assignments"]
     assert len(kept) == 6 and all(len(r) == 2 for r in kept)
     assert repo.run("plan", "--cluster", "test", "--detailed-exitcode").code == 0

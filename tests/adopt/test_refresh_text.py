@@ -141,3 +141,19 @@ def test_crlf_files_keep_their_line_ends() -> None:
     spec = "topics:\r\n  - name: a\r\n    config:\r\n      retention.ms: 1d\r\n"
     text, _, _ = refresh_text(spec, "t.yaml", [Wanted("a", "config.segment.ms", "60000")])
     assert text == spec + "      segment.ms: 1m\r\n"
+
+
+def test_the_drift_issue_says_how_to_open_the_pull_request_that_accepts_it() -> None:
+    from reconciler.diagnostics import Location
+    from reconciler.planning.drift import DriftItem, DriftReport
+    from reconciler.render.drift import render_drift_markdown, render_drift_text
+
+    item = DriftItem(
+        "pay.ledger", "config", "config.retention.ms", "604800000", "1209600000",
+        Location("topics/pay.yaml", 11, 5),
+    )  # fmt: skip
+    report = DriftReport("prod", "abc", (item,))
+    body = render_drift_markdown(report)
+    assert "`reconciler import --refresh --cluster prod`" in body
+    assert "pull request" in body
+    assert "reconciler import --refresh --cluster prod" in render_drift_text(report, 300)
