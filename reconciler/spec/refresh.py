@@ -148,10 +148,22 @@ class _Refresh:
                 f"that other entries reuse (*{node.anchor}); set {self._shown()} there or give the "
                 "topic its own value, then run import --refresh again"
             )
-        if node.kind != "scalar":
-            return self.left(f"{self.at(node)}: {self.key} is not a single value")
         if self.want.value is None:
             return self._remove(holder, node)
+        if node.kind == "seq" and node.flow and all(i.kind == "scalar" for i in node.items):
+            after = "[" + ", ".join(self.want.value.split(",")) + "]"  # a list config, inline
+            if _reads_as(
+                self.key, [core_value(i) for i in after[1:-1].split(", ")], self.want.value
+            ):
+                done = Written(
+                    self.want.topic, self.want.field, node.line, self._as_written(node), after
+                )
+                return _Edit(node.start, node.end, after), done
+        if node.kind != "scalar":
+            return self.left(
+                f"{self.at(node)}: {self.key} of '{self.want.topic}' is written as a block "
+                f"list; set it to {self.want.value} by hand"
+            )
         after = self._spelled(node)
         done = Written(self.want.topic, self.want.field, node.line, self._as_written(node), after)
         return _Edit(node.start, node.end, after), done

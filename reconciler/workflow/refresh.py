@@ -73,6 +73,14 @@ def refresh(context: Context, cluster: str, topics: tuple[str, ...] = ()) -> Ref
     patterns = compiled(topics)
     specs = context.specs(cluster)
     state = read_state(specs.cluster)
+    names = {*specs.desired.topics, *state.topics}
+    unmatched = [p.text for p in patterns if not any(p.search(n) for n in names)]
+    if unmatched:  # a typo would otherwise say "Nothing to refresh"
+        raise ConfigError(
+            f"--topic {' and '.join(map(repr, unmatched))} matches no topic in the specs of "
+            f"cluster '{cluster}' nor on the cluster, so nothing was refreshed; check the "
+            "pattern (a Python regular expression searched in topic names)"
+        )
     report = find_drift(make_plan(specs.desired, state, specs.cluster), specs.desired, state)
     wanted: dict[str, list[Wanted]] = defaultdict(list)
     left: list[Left] = []

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import difflib
+from pathlib import Path
 
 from reconciler.spec.refresh import Wanted, refresh_text
+from tests.spec_repo import SpecRepo
 
 SPEC = """\
 # Payments' topics: keep them reviewed.
@@ -157,3 +159,23 @@ def test_the_drift_issue_says_how_to_open_the_pull_request_that_accepts_it() -> 
     assert "`reconciler import --refresh --cluster prod`" in body
     assert "pull request" in body
     assert "reconciler import --refresh --cluster prod" in render_drift_text(report, 300)
+
+
+def test_a_list_written_inline_stays_a_list() -> None:
+    spec = "topics:\n  - name: a\n    config:\n      cleanup.policy: [delete]  # x\n"
+    text, _, left = refresh_text(
+        spec, "t.yaml", [Wanted("a", "config.cleanup.policy", "compact,delete")]
+    )
+    assert (text, left) == (spec.replace("[delete]", "[compact, delete]"), ())
+
+
+def test_refresh_refuses_the_options_of_a_new_import_in_one_sentence(tmp_path: Path) -> None:
+    repo = SpecRepo(tmp_path, "127.0.0.1:1", "t")
+    mixed = repo.run("import", "--refresh", "--out", "topics", "--keep-assignments")
+    assert mixed.code == 1
+    assert mixed.stderr.strip() == (
+        "error: import --refresh edits the specs that exist and takes no --out or "
+        "--keep-assignments (those choose new files); scope it with --topic REGEX"
+    )
+    scoped = repo.run("import", "--topic", "^a")
+    assert scoped.code == 1 and "a new import takes --include REGEX" in scoped.stderr
