@@ -138,7 +138,9 @@ def print_refresh(run: RefreshRun) -> None:
             width,
         )
     elif not run.left:
-        width_echo(f"Nothing to refresh: no value of cluster '{run.cluster}' drifted.", width)
+        width_echo(
+            f"Nothing to refresh: no spec'd value differs on cluster '{run.cluster}'.", width
+        )
     if not run.complete:
         raise ConfigError(
             f"{len(run.left) + len(run.inexact) + len(run.problems)} drifted value(s) were not "

@@ -257,8 +257,10 @@ def import_(
 
     One file per name prefix (payments.yaml for payments.*), topics sorted by name; each spec
     says the topic's partitions, replication factor and its own config overrides (never a
-    broker or Kafka default; human units where exact, like 7d), and manual assignments only
-    where the placement is not one Kafka would choose. Topics a spec already names, internal
+    broker or Kafka default; human units where exact, like 7d); placement is left to Kafka
+    unless it looks placed by hand (one broker leading every partition, a partition on fewer
+    racks than it could use) or --keep-assignments asks, and import names each topic that
+    keeps its assignments. Topics a spec already names, internal
     and ignored topics are left out, and no existing file is overwritten. Afterwards the new
     specs are planned against the state just read: `plan` shows no changes for them.
     Changes nothing on the cluster. Exit 0 when the new specs are exact, 1 otherwise.

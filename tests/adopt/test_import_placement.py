@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 import yaml
 from confluent_kafka.admin import AdminClient, NewTopic
+from kafka import TopicPartition
+from kafka.admin import KafkaAdminClient
 
 from reconciler.local.state import LocalCluster
 from tests.adopt.test_import_real import create, specs
@@ -52,6 +55,22 @@ def test_a_topic_kafka_placed_imports_without_assignments_and_grows(
     assert applied.code == 0, applied.stdout + applied.stderr
     after = repo.run("plan", "--cluster", "test", "--detailed-exitcode")
     assert after.code == 0, after.stdout + after.stderr
+
+    # A rebalance (as Cruise Control makes) of a topic without assignments is not drift
+    moved = f"{ns}.placed.0.rf1"
+    now = admin.list_topics(moved, timeout=10).topics[moved].partitions[0].replicas
+    target = [next(b for b in (1, 2, 3) if b not in now)]
+    mover = KafkaAdminClient(bootstrap_servers=kafka3.bootstrap.split(","))
+    try:
+        mover.alter_partition_reassignments({TopicPartition(moved, 0): target})
+        deadline = time.monotonic() + 60
+        while admin.list_topics(moved, timeout=10).topics[moved].partitions[0].replicas != target:
+            assert time.monotonic() < deadline, "the move did not finish"
+            time.sleep(0.2)
+    finally:
+        mover.close()
+    drift = repo.run("drift", "--cluster", "test")
+    assert drift.code == 0, drift.stdout + drift.stderr
 
 
 def test_keep_assignments_pins_every_topic(tmp_path: Path, kafka3: LocalCluster, ns: str) -> None:
