@@ -59,6 +59,7 @@ class _Edit:
     start: int
     end: int
     text: str
+    block: str | None = None  # a `config:` block added to this topic: later keys join it
 
 
 def refresh_text(
@@ -70,6 +71,7 @@ def refresh_text(
     written: list[Written] = []
     left: list[Left] = []
     edits: list[_Edit] = []
+    blocks: dict[str, int] = {}  # topic -> its added `config:` block in `edits`
     newline = "\r\n" if "\r\n" in text else "\n"
     topics = _topics(root)
     for want in wanted:
@@ -82,7 +84,21 @@ def refresh_text(
             left.append(found)
         elif found is not None:
             edit, done = found
-            edits.append(edit)
+            if edit.block is not None and edit.block in blocks:
+                # a second key for a `config:` block added in this run: one block, not two
+                index = blocks[edit.block]
+                entry = edit.text.rstrip("\r\n").rsplit("\n", 1)[-1]
+                earlier = edits[index]
+                joined = (
+                    earlier.text + entry + newline
+                    if earlier.text.endswith("\n")
+                    else earlier.text + newline + entry
+                )
+                edits[index] = _Edit(earlier.start, earlier.end, joined, earlier.block)
+            else:
+                if edit.block is not None:
+                    blocks[edit.block] = len(edits)
+                edits.append(edit)
             written.append(done)
     for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
         text = text[: edit.start] + edit.text + text[edit.end :]
@@ -232,11 +248,14 @@ class _Refresh:
             )
         indent = " " * (self.topic.pairs[0][0].column - 1)
         lines = f"{indent}config:{self.newline}{indent}  {self.key}: {self._spelled(None)}"
-        return self._insert_after(self.topic, lines)
+        edit, done = self._insert_after(self.topic, lines)
+        return _Edit(edit.start, edit.end, edit.text, self.want.topic), done
 
     def _insert_after(self, holder: Node, lines: str) -> tuple[_Edit, Written]:
         """`lines` as new lines after the line where `holder`'s last value ends."""
         end = self.text.find("\n", holder.end)
+        if self.text[holder.end - 1 : holder.end] == "\n":
+            end = holder.end - 1  # a block scalar (`|`) ends with its line
         if end < 0:
             at, new = len(self.text), self.newline + lines
         else:

@@ -179,3 +179,23 @@ def test_refresh_refuses_the_options_of_a_new_import_in_one_sentence(tmp_path: P
     )
     scoped = repo.run("import", "--topic", "^a")
     assert scoped.code == 1 and "a new import takes --include REGEX" in scoped.stderr
+
+
+def test_two_overrides_added_to_a_topic_without_config_make_one_block() -> None:
+    spec = "topics:\n  - name: a\n    description: |\n      Two lines\n      of text.\n"
+    spec += "  - name: b\n"
+    text, _, _ = refresh_text(
+        spec,
+        "t.yaml",
+        [Wanted("a", "config.retention.ms", "3600000"), Wanted("a", "config.segment.ms", "60000")],
+    )
+    assert text == spec.replace(
+        "of text.\n", "of text.\n    config:\n      retention.ms: 1h\n      segment.ms: 1m\n"
+    )
+    end = "topics:\n  - name: a\n    partitions: 1"  # no newline at the end
+    text, _, _ = refresh_text(
+        end,
+        "t.yaml",
+        [Wanted("a", "config.retention.ms", "3600000"), Wanted("a", "config.segment.ms", "60000")],
+    )
+    assert text == end + "\n    config:\n      retention.ms: 1h\n      segment.ms: 1m"
