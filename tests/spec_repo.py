@@ -81,7 +81,8 @@ def run_cli(repo: Path, bootstrap: str, *args: str, timeout: float = 120) -> Res
 
 
 def schema_validator(name: str) -> Any:
-    """A validator for one of schemas/NAME, whose `plan.schema.json#/...` references resolve."""
+    """A validator for one of the JSON Schemas by file name, whose `plan.schema.json#/...`
+    references resolve."""
     from jsonschema import Draft202012Validator
     from referencing import Registry, Resource
 
