@@ -20,11 +20,11 @@ read is not overwritten.
 
 from __future__ import annotations
 
-import os
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from reconciler.atomic_write import replace_whole
 from reconciler.cluster.overrides import OPERATIONAL_KEYS
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic
@@ -180,22 +180,19 @@ def _templated(file: str, want: Wanted, desired: DesiredState) -> Left:
 
 
 def _replace(path: Path, file: str, read: bytes, content: bytes) -> None:
-    """Write `content` over `path` through a sibling and a rename (never half a file), unless
-    the file changed on disk since it was read."""
+    """Write `content` over `path` whole (atomic_write), unless the file changed on disk since
+    it was read."""
     try:
         now = path.read_bytes()
+        if now != read:
+            raise ConfigError(
+                f"{file} changed while import --refresh ran; it was left as it is now: run it again"
+            )
+        replace_whole(path, content)
     except OSError as exc:
         raise ConfigError(
-            f"{file}: cannot read it again ({exc.strerror}); nothing written to it"
+            f"{file}: cannot be written ({exc.strerror}); it was left as it was"
         ) from None
-    if now != read:
-        raise ConfigError(
-            f"{file} changed while import --refresh ran; it was left as it is now: run it again"
-        )
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(content)
-    os.chmod(temporary, path.stat().st_mode & 0o7777)
-    os.replace(temporary, path)
 
 
 def _check(
