@@ -11,8 +11,9 @@ prove the result exact. What each topic's spec says, and why:
     config               the topic's own overrides (DYNAMIC_TOPIC_CONFIG) only, never a broker
                          or Kafka default; human units where exact (7d, 512MiB); replication
                          throttles left out (operational state a reassignment sets and removes)
-    assignments          only when the placement is not one Kafka's placer would choose
-                         (`kafka_would_place`), so rebalanced clusters do not pin every replica
+    assignments          only with --keep-assignments or when the placement is visibly a
+                         person's (`deliberate`): placement Kafka chose stays Kafka's, so a
+                         partition increase and a rebalance (Cruise Control) are not fought
 
 Files: one per name prefix (the leading letters and digits, up to the first '.', '_' or '-'),
 topics sorted by name, at most MAX_TOPICS_PER_FILE per file (prefix.yaml, prefix-2.yaml, ...),
@@ -22,11 +23,9 @@ topics, reconciler's own and policy.ignore'd ones are not imported.
 
 from __future__ import annotations
 
-import contextlib
-import math
 import os
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,12 +36,10 @@ import yaml
 from reconciler import __version__
 from reconciler.cluster.overrides import OPERATIONAL_KEYS
 from reconciler.cluster.state import BrokerState, ClusterState, TopicState
-from reconciler.errors import InvalidConfigValue
 from reconciler.patterns import UserPattern
 from reconciler.planning.diff import ignored, settled_replicas
 from reconciler.spec import catalog
-from reconciler.spec.catalog import ConfigType
-from reconciler.spec.units import format_duration_ms, format_size_bytes
+from reconciler.spec.spelling import spec_value
 from reconciler.spec.yaml_scalars import core_value
 
 MAX_TOPICS_PER_FILE = 1000  # keeps a file reviewable and far below the loader's size cap
@@ -53,6 +50,7 @@ class ImportedTopic:
     name: str
     spec: dict[str, Any]  # the topic's entry as it is written (name first)
     notes: tuple[str, ...] = ()  # what could not be said exactly, for the user
+    kept: str | None = None  # why the spec pins the placement (`assignments`); None: it does not
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +66,11 @@ def select(
     ignore: Sequence[UserPattern],
     include: UserPattern | None = None,
     exclude: UserPattern | None = None,
+    left_out: list[tuple[str, str]] | None = None,
 ) -> tuple[list[TopicState], list[str]]:
     """(topics to import, sorted by name; names skipped because a spec already names them).
+    `left_out` gets every other topic not imported, with why: internal, ignored (policy.ignore)
+    or not chosen (--include/--exclude).
 
     The patterns are bounded (reconciler/patterns.py): one that exceeds its bound raises
     PatternTooSlow naming it and the topic."""
@@ -78,11 +79,18 @@ def select(
     skipped: list[str] = []
     for name in sorted(state.topics):
         topic = state.topics[name]
-        if topic.internal or ignored(name, ignore):
-            continue
-        if include is not None and not include.search(name):
-            continue
-        if exclude is not None and exclude.search(name):
+        why = None
+        if topic.internal:
+            why = "internal"
+        elif ignored(name, ignore):
+            why = "ignored"
+        elif (include is not None and not include.search(name)) or (
+            exclude is not None and exclude.search(name)
+        ):
+            why = "not chosen"
+        if why is not None:
+            if left_out is not None:
+                left_out.append((name, why))
             continue
         if name in named:
             skipped.append(name)
@@ -91,8 +99,11 @@ def select(
     return chosen, skipped
 
 
-def imported_topic(topic: TopicState, state: ClusterState) -> ImportedTopic:
-    """The spec entry that describes `topic` exactly as the cluster has it."""
+def imported_topic(
+    topic: TopicState, state: ClusterState, *, keep_assignments: bool = False
+) -> ImportedTopic:
+    """The spec entry that describes `topic` exactly as the cluster has it; its placement only
+    when `keep_assignments` or when it looks deliberate (`deliberate`)."""
     notes: list[str] = []
     spec: dict[str, Any] = {"name": topic.name, "partitions": len(topic.partitions)}
     replicas = settled_replicas(topic, state.reassignments)
@@ -116,72 +127,42 @@ def imported_topic(topic: TopicState, state: ClusterState) -> ImportedTopic:
         config[key] = spec_value(key, catalog.canonical(key, value))
     if config:
         spec["config"] = config
-    if len(factors) == 1 and not kafka_would_place(replicas, state.brokers):
+    kept = "--keep-assignments" if keep_assignments else deliberate(replicas, state.brokers)
+    if len(factors) == 1 and kept is not None:
         spec["assignments"] = [_Flow(r) for r in replicas]
-    return ImportedTopic(topic.name, spec, tuple(notes))
+    return ImportedTopic(topic.name, spec, tuple(notes), kept if "assignments" in spec else None)
 
 
-def kafka_would_place(replicas: Sequence[tuple[int, ...]], brokers: Sequence[BrokerState]) -> bool:
-    """Whether a placement looks like one Kafka's own placer (KRaft's StripedReplicaPlacer)
-    makes, so the spec can leave it to Kafka.
+def deliberate(replicas: Sequence[tuple[int, ...]], brokers: Sequence[BrokerState]) -> str | None:
+    """Why a placement looks chosen by a person rather than by Kafka, or None: then the spec
+    leaves placement to Kafka (no `assignments`).
 
-    The placer is random, so no exact answer exists; it does promise, per request: each
-    partition on as many racks as it can (rackless brokers are one rack), and preferred leaders
-    and replicas striped evenly over the brokers. A placement is judged Kafka's when it keeps the
-    rack promise and no broker leads or hosts more than one above an even share: topics grown in
-    several steps pass, leaders stacked on one broker or replicas crowded on one rack do not.
+    Kafka's placer is random (the start broker), so no exact test exists. What it never does,
+    nor a rack-aware rebalancer (Cruise Control's RackAwareGoal), is what is judged: a
+    partition on fewer racks than its replicas could use (rackless brokers count as one rack),
+    and one broker leading every partition while the topic's replicas sit on several (Kafka
+    stripes preferred leaders over the brokers it places). Evenness across brokers is not
+    judged: a cluster that grew, a broker down at creation or a rebalance makes any placement
+    uneven, and pinning those would turn every later rebalance into drift.
     """
-    if not replicas or not brokers:
-        return True
     rack_of = {b.id: b.rack for b in brokers}
-    if any(broker not in rack_of for r in replicas for broker in r):
-        return False  # on a broker the cluster no longer lists: someone placed it by hand
     racks = len(set(rack_of.values()))
-    for r in replicas:
-        if len({rack_of[b] for b in r}) < min(len(r), racks):
-            return False
-    count = len(brokers)
-    leaders = Counter(r[0] for r in replicas if r)
-    hosted = Counter(b for r in replicas for b in r)
-    fair_leaders = math.ceil(len(replicas) / count) + 1
-    fair_hosted = math.ceil(sum(hosted.values()) / count) + 1
-    return max(leaders.values(), default=0) <= fair_leaders and max(hosted.values()) <= fair_hosted
-
-
-def spec_value(key: str, value: str) -> Any:
-    """How a spec writes canonical `value` of `key`: a human unit where exact (`7d`,
-    `512MiB`), a YAML number or boolean where the type is one, else Kafka's string. Each form is
-    checked to normalise back to `value`, so the spec means exactly what the cluster has."""
-    defn = catalog.lookup(key)
-    candidates: list[Any] = []
-    if defn is not None:
-        number = _int(value)
-        special = dict(defn.special_values)
-        if defn.unit is not None and number is not None and number > 0 and number not in special:
-            human = format_duration_ms(number) if defn.unit == "ms" else format_size_bytes(number)
-            if human != value:  # a size no unit divides stays a number
-                candidates.append(human)
-        if defn.type in (ConfigType.INT, ConfigType.LONG) and number is not None:
-            candidates.append(number)
-        elif defn.type is ConfigType.BOOLEAN and value in ("true", "false"):
-            candidates.append(value == "true")
-        elif defn.type is ConfigType.DOUBLE:
-            with contextlib.suppress(ValueError):
-                candidates.append(float(value))
-    for candidate in candidates:
-        try:
-            if catalog.normalise(key, candidate) == value:
-                return candidate
-        except InvalidConfigValue:
-            continue
-    return value
-
-
-def _int(value: str) -> int | None:
-    try:
-        return int(value)
-    except ValueError:
-        return None
+    for index, r in enumerate(replicas):
+        known = [b for b in r if b in rack_of]  # a broker not listed may just be down
+        used = {rack_of[b] for b in known}
+        if len(known) == len(r) and len(used) < min(len(r), racks):
+            return (
+                f"partition {index} has its {len(r)} replicas on {len(used)} rack(s) of "
+                f"{racks}, which Kafka's rack-aware placement never does"
+            )
+    leaders = {r[0] for r in replicas if r}
+    hosts = {b for r in replicas for b in r}
+    if len(replicas) > 1 and len(leaders) == 1 and len(hosts) > 1:
+        return (
+            f"broker {next(iter(leaders))} leads every partition, where Kafka stripes leaders "
+            "over the brokers it places replicas on"
+        )
+    return None
 
 
 def prefix(name: str) -> str:

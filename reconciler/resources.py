@@ -23,6 +23,8 @@ SCHEMA_NAMES = (
     "desired-line.schema.json",
     "snapshot-line.schema.json",
     "validate.schema.json",
+    "import.schema.json",
+    "local-status.schema.json",
 )
 
 

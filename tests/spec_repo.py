@@ -78,3 +78,17 @@ def run_cli(repo: Path, bootstrap: str, *args: str, timeout: float = 120) -> Res
     )  # fmt: skip
     assert "Traceback" not in proc.stderr, proc.stderr
     return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+def schema_validator(name: str) -> Any:
+    """A validator for one of the JSON Schemas by file name, whose `plan.schema.json#/...`
+    references resolve."""
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    folder = Path(__file__).resolve().parents[1] / "schemas"
+    loaded = [json.loads((folder / n).read_text()) for n in (name, "plan.schema.json")]
+    registry: Registry[Any] = Registry().with_resources(
+        (schema["$id"], Resource.from_contents(schema)) for schema in loaded
+    )
+    return Draft202012Validator(loaded[0], registry=registry)

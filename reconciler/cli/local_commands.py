@@ -7,8 +7,10 @@ cli/main.py).
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -48,9 +50,20 @@ def fetch_distribution(version: str | None = None) -> Distribution:
     return dist
 
 
-def _print_status(cl: local_state.LocalCluster) -> None:
-    """Print what runs; raise (exit 1) naming every node that is down or not registered."""
-    click.echo(f"bootstrap: {cl.bootstrap}")
+def _print_status(cl: local_state.LocalCluster, fmt: str = "text") -> None:
+    """Print what runs (text, or JSON: schemas/local-status.schema.json); raise (exit 1)
+    naming every node that is down or not registered, after printing."""
+    document, problem = _status(cl)
+    if fmt == "json":
+        click.echo(json.dumps(document, indent=2))
+    else:
+        _print_text(document)
+    if problem is not None:
+        raise problem
+
+
+def _status(cl: local_state.LocalCluster) -> tuple[dict[str, Any], LocalClusterError | None]:
+    """The cluster as `status` shows it, and the error to exit with (None: all running)."""
     down = set(local_cluster.down_nodes(cl))
     try:
         desc = cl.describe(timeout=wait_limit.seconds() or 5)  # --timeout, as every command
@@ -63,44 +76,95 @@ def _print_status(cl: local_state.LocalCluster) -> None:
     # KRaft's DescribeCluster names a random broker as "controller" for old clients; the real
     # controller is the sole quorum voter of our layout. Under ZooKeeper it is the elected one.
     voter = next((n.id for n in cl.nodes if n.controller), None)
-    cluster_id = desc.cluster_id if desc else cl.cluster_id
+    zookeeper = cl.sidecar("zookeeper")
     if voter is not None:
-        controller = f"node {voter} (KRaft voter)"
+        controller = {"node": voter, "kind": "kraft_voter", "zookeeper": None}
     else:
-        zookeeper = cl.sidecar("zookeeper")
-        elected = f"node {desc.controller_id}" if desc and desc.controller_id else "none"
-        controller = f"{elected} (elected; ZooKeeper at 127.0.0.1:{zookeeper and zookeeper.port})"
-    click.echo(f"kafka: {cl.kafka_version}  cluster id: {cluster_id}  controller: {controller}")
+        elected = desc.controller_id if desc and desc.controller_id else None
+        at = f"127.0.0.1:{zookeeper.port}" if zookeeper is not None else None
+        controller = {"node": elected, "kind": "elected", "zookeeper": at}
     registered = {b.id: b for b in desc.brokers} if desc else {}
-    click.echo("brokers:")
+    nodes = []
     for node in cl.nodes:
-        roles = "broker,controller" if node.controller else "broker"
         broker = registered.get(node.id)
-        where = f"{broker.host}:{broker.port}" if broker else node.address
-        rack = (broker.rack if broker else node.rack) or "-"
+        cause = None
         if node.id in down:
+            health = "down"
             cause = local_heap.death_cause(cl.node_dir(node) / "kafka.log")
+        else:
+            health = "up" if broker is not None else "not_registered"
+        nodes.append(
+            {
+                "id": node.id,
+                "address": f"{broker.host}:{broker.port}" if broker else node.address,
+                "rack": (broker.rack if broker else node.rack) or None,
+                "roles": ["broker", "controller"] if node.controller else ["broker"],
+                "pid": node.pid,
+                "state": health,
+                "died_of": cause,
+            }
+        )
+    sidecars = [
+        {"name": c.name, "address": f"127.0.0.1:{c.port}", "pid": c.pid, "running": c.running()}
+        for c in cl.sidecars
+    ]
+    unregistered = {n.id for n in cl.nodes if n.id not in registered} - down
+    problem = None
+    if down or unregistered:
+        problem = _degraded(cl, down, unregistered)
+    elif stopped := [c.name for c in cl.sidecars if not c.running()]:
+        problem = LocalClusterError(
+            f"the local cluster in {cl.state_dir} lost its {' and '.join(stopped)}; run "
+            "`reconciler local down` and `reconciler local up` to start it afresh."
+        )
+    document = {
+        "format_version": 1,
+        "state_dir": str(cl.state_dir),
+        "running": problem is None,
+        "bootstrap": cl.bootstrap,
+        "kafka_version": cl.kafka_version,
+        "cluster_id": desc.cluster_id if desc else cl.cluster_id,
+        "controller": controller,
+        "nodes": nodes,
+        "sidecars": sidecars,
+        "security": {
+            "mode": cl.security,
+            "description": local_security.describe_lines(cl.state_dir, cl.security),
+        },
+    }
+    return document, problem
+
+
+def _print_text(document: dict[str, Any]) -> None:
+    click.echo(f"bootstrap: {document['bootstrap']}")
+    controller = document["controller"]
+    if controller["kind"] == "kraft_voter":
+        shown = f"node {controller['node']} (KRaft voter)"
+    else:
+        elected = f"node {controller['node']}" if controller["node"] else "none"
+        shown = f"{elected} (elected; ZooKeeper at {controller['zookeeper'] or 'none'})"
+    click.echo(
+        f"kafka: {document['kafka_version']}  cluster id: {document['cluster_id']}  "
+        f"controller: {shown}"
+    )
+    click.echo("brokers:")
+    for node in document["nodes"]:
+        if node["state"] == "down":
+            cause = node["died_of"]
             health = f"  DOWN (died of {cause})" if cause else "  DOWN (no process)"
-        elif broker is None:
+        elif node["state"] == "not_registered":
             health = "  NOT REGISTERED (process alive, not in DescribeCluster)"
         else:
             health = ""
         click.echo(
-            f"  {node.id}  {where}  rack={rack}  roles={roles}  pid={node.pid or '-'}{health}"
+            f"  {node['id']}  {node['address']}  rack={node['rack'] or '-'}  "
+            f"roles={','.join(node['roles'])}  pid={node['pid'] or '-'}{health}"
         )
-    for sidecar in cl.sidecars:
-        health = "" if sidecar.running() else "  DOWN (no process)"
-        click.echo(f"{sidecar.name}: 127.0.0.1:{sidecar.port}  pid={sidecar.pid or '-'}{health}")
-    for line in local_security.describe_lines(cl.state_dir, cl.security):
+    for sidecar in document["sidecars"]:
+        health = "" if sidecar["running"] else "  DOWN (no process)"
+        click.echo(f"{sidecar['name']}: {sidecar['address']}  pid={sidecar['pid'] or '-'}{health}")
+    for line in document["security"]["description"]:
         click.echo(line)
-    unregistered = {n.id for n in cl.nodes if n.id not in registered} - down
-    if down or unregistered:
-        raise _degraded(cl, down, unregistered)
-    if stopped := [s.name for s in cl.sidecars if not s.running()]:
-        raise LocalClusterError(
-            f"the local cluster in {cl.state_dir} lost its {' and '.join(stopped)}; run "
-            "`reconciler local down` and `reconciler local up` to start it afresh."
-        )
 
 
 def _degraded(
@@ -249,15 +313,24 @@ def up(
 
 
 @local.command(context_settings=CONTEXT)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "json")),
+    default="text",
+    show_default=True,
+    help="text for people, json for scripts (schemas/local-status.schema.json).",
+)
 @click.pass_obj
-def status(state_dir: Path) -> None:
+def status(state_dir: Path, fmt: str) -> None:
     """Show bootstrap servers, brokers, racks and controller (exit 1 if not running, naming
-    the error a node died of when its log says)."""
+    the error a node died of when its log says). With --format json the same, as one JSON
+    document, printed also when a node is down (exit 1 then too)."""
     cl = local_state.load_state(state_dir)
     died = local_heap.deaths(cl) if cl is not None and not cl.running_pids() else []
     if died:
         raise LocalClusterError(f"no local cluster is running from {state_dir}: {'; '.join(died)}.")
-    _print_status(_running(state_dir))
+    _print_status(_running(state_dir), fmt)
 
 
 @local.command(context_settings=CONTEXT)

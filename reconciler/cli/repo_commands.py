@@ -222,27 +222,93 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
     "--include", metavar="REGEX", help="Only topics whose name matches (Python re.search, bounded)."
 )
 @click.option("--exclude", metavar="REGEX", help="Leave out topics whose name matches.")
+@click.option(
+    "--keep-assignments",
+    is_flag=True,
+    help="Write every imported topic's placement as `assignments`, even where Kafka chose it.",
+)
+@click.option(
+    "--refresh",
+    is_flag=True,
+    help="Instead of new files: write the cluster's current values of drifted topics into the "
+    "spec lines they come from (accepting drift as a reviewed change).",
+)
+@click.option(
+    "--topic",
+    "topics",
+    metavar="REGEX",
+    multiple=True,
+    help="With --refresh: only topics whose name matches (Python re.search; repeatable).",
+)
+@format_option(("text", "json"))
 @pass_ctx
 def import_(
-    ctx: Ctx, cluster: str | None, out: Path | None, include: str | None, exclude: str | None
+    ctx: Ctx,
+    cluster: str | None,
+    out: Path | None,
+    include: str | None,
+    exclude: str | None,
+    keep_assignments: bool,
+    refresh: bool,
+    topics: tuple[str, ...],
+    fmt: str,
 ) -> None:
     """Write spec files for the topics a live cluster has, to adopt an existing cluster.
 
     One file per name prefix (payments.yaml for payments.*), topics sorted by name; each spec
     says the topic's partitions, replication factor and its own config overrides (never a
-    broker or Kafka default; human units where exact, like 7d), and manual assignments only
-    where the placement is not one Kafka would choose. Topics a spec already names, internal
+    broker or Kafka default; human units where exact, like 7d); placement is left to Kafka
+    unless it looks placed by hand (one broker leading every partition, a partition on fewer
+    racks than it could use) or --keep-assignments asks, and import names each topic that
+    keeps its assignments. Topics a spec already names, internal
     and ignored topics are left out, and no existing file is overwritten. Afterwards the new
     specs are planned against the state just read: `plan` shows no changes for them.
     Changes nothing on the cluster. Exit 0 when the new specs are exact, 1 otherwise.
+
+    With --refresh, writes no new file: the cluster's current values of drifted topics go
+    into the spec files they come from, editing only the lines that change (comments, order
+    and units kept). A value from `defaults:`, a YAML anchor or a template is named with its
+    file:line, not rewritten; missing and unmanaged topics are named and left. Exit 0 when
+    every drifted value was written and plans to nothing, 1 otherwise.
     """
+    from reconciler.cli import import_report
     from reconciler.words import listing
     from reconciler.workflow.import_topics import import_topics
 
+    if refresh:
+        given = [o for o, v in (("--out", out), ("--include", include), ("--exclude", exclude),
+                                ("--keep-assignments", keep_assignments)) if v]  # fmt: skip
+        if given:
+            raise ConfigError(
+                f"import --refresh edits the specs that exist and takes no {' or '.join(given)} "
+                "(those choose new files); scope it with --topic REGEX"
+            )
+    elif topics:
+        raise ConfigError("--topic scopes import --refresh; a new import takes --include REGEX")
     cluster = chosen_cluster(ctx.context, cluster)
     show_progress(f"reading cluster '{cluster}'")
+    if refresh:
+        from reconciler.workflow.refresh import refresh as refresh_specs
+
+        with Heartbeat(f"reading cluster '{cluster}'"):
+            refreshed = refresh_specs(ctx.context, cluster, topics)
+        if fmt == "json":
+            import_report.print_json(import_report.refresh_json(refreshed))
+            if not refreshed.complete:
+                click.get_current_context().exit(1)
+            return
+        import_report.print_refresh(refreshed)
+        return
     with Heartbeat(f"reading cluster '{cluster}'"):
-        run = import_topics(ctx.context, cluster, out, include, exclude)
+        run = import_topics(
+            ctx.context, cluster, out, include, exclude, keep_assignments=keep_assignments
+        )
+    if fmt == "json":
+        root = ctx.context.repo.absolute()
+        import_report.print_json(import_report.import_json(run, cluster, root))
+        if run.inexact or run.problems:
+            click.get_current_context().exit(1)
+        return
     width = text_width()  # the report wraps like every text report; stderr lines do not
     if run.pinned is not None:
         width_echo(
@@ -264,6 +330,7 @@ def import_(
     for topic in run.topics:
         for note in topic.notes:
             click.echo(f"note: {topic.name}: {note}", err=True)
+    import_report.print_kept(run)
     count = len(run.topics)
     if not count:
         width_echo(f"Nothing to import: every topic of cluster '{cluster}' that reconciler "

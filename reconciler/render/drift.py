@@ -66,13 +66,22 @@ def headline(report: DriftReport) -> str:
 
 
 _NEXT_STEP = (
-    " shows how apply would bring the cluster back to the specs; to keep a change made on the "
-    "cluster, put it in the spec instead."
+    " shows how apply would bring the cluster back to the specs; to keep the cluster's values "
+    "instead, "
+)
+_KEEP = (
+    " on a branch writes them into the spec lines they come from: review the diff and open a "
+    "pull request (a value from a file's defaults, an anchor or a template is named, to change "
+    "by hand)."
 )
 
 
 def _command(report: DriftReport) -> str:
     return f"reconciler plan --cluster {report.cluster}"
+
+
+def _keep(report: DriftReport) -> str:
+    return f"reconciler import --refresh --cluster {report.cluster}"
 
 
 def render_drift_text(report: DriftReport, width: int | None = None, verbose: bool = False) -> str:
@@ -87,7 +96,7 @@ def render_drift_text(report: DriftReport, width: int | None = None, verbose: bo
             where = printable(str(item.location)) if item.location else "(no spec)"
             topic = printable(item.topic) if item.topic else "(cluster)"
             lines.append(f"  {where}  {topic}  {printable(_detail(item))}")
-        lines += ["", printable(_command(report)) + _NEXT_STEP]
+        lines += ["", printable(_command(report)) + _NEXT_STEP + printable(_keep(report)) + _KEEP]
     return "\n".join(wrap_all(lines, width))
 
 
@@ -104,7 +113,7 @@ def render_drift_markdown(report: DriftReport, max_chars: int = DEFAULT_MAX_CHAR
         return "\n".join(head)
     head += [f"Read from cluster state `{report.based_on}`.", ""]
     head += ["| topic | what | spec | cluster | where |", "| --- | --- | --- | --- | --- |"]
-    tail = ["", code(_command(report)) + _NEXT_STEP]
+    tail = ["", code(_command(report)) + _NEXT_STEP + code(_keep(report)) + escape(_KEEP)]
     rows = [_row(item) for item in report.items]
     used = sum(len(line) + 1 for line in (*head, *tail))
     shown: list[str] = []

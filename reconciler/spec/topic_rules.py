@@ -168,7 +168,9 @@ def assignments(
         found.append(
             ASSIGNMENT_PARTITION_COUNT(
                 f"assignments of '{topic}' has {len(replicas)} replica list(s) but partitions is "
-                f"{partition_count}: give exactly one list per partition",
+                f"{partition_count}: give exactly one list per partition, or remove "
+                "`assignments:` to hand placement back to Kafka (the replicas stay where they "
+                "are; Kafka places new partitions itself)",
                 at,
                 topic,
             )

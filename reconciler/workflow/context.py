@@ -50,6 +50,12 @@ class Context:
             self._loads[key] = load_repo(self.repo, cluster, settings=settings, files=self.files)
         return self._loads[key]
 
+    def reload(self, cluster: str) -> LoadResult:
+        """`load` again after the command wrote spec files (`files.wrote`): their new bytes,
+        the others' as first read."""
+        self._loads.pop((cluster, Settings.of(cluster)), None)
+        return self.load(cluster)
+
     def valid(self, cluster: str | None, settings: Settings | None = None) -> LoadResult:
         """`load`, raising InvalidSpecs on any error diagnostic."""
         loaded = self.load(cluster, settings)

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 class ImportRun:
     files: tuple[import_cluster.ImportFile, ...]  # written, in order
     skipped: tuple[str, ...]  # topics a spec already names
+    # every other topic left out, with why: "internal", "ignored", "not chosen" (--include)
+    left_out: tuple[tuple[str, str], ...]
     # Topics whose plan after import is not empty, or diagnostics on the written files: what
     # import could not say exactly (each explained by the topic's notes or the diagnostic)
     inexact: tuple[str, ...]
@@ -48,6 +50,8 @@ def import_topics(
     out: Path | None = None,
     include: str | None = None,
     exclude: str | None = None,
+    *,
+    keep_assignments: bool = False,
 ) -> ImportRun:
     """Write spec files for the cluster's topics that no spec names yet, then plan over them.
 
@@ -99,12 +103,16 @@ def import_topics(
     ignore = [UserPattern(p, policy.pattern_source("ignore", p)) for p in policy.ignore]
     mine = loaded.desired[cluster]
     # A topic declared only for other clusters is declared: a second spec would duplicate it
+    left_out: list[tuple[str, str]] = []
     topics, skipped = import_cluster.select(
-        state, {*mine.topics, *mine.elsewhere}, ignore, include_re, exclude_re
+        state, {*mine.topics, *mine.elsewhere}, ignore, include_re, exclude_re, left_out
     )
     schema = config.root / "schemas" / "topics.schema.json"
     files = import_cluster.layout(
-        [import_cluster.imported_topic(t, state) for t in topics],
+        [
+            import_cluster.imported_topic(t, state, keep_assignments=keep_assignments)
+            for t in topics
+        ],
         out_dir,
         cluster,
         clusters_field=len(config.clusters) > 1,
@@ -147,7 +155,9 @@ def import_topics(
         if again.config is not None and cluster in again.desired and not problems:
             after = make_plan(again.desired[cluster], state, chosen)
             inexact = sorted({c.topic for c in after.changes if c.topic in names})
-    return ImportRun(files, tuple(skipped), tuple(inexact), tuple(problems), pinned, unpinned)
+    return ImportRun(
+        files, tuple(skipped), tuple(left_out), tuple(inexact), tuple(problems), pinned, unpinned
+    )
 
 
 def _option_regex(option: str, pattern: str | None) -> UserPattern | None:

@@ -20,15 +20,15 @@ from reconciler.cluster.state import (
 from reconciler.import_cluster import (
     MAX_TOPICS_PER_FILE,
     ImportedTopic,
+    deliberate,
     imported_topic,
-    kafka_would_place,
     layout,
     prefix,
     select,
-    spec_value,
 )
 from reconciler.patterns import UserPattern
 from reconciler.spec import catalog
+from reconciler.spec.spelling import spec_value
 
 RACKED = tuple(
     BrokerState(i, "127.0.0.1", 9090 + i, f"rack-{r}") for i, r in ((1, "a"), (2, "b"), (3, "c"))
@@ -88,24 +88,28 @@ def test_spec_values_are_human_where_exact_and_normalise_back(
 
 
 @pytest.mark.parametrize(
-    ("replicas", "brokers", "kafkas"),
+    ("replicas", "brokers", "by_hand"),
     [
-        ([(1, 2), (2, 3), (3, 1)], RACKED, True),
-        ([(2, 3), (3, 1), (1, 2), (2, 1), (3, 2), (1, 3)], RACKED, True),
-        ([(1,)], RACKED, True),
-        ([(1, 2, 3), (2, 3, 1), (3, 1, 2)], RACKED, True),
-        ([(1, 2, 3)] * 3, RACKED, False),  # every leader on broker 1: stacked, not striped
-        ([(1, 2), (1, 3), (1, 2)], RACKED, False),  # every leader on broker 1
-        ([(1, 2)] * 4, RACKLESS, False),  # replicas crowded on two of four brokers
-        ([(1, 2), (2, 9)], RACKED, False),  # a broker the cluster no longer lists
-        ([(1, 2), (3, 4), (2, 1), (4, 3)], RACKLESS, True),
-        ([(1, 1)], RACKED, False),  # one rack used where two could be
+        ([(1, 2), (2, 3), (3, 1)], RACKED, False),
+        ([(2, 3), (3, 1), (1, 2), (2, 1), (3, 2), (1, 3)], RACKED, False),
+        ([(1,)], RACKED, False),
+        ([(1, 2, 3), (2, 3, 1), (3, 1, 2)], RACKED, False),
+        ([(1, 2, 3)] * 3, RACKED, True),  # every leader on broker 1: stacked, not striped
+        ([(1, 2), (1, 3), (1, 2)], RACKED, True),  # every leader on broker 1
+        ([(1, 2)] * 4, RACKLESS, True),  # every leader on broker 1
+        ([(1, 2), (2, 9)], RACKED, False),  # a broker not listed may only be down
+        ([(1, 2), (3, 4), (2, 1), (4, 3)], RACKLESS, False),
+        ([(1, 1)], RACKED, True),  # one rack used where two could be
+        # Uneven over the brokers, as a cluster that grew (or a rebalance) leaves it: Kafka's
+        ([(1, 2), (2, 1), (1, 2), (2, 1), (1, 2), (2, 1)], RACKLESS, False),
+        ([(1,)] * 24, RACKED, False),  # a topic of the cluster's one-broker days
+        ([(1, 2), (2, 3), (1, 3), (1, 2), (3, 1), (1, 2)], RACKED, False),  # after a rebalance
     ],
 )
-def test_kafka_would_place(
-    replicas: list[tuple[int, ...]], brokers: tuple[BrokerState, ...], kafkas: bool
+def test_deliberate_placement(
+    replicas: list[tuple[int, ...]], brokers: tuple[BrokerState, ...], by_hand: bool
 ) -> None:
-    assert kafka_would_place(replicas, brokers) is kafkas
+    assert (deliberate(replicas, brokers) is not None) is by_hand
 
 
 def test_racks_are_judged_by_what_the_cluster_can_offer() -> None:
@@ -115,8 +119,20 @@ def test_racks_are_judged_by_what_the_cluster_can_offer() -> None:
         BrokerState(3, "h", 3, "b"),
         BrokerState(4, "h", 4, "b"),
     )
-    assert kafka_would_place([(1, 3), (3, 2), (2, 4), (4, 1)], two_racks)
-    assert not kafka_would_place([(1, 2), (3, 4), (2, 1), (4, 3)], two_racks)  # one rack each
+    assert deliberate([(1, 3), (3, 2), (2, 4), (4, 1)], two_racks) is None
+    found = deliberate([(1, 2), (3, 4), (2, 1), (4, 3)], two_racks)  # one rack each
+    assert (
+        found == "partition 0 has its 2 replicas on 1 rack(s) of 2, which Kafka's "
+        "rack-aware placement never does"
+    )
+
+
+def test_keep_assignments_pins_what_kafka_placed() -> None:
+    t = topic("pay.orders", [(1, 2), (2, 3), (3, 1)])
+    assert "assignments" not in imported_topic(t, state(t)).spec
+    kept = imported_topic(t, state(t), keep_assignments=True)
+    assert kept.spec["assignments"] == [[1, 2], [2, 3], [3, 1]]
+    assert kept.kept == "--keep-assignments"
 
 
 def test_a_spec_holds_overrides_only_never_defaults() -> None:

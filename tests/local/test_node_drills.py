@@ -7,6 +7,7 @@ shared kafka1/kafka3.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import signal
@@ -21,6 +22,7 @@ from reconciler.local import state as local_state
 from reconciler.local.distribution import Distribution
 from tests.kafka_fixtures import own_cluster
 from tests.local.test_local_cli import run
+from tests.spec_repo import schema_validator
 
 pytestmark = pytest.mark.kafka
 
@@ -60,12 +62,22 @@ def test_stop_node_status_names_it_down_and_exits_1(drill: local_state.LocalClus
     assert re.search(r"^  1  .*pid=\d+$", out, re.M)  # the live node: no mark
     assert "degraded (2 nodes): node(s) [2] down" in err
     assert "start-node N" in err
+    rc, out, err = _cli(drill, "status", "--format", "json")
+    assert rc == 1 and "node(s) [2] down" in err
+    report = json.loads(out)
+    schema_validator("local-status.schema.json").validate(report)
+    assert report["running"] is False
+    assert [(n["id"], n["state"], n["rack"]) for n in report["nodes"]] == [
+        (1, "up", "rack-a"), (2, "down", "rack-b"),
+    ]  # fmt: skip
 
     rc, out, err = _cli(drill, "start-node", "2")
     assert rc == 0, err
     rc, out, err = _cli(drill, "status")
     assert rc == 0, err
     assert "DOWN" not in out
+    rc, out, err = _cli(drill, "status", "--format", "json")
+    assert rc == 0 and json.loads(out)["running"] is True, err
     assert {b.id for b in local_cluster.current(drill).describe().brokers} == {1, 2}
 
 

@@ -62,6 +62,14 @@ def test_assignments(
     assert [d.code for d in found] == codes
 
 
+def test_a_count_the_assignments_do_not_match_says_how_to_hand_placement_to_kafka() -> None:
+    """R303 is what a partition increase of a pinned topic meets: removing `assignments:` is
+    the other way out, and the message says so."""
+    (found,) = topic_rules.assignments([([1, 2], AT), ([2, 3], AT)], AT, "t", 3, None)
+    assert found.code == "R303"
+    assert "remove `assignments:` to hand placement back to Kafka" in found.message
+
+
 def _topic(name: str, *deps: str, absent: bool = False) -> Declared:
     return Declared(name, AT, tuple((d, AT) for d in deps), absent)
 
