@@ -230,29 +230,16 @@ def planned(
     """The plan the specs give for a live `state`: when it deletes or grows topics, the
     evidence of use of exactly those topics is read now and the plan made again with it (the
     planner stays pure; plan and apply share this one path)."""
-    first = make_plan(
-        specs.desired,
-        state,
-        specs.cluster,
-        prune=prune,
-        warnings=warnings,
-        targets=targets,
-        scoped=scoped,
-    )
+
+    def made(evidence: Evidence | None) -> Plan:
+        return make_plan(specs.desired, state, specs.cluster, prune=prune, warnings=warnings,
+                         targets=targets, evidence=evidence, scoped=scoped)  # fmt: skip
+
+    first = made(None)
     wanted = evidence_topics(first)
     if not wanted:
         return first
-    evidence = read_evidence(wanted, bool(deleted_partitions(first)))
-    return make_plan(
-        specs.desired,
-        state,
-        specs.cluster,
-        prune=prune,
-        warnings=warnings,
-        targets=targets,
-        evidence=evidence,
-        scoped=scoped,
-    )
+    return made(read_evidence(wanted, bool(deleted_partitions(first))))
 
 
 def _with(plan: Plan, diagnostic: Diagnostic) -> Plan:
