@@ -69,6 +69,20 @@ def topic_id_text(value: object) -> str:
     return topic_ids.canonical(approval_text(value))
 
 
+def _bound_text(field: object, value: object, key: object) -> str:
+    """One field of a transition approval as compared: a topic id in either alphabet, and the
+    values before and after a config key's change in the spec's units too (`from: 30d` is
+    `from: 2592000000` for retention.ms), read by the catalog as a spec's config is."""
+    if field == "topic_id":
+        return topic_id_text(value)
+    text = approval_text(value)
+    if field in ("from", "to") and isinstance(key, str):
+        from reconciler.spec.catalog import canonical  # the catalog is large: read when used
+
+        return canonical(key, text)
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class Acknowledgment:
     """One item of a topic's `acknowledge:`: a hazard code and the one transition it approves.
@@ -91,10 +105,8 @@ class Acknowledgment:
             return Acknowledgment(item)
         ((code, value),) = item.items()
         if isinstance(value, Mapping):
-            pairs = sorted(
-                (str(k), topic_id_text(v) if k == "topic_id" else approval_text(v))
-                for k, v in value.items()
-            )
+            key = value.get("key")
+            pairs = sorted((str(k), _bound_text(k, v, key)) for k, v in value.items())
             return Acknowledgment(code, tuple(pairs))
         return Acknowledgment(
             code, topic_id_text(value) if code in TOPIC_BOUND_CODES else approval_text(value)

@@ -276,3 +276,29 @@ def test_an_approval_of_another_id_in_the_old_alphabet_still_approves_nothing() 
     tombstone = {"state": Presence.ABSENT, "acknowledge": [{"delete": other}]}
     plan = _plan(cluster(_with_id(topic("t.h", spread(3, 2)), KAFKA_ID)), **tombstone)
     assert not plan.applyable
+
+
+@pytest.mark.parametrize(
+    ("key", "before", "after", "human"),
+    [
+        ("retention.ms", "2592000000", "86400000", {"from": "30d", "to": "24h"}),
+        ("retention.bytes", "1073741824", "1048576", {"from": "1GiB", "to": "1MiB"}),
+        ("retention.ms", "604800000", "3600000", {"from": "168h", "to": 3600000}),
+    ],
+)
+def test_an_approval_takes_the_units_the_spec_takes(
+    key: str, before: str, after: str, human: dict[str, object]
+) -> None:
+    """`from: 30d` approves the cut from 2592000000: the catalog reads an approval's values
+    as it reads the spec's config; another value in units still approves nothing."""
+    state = cluster(topic("t.h", spread(3, 2), overrides={key: before}))
+    hazard = _hazard(_plan(state, partitions=3, config={key: after}))
+    assert hazard.approve_with is not None
+    [(code, fields)] = hazard.approve_with.items()
+    assert isinstance(fields, dict)
+    spelled = {**fields, **human}
+    approved = _plan(state, partitions=3, config={key: after}, acknowledge=[{code: spelled}])
+    assert approved.applyable, approved.diagnostics
+    wrong = _plan(state, partitions=3, config={key: after},
+                  acknowledge=[{code: {**spelled, "from": "29d"}}])  # fmt: skip
+    assert not wrong.applyable
