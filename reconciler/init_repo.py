@@ -220,6 +220,13 @@ def next_steps(cluster: str, bootstrap: str, branch: str, how: str) -> list[str]
         "apply takes its lock by creating the topic _reconciler_lock (deleted again when it is "
         "done), and on its first run creates the topic _reconciler_audit, whose records (one "
         "per apply) are kept forever (retention.ms -1).",
+        "Require a code owner's review of what decides what applies: reconciler.yaml holds "
+        "each cluster's policy (its gates) and .github/ the workflows that hold the cluster's "
+        "credentials. A .github/CODEOWNERS file such as:",
+        "  /reconciler.yaml  @your-org/kafka-platform",
+        "  /.github/         @your-org/kafka-platform",
+        f"  with branch protection on '{branch}' requiring code owners' review (Settings > "
+        "Branches).",
         "Every page of the documentation: `reconciler help` (the workflows: `reconciler help "
         "workflows`; the ACLs: `reconciler help security`).",
     ]

@@ -47,3 +47,12 @@ def test_init_prints_the_tables_commands() -> None:
         for line in acls.commands("kafka:9092", f"User:reconciler-{who}", role):
             assert line in printed
     assert "--allow-principal User:reconciler-plan --operation Describe --group '*'" in printed
+
+
+def test_init_suggests_code_owners_for_what_decides_what_applies() -> None:
+    """reconciler.yaml (the policy and its gates) and .github/ (the workflows holding the
+    cluster's credentials) deserve a code owner's review: init says how."""
+    printed = next_steps("prod", "kafka:9092", "release", "--branch")
+    assert "  /reconciler.yaml  @your-org/kafka-platform" in printed
+    assert "  /.github/         @your-org/kafka-platform" in printed
+    assert any("branch protection on 'release'" in line for line in printed)
