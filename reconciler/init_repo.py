@@ -222,7 +222,7 @@ def next_steps(cluster: str, bootstrap: str, branch: str, how: str) -> list[str]
         "per apply) are kept forever (retention.ms -1).",
         "Require a code owner's review of what decides what applies: reconciler.yaml holds "
         "each cluster's policy (its gates) and .github/ the workflows that hold the cluster's "
-        "credentials. A .github/CODEOWNERS file such as:",
+        "credentials. A CODEOWNERS file in .github/ such as:",
         "  /reconciler.yaml  @your-org/kafka-platform",
         "  /.github/         @your-org/kafka-platform",
         f"  with branch protection on '{branch}' requiring code owners' review (Settings > "
