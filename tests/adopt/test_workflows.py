@@ -376,6 +376,18 @@ def test_plan_comments_on_pull_requests_and_apply_applies_the_merge(
     assert [c["id"] for c in again] == [human["id"], ours["id"]]
     assert again[1]["body"] != ours["body"] and head[:12] in again[1]["body"]
 
+    # A merge queue's check (merge_group) plans the queue's commit against its base; with no
+    # pull request in the event, the plan goes to the job summary and no comment is written.
+    queued = actions.run("plan.yml", Event.merge_group(base, head, 7))
+    assert queued.triggered
+    job = queued.job()
+    green(job)
+    assert job.step("plan").outputs == {"exitcode": "2"}
+    assert "Not a pull request" in job.step("comment on the pull request").log
+    assert orders in job.summary
+    assert len(gh_calls(github, "api", "--method", "POST")) == 1
+    assert len(gh_calls(github, "api", "--method", "PATCH")) == 1
+
     # An invalid spec: the check fails, and the comment says where.
     git(repo, "checkout", "-q", "-b", "broken", base)
     (repo / "topics" / "bad.yaml").write_text(f"topics:\n  - name: {ns}.bad\n    partitions: 0\n")

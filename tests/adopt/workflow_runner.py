@@ -463,7 +463,8 @@ def condition(value: Value, scope: Scope) -> bool:
 
 @dataclass
 class Event:
-    """What triggered the workflow: `pull_request`, `push`, `schedule` or `workflow_dispatch`."""
+    """What triggered the workflow: `pull_request`, `merge_group`, `push`, `schedule` or
+    `workflow_dispatch`."""
 
     name: str
     payload: dict[str, Any]
@@ -489,6 +490,20 @@ class Event:
         return cls(
             "pull_request", payload, head, f"refs/pull/{number}/merge", "main", branch, changed
         )
+
+    @classmethod
+    def merge_group(cls, base: str, head: str, number: int = 1) -> Event:
+        """A merge queue's check of its commit `head` (pull request `number` on `base`). The
+        payload is lenient, as GitHub's: `github.event.pull_request` is null here."""
+        queue = f"refs/heads/gh-readonly-queue/main/pr-{number}-{base}"
+        payload = Lenient(
+            {
+                "action": "checks_requested",
+                "merge_group": {"head_sha": head, "head_ref": queue, "base_sha": base,
+                                "base_ref": "refs/heads/main"},
+            }
+        )  # fmt: skip
+        return cls("merge_group", payload, head, queue)
 
     @classmethod
     def push(cls, before: str, after: str, changed: tuple[str, ...], branch: str = "main") -> Event:
