@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic
-from reconciler.errors import ClusterError
 from reconciler.git_repo import head_commit
 from reconciler.planning.changes import Action
 from reconciler.planning.plan import (
@@ -133,9 +132,9 @@ def kafka_answers(
     pre-flight sends them (apply/check/validate_only.py), as what adds it to a plan made from
     the same state (the whole plan, or its scoped part: each gets its own topics' verdicts). A
     change Kafka refuses is an error (P135) at its topic's spec, so the pull request fails
-    rather than the apply; changes the principal may not send (a read-only plan principal) or
-    that could not be asked are one warning (P136) saying Kafka did not check them, and apply
-    will, before its first change."""
+    rather than the apply; changes the principal may not send (a read-only plan principal) are
+    one warning (P136) saying Kafka did not check them, and apply will, before its first
+    change."""
     from reconciler.apply.check import validate_only
     from reconciler.apply.execute.operations import operations
 
@@ -147,9 +146,8 @@ def kafka_answers(
             "count in the spec"
         )
         return lambda plan: _with(plan, refused)
-    except ClusterError as exc:
-        unasked = KAFKA_UNCHECKED(f"Kafka was not asked to check this plan: {exc}")
-        return lambda plan: _with(plan, unasked)
+    # A request that fails as a whole (the cluster gone, a library's failure) fails the plan in
+    # one sentence, as any of its reads does: only Kafka's answers per topic are verdicts
     return lambda plan: _verdicts(plan, refusals, desired)
 
 
