@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reconciler.cluster.state import ClusterState
-from reconciler.diagnostics import Diagnostic
+from reconciler.diagnostics import Diagnostic, Severity
 from reconciler.git_repo import head_commit
 from reconciler.planning.changes import Action
 from reconciler.planning.plan import (
@@ -138,8 +138,12 @@ def kafka_answers(
     from reconciler.apply.check import validate_only
     from reconciler.apply.execute.operations import operations
 
+    # A topic the planner already holds back (P102 unreachable, P101 decrease...) is not asked
+    # about: Kafka would refuse it for the reason the plan gives, twice said
+    held = {d.topic for d in whole.diagnostics if d.severity is Severity.ERROR and d.topic}
+    asked = tuple(c for c in whole.changes if c.topic not in held)
     try:
-        refusals = validate_only.ask(kafka, state, [op.change for op in operations(whole.changes)])
+        refusals = validate_only.ask(kafka, state, [op.change for op in operations(asked)])
     except ValueError as exc:  # the Kafka client's own range checks, before sending
         refused = KAFKA_REFUSED(
             f"the Kafka client refuses a planned request before sending it ({exc}): lower the "
