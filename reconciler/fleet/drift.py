@@ -131,8 +131,6 @@ PLANNER_ONLY: dict[str, str] = {
     rules.MAX_DELETES.name: "policy.max_deletes is not in the compiled desired state",
     rules.LEFTOVER_THROTTLE.name: "a snapshot carries no audit record, which names the "
     "throttles an apply left",
-    rules.KAFKA_REFUSED.name: "Kafka's validate_only answer, asked by a live plan only; a "
-    "snapshot cannot ask the brokers anything",
 }
 
 _KEYS = ["cluster", "date", "topic"]

@@ -86,7 +86,8 @@ class Drift:
 @dataclass(frozen=True, slots=True)
 class MadeBy:
     """The tool that made a plan: apply refuses a saved plan of another reconciler version
-    (workflow/saved_plan.py) and mentions other client library versions (docs/apply.md)."""
+    (workflow/saved_plan.py) and mentions other client library versions (`reconciler help
+    apply`)."""
 
     reconciler: str  # reconciler's version, e.g. "0.2.0"
     # (name, version) of the client libraries, e.g. ("librdkafka", "2.16.0"), in a fixed order

@@ -3,7 +3,7 @@ drifted topics are written into the spec lines they come from (spec/refresh.py),
 request; then the specs are planned again against the same state, so "after it, plan shows no
 changes for what it wrote" is checked every time.
 
-What it writes, and what it leaves (docs/adopting.md, "Accepting drift"):
+What it writes, and what it leaves (`reconciler help adopting`, "Accepting drift"):
 
     config override changed, added or removed on the cluster     written (the line, in place)
     more partitions on the cluster than the spec's (P101)         written (a count only grows)

@@ -3,7 +3,7 @@
 A plan is bound to the reconciler version that made it (its `made_by`): another version may
 plan, order or check differently, so apply refuses it and asks for a plan made with this one.
 Other client library versions (confluent-kafka, librdkafka, kafka-python) are accepted and
-mentioned: they carry the requests, they do not decide them (docs/apply.md).
+mentioned: they carry the requests, they do not decide them (`reconciler help apply`).
 """
 
 from __future__ import annotations

@@ -325,9 +325,14 @@ def green(job: JobResult) -> None:
 
 
 def reviewed_plan(github: FakeGitHub, head: str) -> Path:
-    """The plan file apply downloaded: the artifact plan-test of the newest plan run of `head`,
-    fetched with `gh run download` (the recorder shows the call)."""
-    (run,) = [r for r in github.state()["runs"] if r["head_sha"] == head][:1]
+    """The plan file apply downloaded: the artifact plan-test of the newest pull-request plan
+    run of `head` (not a merge queue's), fetched with `gh run download` (the recorder shows the
+    call)."""
+    (run,) = [
+        r
+        for r in github.state()["runs"]
+        if r["head_sha"] == head and r.get("event") == "pull_request"
+    ][:1]
     (download,) = gh_calls(github, "run", "download", str(run["id"]))
     assert download["exit"] == 0 and download["argv"][3:] == [
         "--repo", REPOSITORY, "--name", "plan-test", "--dir", download["argv"][-1]

@@ -8,7 +8,7 @@ import pytest
 from reconciler.diagnostics import Severity
 from reconciler.planning import rules
 from reconciler.planning.drift import KINDS, DriftKind
-from reconciler.planning.drift_rules import DRIFT_RULES, NAMES
+from reconciler.planning.drift_rules import DRIFT_RULES, NAMES, NOT_IN_DRIFT
 from reconciler.render import drift as render_drift
 from reconciler.spec import rules as spec_rules
 
@@ -22,8 +22,14 @@ def _errors_by_default() -> set[str]:
         if rules.CONFIGURABLE.get(r.name, "error" if r.severity is Severity.ERROR else "warning")
         == "error"
     }
-    # validate's rule the plan raises too (planning/insync.py)
-    return found | {spec_rules.MIN_INSYNC_REPLICAS.name}
+    # validate's rule the plan raises too (planning/insync.py); less those drift never sees
+    return (found | {spec_rules.MIN_INSYNC_REPLICAS.name}) - set(NOT_IN_DRIFT)
+
+
+def test_what_drift_never_sees_is_a_plan_error_not_listed_for_drift_and_says_why() -> None:
+    errors = {r.name for r in rules.RULES if r.severity is Severity.ERROR}
+    assert set(NOT_IN_DRIFT) <= errors and not set(NOT_IN_DRIFT) & NAMES
+    assert all(len(why) > 20 for why in NOT_IN_DRIFT.values())
 
 
 def test_every_rule_the_plan_raises_as_an_error_is_listed_as_blocked() -> None:
