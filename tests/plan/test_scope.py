@@ -70,6 +70,14 @@ def topics_of(changes: list[dict[str, Any]]) -> list[str]:
 
 
 @pytest.mark.kafka
+def applied_and_committed(repo: SpecRepo) -> git.Commit:
+    """The specs applied to the cluster and committed: the base a pull request starts from."""
+    git.Repo.init(repo.root)
+    applied = repo.run("apply", "--cluster", "test", "--auto-approve", timeout=300)
+    assert applied.code == 0, applied.stdout + applied.stderr
+    return commit(repo, "specs as applied")
+
+
 def test_a_pull_request_plans_and_applies_its_own_change_not_the_drift(
     tmp_path: Path, kafka1: LocalCluster, ns: str
 ) -> None:
@@ -80,10 +88,7 @@ def test_a_pull_request_plans_and_applies_its_own_change_not_the_drift(
         {"name": pay, "partitions": 1, "config": {"retention.ms": DAY}}, file="topics/payments.yaml"
     )
     repo.topics({"name": ledger, "partitions": 1}, file="topics/ledger.yaml")
-    git.Repo.init(repo.root)
-    applied = repo.run("apply", "--cluster", "test", "--auto-approve", timeout=300)
-    assert applied.code == 0, applied.stdout + applied.stderr
-    base = commit(repo, "specs as applied")
+    base = applied_and_committed(repo)
 
     # The incident: on-call raises the payments topic's retention (reverting it is a
     # retention_decrease hazard apply refuses unacknowledged), and someone grows the ledger
@@ -166,10 +171,7 @@ def test_an_empty_scope_saved_plan_applies_nothing(
     repo.topics(
         {"name": pay, "partitions": 1, "config": {"retention.ms": DAY}}, file="topics/payments.yaml"
     )
-    git.Repo.init(repo.root)
-    applied = repo.run("apply", "--cluster", "test", "--auto-approve", timeout=300)
-    assert applied.code == 0, applied.stdout + applied.stderr
-    base = commit(repo, "specs as applied")
+    base = applied_and_committed(repo)
     admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
     set_config(admin, pay, "retention.ms", str(WEEK))
     repo.write("README.md", "specs\n")
