@@ -11,7 +11,7 @@ seeded), writes the compiled desired state and the snapshot lines, then measures
   are built in memory beforehand and not timed, which favours it.
 
 Both must find the same number of drift items (the planner's less the blocked items of rules
-only it decides: fleet/drift.py PLANNER_ONLY). Generated data is kept in --data (default a
+only it decides: fleet/drift_columns.py PLANNER_ONLY). Generated data is kept in --data (default a
 directory under /tmp named after the shape) and reused when present.
 
     .venv/bin/python -m bench.bench_fleet [--clusters 100 --topics 10000 --dates 7]
@@ -35,7 +35,7 @@ from pathlib import Path
 
 from bench import fleet_gen
 from reconciler.cluster import jsonl
-from reconciler.fleet.drift import PLANNER_ONLY
+from reconciler.fleet.drift_columns import PLANNER_ONLY
 from reconciler.planning.drift import drift
 from reconciler.planning.plan import make_plan
 
@@ -143,7 +143,7 @@ def run_python(shape: fleet_gen.Shape, data: Path) -> dict[str, object]:
         config, specs = desired[cluster]
         report = drift(make_plan(specs, state, config, based_on=""), specs, state)
         items += len(report.items)
-        # the blocked items of rules only the planner decides (fleet/drift.py PLANNER_ONLY:
+        # the blocked items of rules only the planner decides (fleet/drift_columns.py PLANNER_ONLY:
         # here mostly the KIP-578 limits, which the generated fleet sets low on purpose)
         planner_only += sum(
             1 for i in report.items if i.kind == "blocked" and i.field in PLANNER_ONLY

@@ -9,7 +9,7 @@ plus drift injected on a schedule: each drifting topic starts on some date and k
 changes, or loses) its difference for a while, so first_seen has runs to find.
 
 Every drift kind is injected (missing, config, partitions both ways, replication_factor,
-placement, present, unmanaged), and so is every rule of planning/drift_rules.py (the odd
+placement, present, unmanaged), and so is every rule of planning/drift_codes.py (the odd
 clusters, `_Cluster.special`, hold the rarer ones: a broker down, unread spec files, an
 invalid ignore pattern, the policies and limits, max_deletes, a leftover throttle,
 min.insync.replicas above the broker default), besides internal topics, a Python-only

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pyspark import StorageLevel
 
-from reconciler.fleet import drift, inputs, job
+from reconciler.fleet import drift_columns, inputs, job
 
 
 def main() -> None:
@@ -53,15 +53,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="fleet-phases-") as out:
         wanted = inputs.read_desired(spark, str(args.data / "desired"))
         observed = inputs.read_snapshots(spark, str(args.data / "snapshots"), None)
-        prepared: list[drift.Rows] = []
+        prepared: list[drift_columns.Rows] = []
         step(
-            "parse, join to the specs, cache the rows (drift.prepare)",
-            lambda: prepared.append(drift.prepare(wanted, observed)),
+            "parse, join to the specs, cache the rows (drift_columns.prepare)",
+            lambda: prepared.append(drift_columns.prepare(wanted, observed)),
         )
         rows = prepared[0]
-        found = drift.with_first_seen(drift.items(rows), observed.snapshots).persist(
-            StorageLevel.MEMORY_AND_DISK
-        )
+        found = drift_columns.with_first_seen(
+            drift_columns.items(rows), observed.snapshots
+        ).persist(StorageLevel.MEMORY_AND_DISK)
 
         tables = job.outputs(found, rows.rows, observed, wanted)
         names = (

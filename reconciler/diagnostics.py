@@ -1,8 +1,8 @@
 """Diagnostics: problems collected, never thrown, so one run reports all of them.
 
 Rendered as `path:line:col: error[CODE]: message`, the form compilers use, so editors and CI
-annotations can jump to the place. One `Rule` type makes them (spec/rules.py holds the R codes
-of `validate`, planning/rules.py the P codes of `plan`), and one JSON shape carries them
+annotations can jump to the place. One `Rule` type makes them (spec/r_codes.py holds the R codes
+of `validate`, planning/p_codes.py the P codes of `plan`), and one JSON shape carries them
 (`to_json`, `from_json`): the plan's `diagnostics` and `validate --format json` alike, described
 once by `$defs/diagnostic` of schemas/plan.schema.json.
 """
@@ -62,7 +62,7 @@ class Rule:
 
     Calling a rule builds its Diagnostic. The message is the caller's, because only the caller
     knows the topic and numbers that make it actionable. `severity` overrides the default for
-    the rules a cluster's `policy.severity` configures (planning/rules.py).
+    the rules a cluster's `policy.severity` configures (planning/p_codes.py).
     """
 
     code: str

@@ -77,7 +77,7 @@ def checkout(repo: Path) -> Checkout | None:
 
 
 def head_commit(repo: Path) -> str | None:
-    """The commit checked out at `repo` (a saved plan's `source`, spec/identity.py); None
+    """The commit checked out at `repo` (a saved plan's `source`, spec/digest.py); None
     outside a git work tree, before the first commit, or without git. One `git rev-parse`
     rather than GitPython: every plan asks, and importing GitPython would cost plan more than
     the whole answer."""

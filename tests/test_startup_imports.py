@@ -89,7 +89,7 @@ def test_plan_against_a_snapshot_loads_no_kafka_python(tmp_path: Path) -> None:
 
 
 # What `plan` never uses: Jinja2 without templates, apply's machinery (plan reads only what other
-# applies left: apply/check/leftovers.py), the saved-plan schema check, git without
+# applies left: apply/leftovers.py), the saved-plan schema check, git without
 # --changed-since, the fleet's code and Spark.
 PLAN_HEAVY = ("jinja2", "reconciler.spec.templates", "reconciler.apply.run",
               "reconciler.apply.execute.levels", "reconciler.apply.execute.dispatch",

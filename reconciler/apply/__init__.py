@@ -1,20 +1,20 @@
 """Apply: pre-flight, lock, DAG execution level by level, audit.
 
 run.py                    one apply, start to end (lists the steps)
-lease.py                  the per-cluster lock: holder identity, lease, breaking only a
-                          certain-dead holder
+lock.py                   the per-cluster lock: holder identity, its lease (renewed while
+                          applying), breaking only a certain-dead holder
+leftovers.py              what other applies left: the lock's holder and recorded throttles
+                          (read for plan and drift); removing those throttles (apply)
 
 check/      before anything changes
   preflight.py            plan checks, stale-plan refusal or resume, Kafka's validate_only
   verify.py               a saved plan against the plan derived again from specs and cluster
   in_use.py               a delete now in use beyond what the saved plan showed is Diverged
   access.py               every ACL the operations need, before any change
-  leftovers.py            what other applies left: the lock's holder and recorded throttles
-                          (plan, drift); removing those throttles (apply)
 execute/    sending the changes
   operations.py           the plan as a DAG of operations, cut into levels (pure)
   levels.py               the level loop: skip, judge, send, wait; one result per operation
-  status.py               is a planned change on the cluster: Done, Partly, NotStarted,
+  verdict.py              is a planned change on the cluster: Done, Partly, NotStarted,
                           Diverged (pure)
   batching.py             the requests a level sends, cut where Kafka's limits demand (pure)
   dispatch.py             one request per kind per level, and what each answer means
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from reconciler.apply.record.results import ApplyResult
     from reconciler.apply.run import apply_plan
 
-# Imported on first use: `plan` and `drift` read what other applies left (check/leftovers.py)
+# Imported on first use: `plan` and `drift` read what other applies left (apply/leftovers.py)
 # and must not load the whole apply machinery for it.
 _FROM = {
     "Options": "reconciler.apply.execute.levels",

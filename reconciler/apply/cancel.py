@@ -6,7 +6,7 @@ AlterPartitionReassignments with no target for every partition of the managed to
 moving (Kafka puts each back on its original replicas), under the apply lock, then waits until
 Kafka lists none of them. Only the topics the specs name for the cluster: moves of other topics
 (an operator's, Cruise Control's) are never touched. A throttle an apply recorded over them is
-removed by the next apply, which finds nothing left to follow (check/leftovers.py).
+removed by the next apply, which finds nothing left to follow (apply/leftovers.py).
 
 The audit topic records it like an apply's changes: a `cancel` record before the request (who,
 and the moves it asks to stop; one that cannot be written cancels nothing) and a `cancelled`
@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-from reconciler.apply import lease
+from reconciler.apply import lock
 from reconciler.apply.execute.reassign import follow
 from reconciler.apply.record import audit_record, content
 from reconciler.cluster.ports import ApplyTarget
@@ -52,9 +52,9 @@ def cancel(
     poll_interval: float = 1.0,
 ) -> Cancelled:
     """Cancel the moves in progress of `topics` (the managed ones) under the apply lock."""
-    me = lease.Holder.me(content.actor(), "cancel-reassignments")
-    lease.acquire(cluster, me, force_unlock, progress)
-    renewal = lease.Lease(cluster, me).start()  # the wait below may outlast one lease
+    me = lock.Holder.me(content.actor(), "cancel-reassignments")
+    lock.acquire(cluster, me, force_unlock, progress)
+    renewal = lock.Lease(cluster, me).start()  # the wait below may outlast one lease
     try:
         moves = cluster.reassignments(topics)
         if not moves:
@@ -88,7 +88,7 @@ def cancel(
         return Cancelled(moves, refused, left)
     finally:
         renewal.stop()
-        lease.release(cluster, me, progress)
+        lock.release(cluster, me, progress)
 
 
 def _record_cancel(cluster: ApplyTarget, who: str, moves: tuple[Reassignment, ...]) -> str:

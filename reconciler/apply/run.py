@@ -33,8 +33,8 @@ import uuid
 from collections.abc import Callable
 
 from reconciler import stopping
-from reconciler.apply import lease
-from reconciler.apply.check import access, leftovers, preflight
+from reconciler.apply import leftovers, lock
+from reconciler.apply.check import access, preflight
 from reconciler.apply.execute.levels import Executor, InUse, Options
 from reconciler.apply.execute.operations import Level, levels, operations
 from reconciler.apply.record import content, interrupted, journal
@@ -72,10 +72,10 @@ def apply_plan(
     if not plan.changes and not leftovers.reported(plan):
         return ApplyResult(cluster.name, hash_, (), None)
     who = content.actor()
-    me = lease.Holder.me(who, hash_)
+    me = lock.Holder.me(who, hash_)
     stopping.check("taking the lock")
-    broken = lease.acquire(cluster, me, force_unlock, progress)
-    renewal = lease.Lease(cluster, me).start()
+    broken = lock.acquire(cluster, me, force_unlock, progress)
+    renewal = lock.Lease(cluster, me).start()
     results: tuple[OperationResult, ...] = ()
     started = time.time()
     outcome = "interrupted"
@@ -164,5 +164,5 @@ def apply_plan(
                     audit_error = "the apply did not finish; the next apply closes its record"
         finally:
             renewal.stop()
-            lease.release(cluster, me, progress)
+            lock.release(cluster, me, progress)
     return ApplyResult(cluster.name, hash_, results, record, audit_error, already_applied)

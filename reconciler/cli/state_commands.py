@@ -61,7 +61,7 @@ def drift(
     """
     from reconciler.cluster.snapshot import write_snapshot
     from reconciler.planning.drift import to_json
-    from reconciler.render.drift import render_drift_markdown, render_drift_text
+    from reconciler.render.drift_report import render_drift_markdown, render_drift_text
     from reconciler.workflow.drift import drift
 
     if snapshot_out is not None:

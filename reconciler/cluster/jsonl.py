@@ -128,7 +128,7 @@ def _topic_line(when: str, topic: TopicState, moving: Iterable[Reassignment]) ->
         "topic_id": topic.topic_id,
         "internal": topic.internal,
         "partitions": partitions_to_json(topic.partitions),
-        # throttles kept: drift reports the ones an apply left (planning/leftovers.py)
+        # throttles kept: drift reports the ones an apply left (planning/leftover_warnings.py)
         "overrides": dict(sorted(comparable_overrides(topic, named=OPERATIONAL_KEYS).items())),
     }
     synonyms = {

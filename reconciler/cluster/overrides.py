@@ -1,5 +1,5 @@
 """A topic's overrides as compared: the one definition the planner's diff, apply's judgement of
-a change (apply/execute/status.py) and the fleet's snapshot lines (cluster/jsonl.py) share.
+a change (apply/execute/verdict.py) and the fleet's snapshot lines (cluster/jsonl.py) share.
 
 Values are in Kafka's canonical form (spec.catalog), the form validated specs hold, so that
 comparing a cluster's value with a spec's is a plain string comparison.

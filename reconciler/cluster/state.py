@@ -145,7 +145,7 @@ class ClusterState:
     broker_defaults: dict[str, str] = field(default_factory=dict, hash=False)
     reassignments: tuple[Reassignment, ...] = ()
     # What other applies left: the lock while one holds it, throttles one recorded and left
-    # (apply/check/leftovers.py reads them; snapshots do not keep them)
+    # (apply/leftovers.py reads them; snapshots do not keep them)
     lock: LockShown | None = None
     leftover_throttles: tuple[LeftoverThrottle, ...] = ()
     # Brokers the cluster has registered but fenced (KIP-1073): down, so not in `brokers`.

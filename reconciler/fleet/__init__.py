@@ -6,7 +6,7 @@
     names.py        which topic names the planner never touches (the planner's own function)
     schemas.py      the declared Spark schemas of the two inputs
     inputs.py       reading them: bad lines counted, superseded and unproven snapshots dropped
-    drift.py        the planner's drift rules as DataFrame expressions, with first_seen
+    drift_columns.py        the planner's drift rules as DataFrame expressions, with first_seen
     load.py         partition replicas per broker against the KIP-578 limits, with the trend
     consistency.py  topics that differ between clusters where the specs do not make them
     summary.py      summary.md from a few small aggregates

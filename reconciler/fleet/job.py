@@ -37,7 +37,7 @@ from reconciler.errors import EnvironmentProblem, ReconcilerError
 from reconciler.fleet import java_errors, s3a, storage
 from reconciler.fleet import summary as report
 from reconciler.fleet.consistency import CONSISTENCY_COLUMNS, consistency
-from reconciler.fleet.drift import (
+from reconciler.fleet.drift_columns import (
     DRIFT_COLUMNS,
     UNMANAGED_COLUMNS,
     Rows,

@@ -5,7 +5,7 @@ placement.py  rack-aware replica targets for replication-factor changes
 hazards.py    consequences a reviewer must see (key reorder, retention, cleanup, delete)
 limits.py     KIP-578 partition limits: per-broker load before and after, feasibility
 policies.py   the cluster's policies (min RF, partitions per topic, name pattern, ...)
-rules.py      the diagnostic rules (P1xx) and their configurable severities
+p_codes.py      the diagnostic rules (P1xx) and their configurable severities
 order.py      execution order: phase, dependency DAG, name
 plan.py       the Plan value and make_plan
 json_plan.py  the versioned JSON form (schemas/plan.schema.json)

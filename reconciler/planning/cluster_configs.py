@@ -18,8 +18,9 @@ given cluster:
                                   asks Kafka before any change; the catalog's keys pass, as
                                   validate checked them
 
-Pure: the adapter reads, this decides; drift, the fleet job (fleet/drift.py, from the snapshot
-line's `topic_config_keys`) and apply (which re-derives the plan) take the decision from here.
+Pure: the adapter reads, this decides; drift, the fleet job (fleet/drift_columns.py, from the
+snapshot line's `topic_config_keys`) and apply (which re-derives the plan) take the decision
+from here.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import difflib
 
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Location
-from reconciler.planning import rules
+from reconciler.planning import p_codes
 from reconciler.spec import catalog, vendors
 from reconciler.spec.model import TopicSpec
 
@@ -77,7 +78,7 @@ def _unknown(
     if close:
         why += f" (did you mean '{close[0]}'?)"
     consequence = f"{topic} is not created" if creating else f"{topic}'s '{key}' is not changed"
-    return rules.UNKNOWN_TOPIC_CONFIG(
+    return p_codes.UNKNOWN_TOPIC_CONFIG(
         f"the cluster '{cluster}' does not know topic config '{key}': its brokers list "
         f"{listed}, none of them this one{why}; {consequence}. Remove the key from the topic's "
         "config, or keep the topic to the clusters that have it (`clusters:`)",
@@ -87,7 +88,7 @@ def _unknown(
 
 
 def _unchecked(topic: str, key: str, cluster: str, where: Location) -> Diagnostic:
-    return rules.TOPIC_CONFIG_UNCHECKED(
+    return p_codes.TOPIC_CONFIG_UNCHECKED(
         f"{topic}: whether the cluster '{cluster}' knows topic config '{key}' is not known: "
         "it lists no topic whose configs say so; apply's validate-only request asks Kafka "
         "before any change, and refuses the whole apply if the cluster does not know it",

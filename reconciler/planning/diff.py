@@ -28,7 +28,7 @@ from reconciler.cluster.evidence import Evidence
 from reconciler.cluster.state import ClusterState, PartitionState, Reassignment, TopicState
 from reconciler.diagnostics import Diagnostic
 from reconciler.patterns import UserPattern, problem
-from reconciler.planning import hazards, placement, rules
+from reconciler.planning import hazards, p_codes, placement
 from reconciler.planning.changes import (
     Action,
     AlterTopicConfig,
@@ -47,8 +47,8 @@ from reconciler.planning.configs import compacted, config_changes
 from reconciler.planning.down_unseen import UNSEEN
 from reconciler.planning.ownership import owned
 from reconciler.planning.system_topics import system_topic
+from reconciler.spec.kafka_rules import collision_key
 from reconciler.spec.model import DesiredState, Policy, Presence, TopicSpec
-from reconciler.spec.topic_rules import collision_key
 
 DiffResult = tuple[tuple[TopicChange, ...], tuple[Diagnostic, ...], tuple[str, ...]]
 
@@ -155,7 +155,7 @@ class _Diff:
                 patterns.append(UserPattern(pattern, source))
             else:
                 self.diagnostics.append(
-                    rules.INVALID_IGNORE_PATTERN(
+                    p_codes.INVALID_IGNORE_PATTERN(
                         f"policy.ignore pattern {pattern!r} is not a valid regular expression "
                         f"({error}); fix it in reconciler.yaml"
                     )
@@ -169,7 +169,7 @@ class _Diff:
             else "matches a policy.ignore pattern"
         )
         self.diagnostics.append(
-            rules.IGNORED_TOPIC(
+            p_codes.IGNORED_TOPIC(
                 f"{spec.name} {why}, so the planner never touches it and its spec has no "
                 "effect; remove the spec, or the pattern from policy.ignore in reconciler.yaml",
                 topic=spec.name,
@@ -184,7 +184,7 @@ class _Diff:
         existing = self.collisions.get(collision_key(name))
         if existing is not None:
             self.diagnostics.append(
-                rules.TOPIC_COLLISION(
+                p_codes.TOPIC_COLLISION(
                     f"topic {name} collides with existing topic {existing}: Kafka treats '.' "
                     "and '_' as the same character in metric names and refuses the create; "
                     "choose a name that differs by more than '.' versus '_'",
@@ -258,7 +258,7 @@ class _Diff:
         grow = desired_count is not None and desired_count > current_count
         if desired_count is not None and desired_count < current_count:
             self.diagnostics.append(
-                rules.PARTITION_DECREASE(
+                p_codes.PARTITION_DECREASE(
                     f"{name}: partitions cannot shrink from {current_count} to {desired_count}: "
                     "Kafka has no partition decrease; create a new topic and migrate, or set "
                     f"partitions: {current_count}",
@@ -356,7 +356,7 @@ class _Diff:
         self, spec: TopicSpec, moving: Sequence[Reassignment]
     ) -> Diagnostic:
         partitions = ", ".join(str(r.partition) for r in sorted(moving, key=lambda r: r.partition))
-        return rules.REASSIGNMENT_IN_PROGRESS(
+        return p_codes.REASSIGNMENT_IN_PROGRESS(
             f"{spec.name}: a partition reassignment is in progress (partition(s) {partitions}); "
             "Kafka refuses new partition or replica changes until it finishes: wait for it "
             "(kafka-reassign-partitions --verify) or cancel it, then plan again",
@@ -370,7 +370,7 @@ class _Diff:
         live, down = len(self.broker_ids), sorted(self.down)
         total = live + len(down)
         if down and wanted <= total:
-            return rules.BROKER_DOWN(
+            return p_codes.BROKER_DOWN(
                 f"{needs} but only {live} of the cluster's {total} brokers are up: broker(s) "
                 f"{_ids(down)} {_down(down)}; wait for it or bring it back, then plan again "
                 "(the spec needs no change)",
@@ -379,14 +379,14 @@ class _Diff:
             )
         also = f", {len(down)} of them down ({_ids(down)})" if down else ""
         if self.state.down_unseen:
-            return rules.REPLICATION_FACTOR_UNREACHABLE(
+            return p_codes.REPLICATION_FACTOR_UNREACHABLE(
                 f"{needs} but the cluster lists {total} broker(s){also}; {UNSEEN}: if one is, "
                 "bring it back and plan again (the spec needs no change), else set "
                 f"replication_factor to at most {total} or add brokers",
                 topic=spec.name,
                 location=spec.location,
             )
-        return rules.REPLICATION_FACTOR_UNREACHABLE(
+        return p_codes.REPLICATION_FACTOR_UNREACHABLE(
             f"{needs} but the cluster has {total} broker(s){also}; set replication_factor to "
             f"at most {total} or add brokers",
             topic=spec.name,
@@ -402,7 +402,7 @@ class _Diff:
         down = sorted(named & self.down)
         if down:
             self.diagnostics.append(
-                rules.BROKER_DOWN(
+                p_codes.BROKER_DOWN(
                     f"{spec.name}: assignments name broker(s) {_ids(down)}, which "
                     f"{_down(down)}; wait for it or bring it back, then plan again before "
                     f"{doing} (the assignments need no change)",
@@ -417,7 +417,7 @@ class _Diff:
         if self.state.down_unseen:
             verb, fix = "list", f"{UNSEEN}: if one is, bring it back and plan again, else {fix}"
         self.diagnostics.append(
-            rules.UNKNOWN_BROKER(
+            p_codes.UNKNOWN_BROKER(
                 f"{spec.name}: assignments name broker(s) {', '.join(map(str, unknown))} that "
                 f"the cluster does not {verb} (brokers: {known}); {fix}",
                 topic=spec.name,
@@ -432,7 +432,7 @@ class _Diff:
         name = spec.name
         if spec.protect:
             self.diagnostics.append(
-                rules.DELETE_PROTECTED(
+                p_codes.DELETE_PROTECTED(
                     f"{name} has `protect: true` and a tombstone (`state: absent`): protected "
                     "topics are never deleted; remove `protect: true` in the reviewed change "
                     "first, or drop the tombstone",
@@ -442,7 +442,7 @@ class _Diff:
             )
         elif not self.policy.allow_delete:
             self.diagnostics.append(
-                rules.DELETE_NOT_ALLOWED(
+                p_codes.DELETE_NOT_ALLOWED(
                     f"{name} has a tombstone (`state: absent`) but this cluster's policy does "
                     "not allow deletes; set `policy: {allow_delete: true}` for the cluster in "
                     "reconciler.yaml, or drop the tombstone",
@@ -452,7 +452,7 @@ class _Diff:
             )
         elif self.unread:
             self.diagnostics.append(
-                rules.DELETE_WITH_UNREAD_SPECS(
+                p_codes.DELETE_WITH_UNREAD_SPECS(
                     f"{name} has a tombstone (`state: absent`) but {self._unread_files()}, and "
                     "could declare it; no delete is planned while a file that could hold "
                     "topics is not read: rename it to .yaml (or .yaml.j2), move it out of the "
@@ -470,7 +470,7 @@ class _Diff:
             return
         if not self.policy.allow_delete:
             self.diagnostics.append(
-                rules.DELETE_NOT_ALLOWED(
+                p_codes.DELETE_NOT_ALLOWED(
                     f"--prune would delete {len(names)} unmanaged topic(s) but this cluster's "
                     "policy does not allow deletes; set `policy: {allow_delete: true}` for the "
                     "cluster in reconciler.yaml, or plan without --prune"
@@ -480,7 +480,7 @@ class _Diff:
         if self.unread:
             shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
             self.diagnostics.append(
-                rules.DELETE_WITH_UNREAD_SPECS(
+                p_codes.DELETE_WITH_UNREAD_SPECS(
                     f"--prune would delete {len(names)} unmanaged topic(s) ({shown}) but "
                     f"{self._unread_files()}, and could declare them; no delete is planned "
                     "while a file that could hold topics is not read: rename it to .yaml (or "

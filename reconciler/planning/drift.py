@@ -16,7 +16,7 @@ what the planner decided. Each difference is one `DriftItem`:
     blocked             an error diagnostic of the plan: a difference apply cannot or may not
                         change (a count above the spec's, a reassignment in progress, a
                         held-back delete, a refused create, ...); `field` is the rule's name,
-                        `diagnostic` the plan's own code and sentence (planning/drift_rules.py
+                        `diagnostic` the plan's own code and sentence (planning/drift_codes.py
                         lists the rules)
     placement           a spec with manual `assignments` whose replicas now sit elsewhere, at
                         the spec's replication factor: the one difference the planner leaves
@@ -35,7 +35,7 @@ from typing import Any, Literal, assert_never, get_args
 from reconciler.cluster.overrides import OPERATIONAL_KEYS
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Location
-from reconciler.planning import rules
+from reconciler.planning import p_codes
 from reconciler.planning.changes import (
     AlterTopicConfig,
     Change,
@@ -157,7 +157,7 @@ def _placement(desired: DesiredState, state: ClusterState, plan: Plan) -> Iterat
     planner plans no change for them (apply moves replicas only to change their number), so
     this is the one comparison drift makes itself. Ignored and tombstoned topics are out of
     reach."""
-    ignored = {d.topic for d in plan.diagnostics if d.rule == rules.IGNORED_TOPIC.name}
+    ignored = {d.topic for d in plan.diagnostics if d.rule == p_codes.IGNORED_TOPIC.name}
     for name, spec in sorted(desired.topics.items()):
         current = state.topics.get(name)
         if not spec.assignments or current is None or spec.state is Presence.ABSENT:
@@ -176,11 +176,12 @@ def _placement(desired: DesiredState, state: ClusterState, plan: Plan) -> Iterat
 def _leftover_throttles(
     desired: DesiredState, state: ClusterState, plan: Plan
 ) -> Iterator[DriftItem]:
-    """A throttle an apply left (the plan's leftover_throttle diagnostics, planning/leftovers.py)
-    is config drift: its topic keeps throttled-replica lists that no spec sets. Throttles no
-    apply recorded are an operator's and not drift (the planner leaves those keys alone)."""
+    """A throttle an apply left (the plan's leftover_throttle diagnostics,
+    planning/leftover_warnings.py) is config drift: its topic keeps throttled-replica lists that
+    no spec sets. Throttles no apply recorded are an operator's and not drift (the planner leaves
+    those keys alone)."""
     for found in plan.diagnostics:
-        if found.rule != rules.LEFTOVER_THROTTLE.name or found.topic is None:
+        if found.rule != p_codes.LEFTOVER_THROTTLE.name or found.topic is None:
             continue
         current = state.topics.get(found.topic)
         spec = desired.topics.get(found.topic)

@@ -24,7 +24,7 @@ the cluster's policy:
   approve it, and the tail says which item would. The old forms (a bare code, or a scalar
   naming only the new value) approve nothing: a warning (`acknowledge_unbound`) gives the item
   to write. A `--prune` delete (no spec names the topic) is acknowledged by the flag itself;
-- severity, from `policy.severity` (rules.HAZARD_LEVELS): error (apply refuses the change
+- severity, from `policy.severity` (p_codes.HAZARD_LEVELS): error (apply refuses the change
   unless acknowledged), warning (shown, never blocks) or off (dropped from the plan);
 - the message gains a tail saying which of these holds and what to do;
 - an item that approves nothing the plan does is a warning (`acknowledge_stale`): once its
@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 from reconciler.cluster.evidence import TopicEvidence
 from reconciler.diagnostics import Diagnostic, Severity
-from reconciler.planning import rules
+from reconciler.planning import p_codes
 from reconciler.planning.changes import (
     Approval,
     ConfigChange,
@@ -77,7 +77,7 @@ class Kind:
     protects: str  # what a reviewer's approval protects
     evidence: str  # what the hazard's message shows
     binds: str  # what its approval names
-    default: rules.Level = "error"  # its severity unless policy.severity says otherwise
+    default: p_codes.Level = "error"  # its severity unless policy.severity says otherwise
 
 
 _TRANSITION = "the values before and after, the config key, the topic id"
@@ -491,7 +491,7 @@ def review(
             old = [a for a in mine if a.old_form]
             bound = [a for a in mine if not a.old_form and a not in exact]
             used.update((topic_change.topic, a) for a in exact)
-            severity = rules.severity(policy, hazard.code)
+            severity = p_codes.severity(policy, hazard.code)
             if severity is None:
                 continue
             for item in old:
@@ -608,7 +608,7 @@ def _unbound(topic: str, item: Acknowledgment, hazard: Hazard | None) -> Diagnos
             f"write the plan's approve_with, `- {{{item.code}: {{from: BEFORE, to: AFTER, "
             "...}}`, naming the values before and after"
         )
-    return rules.ACKNOWLEDGE_UNBOUND(
+    return p_codes.ACKNOWLEDGE_UNBOUND(
         f"{topic}: `{shown}` in acknowledge: is the old form, which names no value before "
         f"the change, so it approves nothing: {form}",
         item.location,
@@ -618,7 +618,7 @@ def _unbound(topic: str, item: Acknowledgment, hazard: Hazard | None) -> Diagnos
 
 def _stale(topic: str, item: Acknowledgment) -> Diagnostic:
     shown = entry(item.code, item.value)
-    return rules.ACKNOWLEDGE_STALE(
+    return p_codes.ACKNOWLEDGE_STALE(
         f"{topic}: `{shown}` in acknowledge: matches no change of this plan: remove it (once "
         "its change is applied it approves nothing; it never approves another transition)",
         item.location,

@@ -13,11 +13,11 @@ from collections.abc import Iterable, Iterator
 
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic
-from reconciler.planning import rules
+from reconciler.planning import p_codes
 from reconciler.planning.changes import CreateTopic, ReassignReplicas, TopicChange
 from reconciler.planning.down_unseen import UNSEEN
+from reconciler.spec.kafka_rules import min_insync_replicas
 from reconciler.spec.model import DesiredState, Presence, replication_factor_of
-from reconciler.spec.topic_rules import min_insync_replicas
 
 MIN_INSYNC_REPLICAS = "min.insync.replicas"
 DEFAULT_RF = " (the broker's default.replication.factor)"
@@ -66,7 +66,7 @@ def check_min_insync(
     """R103 for each spec whose replication factor the cluster decides (validate judged the
     others). Specs the plan leaves alone (ignored or internal topics: `diagnostics` holds
     their P109) are not judged."""
-    out_of_reach = {d.topic for d in diagnostics if d.rule == rules.IGNORED_TOPIC.name}
+    out_of_reach = {d.topic for d in diagnostics if d.rule == p_codes.IGNORED_TOPIC.name}
     by_topic = {c.topic: c for c in changes}
     brokers = cluster_brokers(state)
     for name, spec in sorted(desired.topics.items()):

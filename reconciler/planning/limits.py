@@ -34,7 +34,7 @@ from typing import assert_never
 
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Location
-from reconciler.planning import placement, rules
+from reconciler.planning import p_codes, placement
 from reconciler.planning.changes import (
     AlterTopicConfig,
     Assignments,
@@ -124,12 +124,12 @@ def check_limits(
         return spec.location if spec is not None else None
 
     rows: tuple[BrokerLoad, ...] = ()
-    broker_severity = rules.severity(policy, rules.MAX_BROKER_PARTITIONS.name)
+    broker_severity = p_codes.severity(policy, p_codes.MAX_BROKER_PARTITIONS.name)
     if limits.max_broker_partitions is not None and broker_severity is not None:
         check = _BrokerCheck(state, tally, limits.max_broker_partitions)
         rows = check.rows()
         diagnostics += [
-            rules.MAX_BROKER_PARTITIONS(
+            p_codes.MAX_BROKER_PARTITIONS(
                 message,
                 topic=topic,
                 location=location(topic),
@@ -138,13 +138,13 @@ def check_limits(
             )
             for topic, broker, message in check.problems
         ]
-    partitions_severity = rules.severity(policy, rules.MAX_PARTITIONS.name)
+    partitions_severity = p_codes.severity(policy, p_codes.MAX_PARTITIONS.name)
     if limits.max_partitions is not None and partitions_severity is not None:
         found = _max_partitions(state, tally, limits.max_partitions)
         if found is not None:
             topic, message = found
             diagnostics.append(
-                rules.MAX_PARTITIONS(
+                p_codes.MAX_PARTITIONS(
                     message, topic=topic, location=location(topic), severity=partitions_severity
                 )
             )

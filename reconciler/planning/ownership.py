@@ -13,7 +13,7 @@ import functools
 
 from reconciler.diagnostics import Diagnostic
 from reconciler.patterns import UserPattern
-from reconciler.planning import rules
+from reconciler.planning import p_codes
 from reconciler.spec.model import DesiredState, Policy
 
 
@@ -35,7 +35,7 @@ def in_scope(desired: DesiredState, policy: Policy) -> tuple[DesiredState, list[
         return desired, []
     outside = [spec for name, spec in desired.topics.items() if not owned(name, policy)]
     warnings = [
-        rules.IGNORED_TOPIC(
+        p_codes.IGNORED_TOPIC(
             f"{spec.name} is outside policy.manage ({', '.join(policy.manage)}), so the planner "
             "never touches it and its spec has no effect; remove the spec, or widen "
             "policy.manage in reconciler.yaml",

@@ -8,7 +8,7 @@
 4. limits: KIP-578 per-broker and cluster-wide counts over the whole plan (limits.py);
 5. policies: min replication factor, partitions per topic, names, min.insync.replicas
    headroom, deletes per plan (policies.py);
-6. leftovers: the lock another apply holds, throttles an apply left (leftovers.py).
+6. leftovers: the lock another apply holds, throttles an apply left (leftover_warnings.py).
 7. min.insync.replicas above a replication factor the cluster decides (R103, insync.py).
 
 Renderers and the JSON form read a `Plan`; nothing else computes from the specs or the cluster
@@ -34,7 +34,7 @@ from reconciler.cluster.evidence import Evidence
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Severity, sort_key
-from reconciler.planning import hazards, leftovers, ownership, targeting
+from reconciler.planning import hazards, leftover_warnings, ownership, targeting
 from reconciler.planning.changes import (
     Action,
     DeleteTopic,
@@ -66,7 +66,7 @@ class Summary:
 @dataclass(frozen=True, slots=True)
 class PlanSource:
     """What a plan was made from, so a saved plan is applied only to the specs reviewed with it
-    (spec/identity.py computes both; apply compares `specs`)."""
+    (spec/digest.py computes both; apply compares `specs`)."""
 
     commit: str | None  # the spec repository's git HEAD at plan time; None outside git
     specs: str  # "sha256:...": reconciler.yaml and every topic file, by path and content
@@ -214,7 +214,7 @@ def make_plan(
         *diagnostics,
         *over_limits,
         *check_policies(ordered, desired, state, policy),
-        *leftovers.diagnostics(state),  # what other applies left: a held lock, throttles
+        *leftover_warnings.diagnostics(state),  # what other applies left: a held lock, throttles
         *check_min_insync(ordered, desired, state, diagnostics),
         *approvals,
         *warnings,

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Location, Rule
 from reconciler.patterns import UserPattern, problem
-from reconciler.planning import rules
+from reconciler.planning import p_codes
 from reconciler.planning.changes import (
     Action,
     AlterTopicConfig,
@@ -78,7 +78,7 @@ def check_policies(
     context = Context(changes, desired, state, policy)
     found: list[Diagnostic] = []
     for unit in POLICIES:
-        severity = rules.severity(policy, unit.rule.name)
+        severity = p_codes.severity(policy, unit.rule.name)
         if severity is None:
             continue
         found.extend(
@@ -259,9 +259,9 @@ def max_deletes(context: Context) -> Iterator[Finding]:
 
 
 POLICIES: tuple[PolicyRule, ...] = (
-    PolicyRule(rules.MIN_REPLICATION_FACTOR, min_replication_factor),
-    PolicyRule(rules.MAX_PARTITIONS_PER_TOPIC, max_partitions_per_topic),
-    PolicyRule(rules.NAME_PATTERN, name_pattern),
-    PolicyRule(rules.MIN_INSYNC_REPLICAS_HEADROOM, min_insync_replicas_headroom),
-    PolicyRule(rules.MAX_DELETES, max_deletes),
+    PolicyRule(p_codes.MIN_REPLICATION_FACTOR, min_replication_factor),
+    PolicyRule(p_codes.MAX_PARTITIONS_PER_TOPIC, max_partitions_per_topic),
+    PolicyRule(p_codes.NAME_PATTERN, name_pattern),
+    PolicyRule(p_codes.MIN_INSYNC_REPLICAS_HEADROOM, min_insync_replicas_headroom),
+    PolicyRule(p_codes.MAX_DELETES, max_deletes),
 )

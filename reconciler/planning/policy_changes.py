@@ -18,7 +18,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from reconciler.diagnostics import Diagnostic, Severity
-from reconciler.planning import rules
+from reconciler.planning import p_codes
 from reconciler.planning.changes import Hazard, transition
 from reconciler.planning.hazards import compared, entry
 from reconciler.spec.model import Acknowledgment, Policy
@@ -50,8 +50,8 @@ def _settings(policy: Policy) -> dict[str, str]:
         "manage": ", ".join(policy.manage) or "every topic",
         "idle_before_delete": format_duration_ms(policy.idle_before_delete_ms),
     }
-    for name in rules.CONFIGURABLE:
-        found[f"severity.{name}"] = rules.level(policy, name)
+    for name in p_codes.CONFIGURABLE:
+        found[f"severity.{name}"] = p_codes.level(policy, name)
     return found
 
 
@@ -119,7 +119,7 @@ def stale_approvals(policy: Policy, changes: tuple[PolicyChange, ...]) -> tuple[
     another level; remove it."""
     approved = {compared(h.approval) for c in changes for h in c.hazards if h.approval is not None}
     return tuple(
-        rules.ACKNOWLEDGE_STALE(
+        p_codes.ACKNOWLEDGE_STALE(
             f"policy.acknowledge: `{entry(item.code, item.value)}` approves no gate this policy "
             "turns off: remove it (it never approves another one)",
             item.location,

@@ -12,7 +12,7 @@ yaml_scalars.py   YAML 1.2 core-schema scalars, and what YAML 1.1 would read (R0
 schema.py       JSON Schema checks with locations; schema_gen.py generates topics.schema.json
 topic_reader.py one topic file's topics: defaults merged, fields read, per-topic rules run
 configs.py      a config map through the catalog (catalog.py: Kafka's topic configs; units.py)
-topic_rules.py  Kafka's rules for one topic (names, counts, assignments, tombstones)
+kafka_rules.py  Kafka's rules for one topic (names, counts, assignments, tombstones)
 cross_file.py   rules across files: duplicates, collisions, dependencies, cycles
-rules.py        the table of R codes; model.py the frozen results (TopicSpec, Presence, ...)
+r_codes.py        the table of R codes; model.py the frozen results (TopicSpec, Presence, ...)
 """

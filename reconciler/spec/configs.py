@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from reconciler.diagnostics import Diagnostic, Location
 from reconciler.errors import InvalidConfigValue
-from reconciler.spec import catalog, rules, vendors
+from reconciler.spec import catalog, r_codes, vendors
 from reconciler.spec.yaml_reader import JsonPath, YamlDocument
 from reconciler.spec.yaml_scalars import oversized
 
@@ -47,7 +47,7 @@ def read_config(
         vendor = vendor_key(key)
         if catalog.lookup(key) is None and vendor is None:
             known_once = catalog.removed_reason(key) is not None
-            rule = rules.REMOVED_CONFIG if known_once else rules.UNKNOWN_CONFIG
+            rule = r_codes.REMOVED_CONFIG if known_once else r_codes.UNKNOWN_CONFIG
             found.append(rule(unknown_message(key), doc.key_at((*path, key)), topic))
             continue
         well_typed = isinstance(value, _SCALAR) or (
@@ -62,13 +62,13 @@ def read_config(
         value_at = doc.value_at((*path, key))
         if vendor is not None:
             key_at = doc.key_at((*path, key))
-            found.append(rules.VENDOR_CONFIG(vendor_message(key, vendor), key_at, topic))
+            found.append(r_codes.VENDOR_CONFIG(vendor_message(key, vendor), key_at, topic))
             entries[key] = ConfigEntry(vendors.kafka_string(value), value_at)
             continue
         try:
             entries[key] = ConfigEntry(catalog.normalise(key, value), value_at)
         except InvalidConfigValue as exc:
-            found.append(rules.INVALID_CONFIG_VALUE(str(exc), value_at, topic))
+            found.append(r_codes.INVALID_CONFIG_VALUE(str(exc), value_at, topic))
     return entries, found
 
 

@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from reconciler.diagnostics import Diagnostic, Location, did_you_mean
-from reconciler.spec.rules import (
+from reconciler.spec.kafka_rules import collision_key
+from reconciler.spec.r_codes import (
     DEPENDENCY_CYCLE,
     DEPENDENCY_ON_TOMBSTONE,
     DUPLICATE_TOPIC,
@@ -19,7 +20,6 @@ from reconciler.spec.rules import (
     TOPIC_NAME_COLLISION,
     UNKNOWN_DEPENDENCY,
 )
-from reconciler.spec.topic_rules import collision_key
 
 
 @dataclass(frozen=True, slots=True)

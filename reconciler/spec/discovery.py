@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reconciler.diagnostics import Diagnostic, Location
-from reconciler.spec import rules
+from reconciler.spec import r_codes
 from reconciler.spec.source import real_path, relative
 
 TOPIC_SUFFIXES = (".yaml", ".yaml.j2")
@@ -96,7 +96,7 @@ def find_topic_files(root: Path, topics_dir: Path) -> Discovered:
         not_read.append(NotRead(rel, reason, could_hold_specs, hidden))
         if could_hold_specs:
             found.append(
-                rules.IGNORED_FILE(
+                r_codes.IGNORED_FILE(
                     f"{rel} is not read ({reason}) but could hold topics, so every delete is "
                     "refused: topic files end in .yaml or .yaml.j2 (lower case) outside hidden "
                     "folders; rename or move it, or remove it",
@@ -144,7 +144,7 @@ def find_topic_files(root: Path, topics_dir: Path) -> Discovered:
                 elif not target.is_relative_to(real_root):
                     rel = relative(path, root)
                     found.append(
-                        rules.SYMLINK_ESCAPE(
+                        r_codes.SYMLINK_ESCAPE(
                             f"{rel} is a symlink to {target}, outside the repository: topic "
                             "files must live in it; copy them in instead",
                             Location(rel, 1, 1),
@@ -205,7 +205,7 @@ def unreadable(path: Path, root: Path, exc: OSError, what: str) -> Diagnostic:
         else "fix or remove it"
     )
     kind = "the directory cannot be listed: " if what == "directory" else ""
-    return rules.UNREADABLE_FILE(
+    return r_codes.UNREADABLE_FILE(
         f"{rel} cannot be read: {kind}{reason}; its topics would be missing from every plan, so "
         f"nothing is planned until you {fix}",
         Location(rel, 1, 1),

@@ -23,7 +23,7 @@ import re
 
 from reconciler.diagnostics import Diagnostic, Location
 from reconciler.redaction import inner_pairs
-from reconciler.spec import rules
+from reconciler.spec import r_codes
 
 _SECRET = re.compile(
     r"password|passwd|passphrase|secret|token|credential|(?:^|\.)(?:ssl\.key\.pem|keystore\.key|"
@@ -58,7 +58,7 @@ def literal_secret(
     how = "written literally"
     if "${" in raw:
         how = "partly written literally (a default, or text beside a reference)"
-    return rules.LITERAL_SECRET(
+    return r_codes.LITERAL_SECRET(
         f"the secret {secret} of cluster {cluster} is {how} in reconciler.yaml, so everyone "
         f"who can read the repository has it: write a reference such as {reference} "
         "instead, set that variable where reconciler runs (a CI secret), and change the "

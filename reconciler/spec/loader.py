@@ -15,7 +15,7 @@ diagnostics rather than stopping, so one run reports every problem:
 5. Parse YAML 1.2 with locations (yaml_reader.py).
 6. Read each file's topics (topic_reader.py): JSON Schema, the file's defaults merged in,
    configs normalised through the catalog (configs.py), Kafka's rules for one topic
-   (topic_rules.py).
+   (kafka_rules.py).
 7. Per cluster, the cross-file rules over the topics that cluster gets (cross_file.py):
    duplicates, `.`/`_` collisions, depends_on, cycles; and the cluster's policy patterns
    tried on every name it gets, under their bound (pattern_bounds.py).
@@ -70,7 +70,7 @@ class LoadResult:
     # Every file and folder under the topics directory that is not loaded, with the reason
     # (discovery.py); those that could hold topics are R013 warnings and stop every delete
     not_read: tuple[NotRead, ...] = ()
-    paths: tuple[Path, ...] = ()  # the topic files discovery found, in order (identity.py)
+    paths: tuple[Path, ...] = ()  # the topic files discovery found, in order (digest.py)
 
     @property
     def errors(self) -> int:

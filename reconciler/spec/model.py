@@ -153,9 +153,9 @@ class TopicSpec:
 
 
 # The one definition of a topic's effective counts: a spec's, a planned create's
-# (planning/changes.py CreateTopic) and, as Spark columns, fleet/drift.py's. Manual placement
-# fixes both counts (Kafka takes them from the assignment); validated specs never hold a 0 for
-# `or` to skip.
+# (planning/changes.py CreateTopic) and, as Spark columns, fleet/drift_columns.py's. Manual
+# placement fixes both counts (Kafka takes them from the assignment); validated specs never hold
+# a 0 for `or` to skip.
 
 
 def partitions_of(
@@ -196,7 +196,7 @@ class Policy:
     # A record newer than this makes a delete `in_use` (planning/hazards.py); default 7 days
     idle_before_delete_ms: int = 7 * 24 * 3600 * 1000
     # (rule or hazard name, "error" | "warning" | "off"), sorted: overrides of the default
-    # severities (reconciler/planning/rules.py CONFIGURABLE lists the names)
+    # severities (reconciler/planning/p_codes.py CONFIGURABLE lists the names)
     severity: tuple[tuple[str, str], ...] = ()
     # Approvals of the gates this policy turns off (planning/policy_changes.py):
     # `{policy_gate_off: {key: severity.delete, from: error, to: off}}` items

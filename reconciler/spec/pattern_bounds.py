@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from reconciler.diagnostics import Diagnostic, Location
 from reconciler.patterns import PatternTooSlow, UserPattern, problem
-from reconciler.spec import rules
+from reconciler.spec import r_codes
 from reconciler.spec.model import ClusterConfig, TopicSpec
 
 
@@ -36,7 +36,7 @@ def check_pattern_bounds(cluster: ClusterConfig, topics: Iterable[TopicSpec]) ->
             except PatternTooSlow as exc:
                 at = dict(policy.pattern_at).get(text, Location("reconciler.yaml", 1, 1))
                 found.append(
-                    rules.PATTERN_TOO_SLOW(
+                    r_codes.PATTERN_TOO_SLOW(
                         f"{exc} (topic {spec.name} is declared at {spec.location})",
                         at,
                         spec.name,

@@ -32,7 +32,7 @@ from typing import Any
 from reconciler import patterns, redaction
 from reconciler.diagnostics import Diagnostic, Location, Severity
 from reconciler.errors import ConfigError
-from reconciler.spec import rules, schema
+from reconciler.spec import r_codes, schema
 from reconciler.spec.literal_secrets import literal_secret
 from reconciler.spec.model import Acknowledgment, ClusterConfig, Limits, Policy, RepoConfig
 from reconciler.spec.secret_in_clear import secret_in_clear
@@ -125,7 +125,7 @@ def load_repo_config(
     start = Location(REPO_CONFIG, 1, 1)
     if not os.path.lexists(path):  # a dangling symlink is read_source's to report
         return None, [
-            rules.MISSING_REPO_CONFIG(
+            r_codes.MISSING_REPO_CONFIG(
                 f"no {REPO_CONFIG} in {root}: a spec repository starts with one (see "
                 "`reconciler help spec`); create it, or pass --repo DIR",
                 start,
@@ -140,7 +140,7 @@ def load_repo_config(
         return None, found
     if doc.data is None:
         found.append(
-            rules.MISSING_REPO_CONFIG(
+            r_codes.MISSING_REPO_CONFIG(
                 f"{REPO_CONFIG} is empty: it must define at least one cluster under clusters:",
                 start,
             )
@@ -168,7 +168,7 @@ def _topics_dir(doc: YamlDocument, root: Path) -> tuple[Path, list[Diagnostic]]:
     at = doc.value_at(("topics",))
     if "\x00" in value:  # no path can hold one (and os functions raise ValueError)
         return root / DEFAULT_TOPICS_DIR, [
-            rules.INVALID_TOPICS_DIR(
+            r_codes.INVALID_TOPICS_DIR(
                 f"topics: {value!r} contains a NUL character, which no path can hold: fix the path",
                 at,
             )
@@ -177,7 +177,7 @@ def _topics_dir(doc: YamlDocument, root: Path) -> tuple[Path, list[Diagnostic]]:
     directory = Path(os.path.normpath(root / value))
     if not real_path(directory).is_relative_to(real_path(root)):
         return directory, [
-            rules.INVALID_TOPICS_DIR(
+            r_codes.INVALID_TOPICS_DIR(
                 f"topics: '{value}' leads outside the repository ({real_path(directory)}); "
                 "topic files must live in it",
                 at,
@@ -189,7 +189,7 @@ def _topics_dir(doc: YamlDocument, root: Path) -> tuple[Path, list[Diagnostic]]:
         is_dir = False
     except OSError as exc:  # no search permission on a parent, a loop: not a silent "no topics"
         return directory, [
-            rules.INVALID_TOPICS_DIR(
+            r_codes.INVALID_TOPICS_DIR(
                 f"topics: '{value}' cannot be examined ({exc.strerror}): give the reconciler's "
                 "user read and search permission on it",
                 at,
@@ -197,7 +197,7 @@ def _topics_dir(doc: YamlDocument, root: Path) -> tuple[Path, list[Diagnostic]]:
         ]
     if not is_dir:
         return directory, [
-            rules.INVALID_TOPICS_DIR(
+            r_codes.INVALID_TOPICS_DIR(
                 f"topics: '{value}' is not a directory of this repository: create it or fix "
                 "the path",
                 at,
@@ -230,7 +230,7 @@ def _cluster(
         bootstrap = (expanded or "").strip()
         if expanded is not None and not bootstrap:
             found.append(
-                rules.EMPTY_BOOTSTRAP(
+                r_codes.EMPTY_BOOTSTRAP(
                     f"bootstrap of cluster {name} is empty once environment variables are "
                     "expanded: set the variable, or give a default with ${NAME:-host:port}",
                     at,
@@ -240,7 +240,7 @@ def _cluster(
             problem = bootstrap_problem(bootstrap)
             if problem is not None:
                 found.append(
-                    rules.INVALID_BOOTSTRAP(
+                    r_codes.INVALID_BOOTSTRAP(
                         f"bootstrap of cluster {name}: {problem}; write a comma-separated list "
                         "of host:port (port 1-65535, an IPv6 address in brackets: [::1]:9092)",
                         at,
@@ -340,7 +340,7 @@ def _expanded(
     found = []
     for problem in problems:
         if "is not set" not in problem:
-            found.append(rules.INVALID_ENV_REFERENCE(problem, at))
+            found.append(r_codes.INVALID_ENV_REFERENCE(problem, at))
             continue
         # Every cluster read (validate): which one's commands fail, so the job for it is known
         tail = (
@@ -348,7 +348,7 @@ def _expanded(
             if unset is Severity.ERROR
             else (f"; commands for cluster {cluster} fail until it is set where they run")
         )
-        found.append(rules.UNDEFINED_ENV_VAR(problem + tail, at, severity=unset))
+        found.append(r_codes.UNDEFINED_ENV_VAR(problem + tail, at, severity=unset))
     return (None if problems else text), found
 
 
@@ -361,7 +361,7 @@ def _counts_in_range(doc: YamlDocument, path: JsonPath, raw: dict[str, Any]) -> 
         for key, value in entries.items() if isinstance(entries, dict) else ():
             if isinstance(value, int) and not isinstance(value, bool) and value > _LONG_MAX:
                 found.append(
-                    rules.SCHEMA_CONSTRAINT(
+                    r_codes.SCHEMA_CONSTRAINT(
                         f"clusters.{path[-1]}.{section}.{key}: must be at most {_LONG_MAX} "
                         f"(a Java long); got {shown_integer(value)}",
                         doc.value_at((*path, section, key)),
@@ -481,7 +481,7 @@ def _idle(raw: object, at: Location, found: list[Diagnostic]) -> int | None:
         why = "it must be positive"
     if millis is None or millis <= 0:
         found.append(
-            rules.SCHEMA_CONSTRAINT(
+            r_codes.SCHEMA_CONSTRAINT(
                 f"policy.idle_before_delete {raw!r} is not a duration ({why}); write one such "
                 "as 7d, 36h or 90m (a record newer than it makes a delete in_use)",
                 at,
@@ -510,7 +510,7 @@ def _regex_problem(pattern: str, at: Location) -> Diagnostic | None:
     Python's syntax); None when it is one."""
     why = patterns.problem(pattern)
     if why is not None:
-        return rules.INVALID_REGEX(
+        return r_codes.INVALID_REGEX(
             f"'{pattern}' is not a valid regular expression ({why}); fix it (Python syntax)", at
         )
     return None

@@ -6,7 +6,7 @@ reconciler.resources) are the contract editors use (the example files name them 
 so the same files check here: all errors are collected (`iter_errors`), not the first, and each
 JSON path is mapped back to the place in the YAML source. The schemas check structure (fields,
 types, closed sets); Kafka's rules, which need sentences and codes of their own, are in
-topic_rules.py, cross_file.py and configs.py, so the topics schema's copies of them (there for
+kafka_rules.py, cross_file.py and configs.py, so the topics schema's copies of them (there for
 editors: config keys and values, partition and replication-factor bounds) are reduced to JSON
 types here (schema_gen.structural).
 
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from reconciler.diagnostics import Diagnostic, did_you_mean
 from reconciler.resources import schema_text
-from reconciler.spec import rules, schema_gen
+from reconciler.spec import r_codes, schema_gen
 from reconciler.spec.yaml_reader import JsonPath, YamlDocument
 from reconciler.spec.yaml_scalars import MAX_INTEGER_DIGITS, OversizedInteger
 
@@ -61,7 +61,7 @@ def _checked_schema(name: str) -> dict[str, Any]:
     schema = load_schema(name)
     if name == TOPICS_SCHEMA:
         # Config keys and values and the counts' bounds are Kafka's rules, reported with their
-        # own codes and sentences (configs.py, topic_rules.py): checked once, not twice.
+        # own codes and sentences (configs.py, kafka_rules.py): checked once, not twice.
         schema = schema_gen.structural(schema)
     return schema
 
@@ -131,7 +131,7 @@ def _diagnostics(error: ValidationError, doc: YamlDocument) -> Iterable[Diagnost
         own = error.schema if isinstance(error.schema, Mapping) else {}
         allowed = sorted(own.get("properties", {}))
         for key in sorted(k for k in error.instance if k not in allowed):
-            yield rules.SCHEMA_UNKNOWN_FIELD(
+            yield r_codes.SCHEMA_UNKNOWN_FIELD(
                 f"unknown field '{key}' in {subject}{did_you_mean(key, allowed)}; allowed: "
                 f"{', '.join(allowed)}",
                 doc.key_at((*path, key)),
@@ -141,7 +141,7 @@ def _diagnostics(error: ValidationError, doc: YamlDocument) -> Iterable[Diagnost
     if keyword == "required" and isinstance(error.instance, dict):
         required = error.validator_value if isinstance(error.validator_value, list) else []
         for key in (k for k in required if k not in error.instance):
-            yield rules.SCHEMA_REQUIRED(
+            yield r_codes.SCHEMA_REQUIRED(
                 f"{subject} has no '{key}': it is required", doc.value_at(path), topic
             )
         return
@@ -152,23 +152,23 @@ def _diagnostics(error: ValidationError, doc: YamlDocument) -> Iterable[Diagnost
     at = doc.key_at(path) if error.instance is None else doc.value_at(path)
     if keyword == "uniqueItems" and isinstance(error.instance, list):
         index = _repeated(error.instance)  # point at the repeat, not at the list
-        yield rules.SCHEMA_CONSTRAINT(
+        yield r_codes.SCHEMA_CONSTRAINT(
             f"{subject} lists {_shown(error.instance[index])} more than once; list each once",
             doc.value_at((*path, index)),
             topic,
         )
         return
     if keyword == "type":
-        yield rules.SCHEMA_TYPE(_type_message(subject, error), at, topic)
+        yield r_codes.SCHEMA_TYPE(_type_message(subject, error), at, topic)
     elif keyword in ("enum", "const"):
         limit = error.validator_value
         options = limit if keyword == "enum" and isinstance(limit, list) else [limit]
         shown = ", ".join(str(o) for o in options)
-        yield rules.SCHEMA_ENUM(
+        yield r_codes.SCHEMA_ENUM(
             f"{subject} must be one of: {shown}; got {_shown(error.instance)}", at, topic
         )
     else:
-        yield rules.SCHEMA_CONSTRAINT(f"{subject}: {_constraint(error)}", at, topic)
+        yield r_codes.SCHEMA_CONSTRAINT(f"{subject}: {_constraint(error)}", at, topic)
 
 
 def _repeated(items: list[Any]) -> int:
@@ -188,14 +188,14 @@ def _bad_key(
     key = str(error.instance)
     at = doc.key_at((*path, key))
     if path == ("clusters",):
-        return rules.SCHEMA_CONSTRAINT(
+        return r_codes.SCHEMA_CONSTRAINT(
             f"cluster name {_shown(key)} is not allowed: a name is letters, digits, '.', '_' and "
             "'-', starting with a letter or digit (no spaces or control characters); rename it",
             at,
         )
     if error.validator == "minLength":
-        return rules.SCHEMA_CONSTRAINT(f"{subject}: a key must not be empty", at, topic)
-    return rules.SCHEMA_CONSTRAINT(f"{subject}: key {_constraint(error)}", at, topic)
+        return r_codes.SCHEMA_CONSTRAINT(f"{subject}: a key must not be empty", at, topic)
+    return r_codes.SCHEMA_CONSTRAINT(f"{subject}: key {_constraint(error)}", at, topic)
 
 
 def _type_message(subject: str, error: ValidationError) -> str:

@@ -25,8 +25,8 @@ from typing import Any
 
 from reconciler.spec import catalog, vendors
 from reconciler.spec.catalog import ConfigDef, ConfigType
+from reconciler.spec.kafka_rules import MAX_PARTITIONS, MAX_REPLICATION_FACTOR
 from reconciler.spec.model import HAZARD_CODES
-from reconciler.spec.topic_rules import MAX_PARTITIONS, MAX_REPLICATION_FACTOR
 from reconciler.spec.units import BYTES_PER_UNIT, MS_PER_UNIT, format_duration_ms, format_size_bytes
 
 Schema = dict[str, Any]

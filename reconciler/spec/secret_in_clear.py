@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping
 
 from reconciler.diagnostics import Diagnostic, Location
-from reconciler.spec import rules
+from reconciler.spec import r_codes
 
 _ENTRY = re.compile(r"(?:(?P<protocol>[A-Za-z_]+)://)?(?P<host>\[[^\]]*\]|[^:\[\]]+):[0-9]+")
 _CLEAR = "SASL_PLAINTEXT"
@@ -52,7 +52,7 @@ def secret_in_clear(
     crosses = _WHAT_CROSSES.get(mechanism, "its credentials")
     if mechanism.startswith("SCRAM-"):
         crosses = "a SCRAM exchange an eavesdropper can attack offline for the password"
-    return rules.SECRET_IN_CLEAR(
+    return r_codes.SECRET_IN_CLEAR(
         f"cluster {cluster} logs in with SASL {mechanism} over {_CLEAR} to "
         f"{', '.join(remote)}, not a loopback address: {crosses} crosses the network "
         f"unencrypted; set security.protocol: SASL_SSL (the brokers' SASL_SSL listener), "

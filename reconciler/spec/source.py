@@ -14,7 +14,7 @@ from pathlib import Path
 
 from reconciler import readable
 from reconciler.diagnostics import Diagnostic, Location
-from reconciler.spec import rules
+from reconciler.spec import r_codes
 from reconciler.spec.spec_files import SpecFiles
 
 MAX_FILE_BYTES = 5 * 1024 * 1024  # a spec file larger than this is refused unread
@@ -54,7 +54,7 @@ def read_source(
         resolved = real_path(path)
         if not resolved.is_relative_to(real_path(root)):
             return None, [
-                rules.SYMLINK_ESCAPE(
+                r_codes.SYMLINK_ESCAPE(
                     f"{rel} is a symlink to {resolved}, outside the repository: spec files must "
                     "live in the repository; copy the file in instead",
                     start,
@@ -64,7 +64,7 @@ def read_source(
     except readable.Unfit as exc:
         if exc.too_large:
             return None, [_too_large(rel, exc.why, start)]
-        return None, [rules.UNREADABLE_FILE(f"{rel} {exc.why}; rename or remove it", start)]
+        return None, [r_codes.UNREADABLE_FILE(f"{rel} {exc.why}; rename or remove it", start)]
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         fix = (
@@ -73,14 +73,14 @@ def read_source(
             else "fix or remove it (a dangling symlink, or removed while reading?)"
         )
         return None, [
-            rules.UNREADABLE_FILE(
+            r_codes.UNREADABLE_FILE(
                 f"{rel} cannot be read: {reason}; nothing is planned until you {fix}", start
             )
         ]
     nul = data.find(b"\x00")
     if nul >= 0:
         return None, [
-            rules.BINARY_FILE(
+            r_codes.BINARY_FILE(
                 f"{rel} contains NUL bytes, so it is binary or UTF-16, not a YAML spec file; "
                 "save it as UTF-8 text or move it out of the topics directory",
                 _byte_location(rel, data, nul),
@@ -90,7 +90,7 @@ def read_source(
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         return None, [
-            rules.NOT_UTF8(
+            r_codes.NOT_UTF8(
                 f"{rel} is not valid UTF-8 (byte 0x{data[exc.start]:02x} cannot start or "
                 "continue a character; Latin-1 or Windows-1252 text?): save the file as UTF-8",
                 _byte_location(rel, data, exc.start),
@@ -100,7 +100,7 @@ def read_source(
 
 
 def _too_large(rel: str, why: str, at: Location) -> Diagnostic:
-    return rules.FILE_TOO_LARGE(f"{rel} {why} of spec files: split it into several files", at)
+    return r_codes.FILE_TOO_LARGE(f"{rel} {why} of spec files: split it into several files", at)
 
 
 def _byte_location(rel: str, data: bytes, offset: int) -> Location:

@@ -2,7 +2,7 @@
 
 A command loads reconciler.yaml and the topic files, may load them again (import plans over the
 files it wrote; a names-only read of reconciler.yaml picks the cluster), and digests them for
-the saved plan (identity.py). Every one of those reads goes through one `SpecFiles`, so the
+the saved plan (digest.py). Every one of those reads goes through one `SpecFiles`, so the
 digest names exactly the bytes that were planned, even when a file changes on disk meanwhile,
 and no file is opened twice. A file the command writes itself (import's new files, the pinned
 cluster id) is recorded with `wrote`: the next read gets those bytes.

@@ -42,7 +42,7 @@ from jinja2.runtime import Context
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from reconciler.diagnostics import Diagnostic, Location
-from reconciler.spec import render_limits, rules
+from reconciler.spec import r_codes, render_limits
 from reconciler.spec.source import MAX_FILE_BYTES, Source
 
 MAX_OUTPUT_CHARS = MAX_FILE_BYTES  # a rendered file is held to the same cap as a plain one
@@ -146,15 +146,15 @@ def compile_template(source: Source) -> tuple[CompiledTemplate | None, list[Diag
     except TemplateSyntaxError as exc:
         line = exc.lineno if isinstance(exc.lineno, int) and exc.lineno > 0 else 1
         return None, [
-            rules.TEMPLATE_SYNTAX(
+            r_codes.TEMPLATE_SYNTAX(
                 f"template syntax error: {exc.message}", Location(source.rel, line, 1)
             )
         ]
     except Exception as exc:
         # Compile-time constant folding runs template expressions; any failure is the input's.
         diagnostic = _runtime_diagnostic(exc, source.rel)
-        if diagnostic.code == rules.TEMPLATE_ERROR.code:
-            diagnostic = rules.TEMPLATE_ERROR(
+        if diagnostic.code == r_codes.TEMPLATE_ERROR.code:
+            diagnostic = r_codes.TEMPLATE_ERROR(
                 f"template cannot be compiled: {exc}", Location(source.rel, 1, 1)
             )
         return None, [diagnostic]
@@ -173,7 +173,7 @@ def render(
             size += len(chunk)
             if size > MAX_OUTPUT_CHARS:
                 return None, [
-                    rules.TEMPLATE_OUTPUT_TOO_LARGE(
+                    r_codes.TEMPLATE_OUTPUT_TOO_LARGE(
                         f"{rel} renders to more than {MAX_OUTPUT_CHARS // 2**20} MiB; a topic "
                         "file that large should be split",
                         Location(rel, 1, 1),
@@ -242,7 +242,7 @@ def _within_batch_budget(
         return outcome
     rel = job.source.rel
     return None, [
-        rules.TEMPLATE_OUTPUT_TOO_LARGE(
+        r_codes.TEMPLATE_OUTPUT_TOO_LARGE(
             f"with {rel}, the templates together render more than "
             f"{MAX_TOTAL_OUTPUT_CHARS / 2**20:g} MiB (every cluster counted); render fewer or "
             "smaller topic files",
@@ -255,7 +255,7 @@ def _stopped(job: TemplateJob, why: render_limits.Stopped) -> TemplateOutcome:
     rel = job.source.rel
     at = Location(rel, 1, 1)
     if why.timeout:
-        slow = rules.TEMPLATE_TIMEOUT(
+        slow = r_codes.TEMPLATE_TIMEOUT(
             f"{rel} takes too long to render (the renderer {why}; limits: "
             f"{render_limits.CPU_LIMIT_SECONDS} s of CPU, {render_limits.WALL_LIMIT_SECONDS:g} s "
             "of wall-clock time; line not known); make its loops smaller (nested loops multiply)",
@@ -266,7 +266,7 @@ def _stopped(job: TemplateJob, why: render_limits.Stopped) -> TemplateOutcome:
 
 
 def _timeout(rel: str, at: Location) -> Diagnostic:
-    return rules.TEMPLATE_TIMEOUT(
+    return r_codes.TEMPLATE_TIMEOUT(
         f"{rel} takes more than {render_limits.CPU_LIMIT_SECONDS} s of CPU time to render; "
         "templates are bounded: make its loops smaller (nested loops multiply)",
         at,
@@ -275,7 +275,7 @@ def _timeout(rel: str, at: Location) -> Diagnostic:
 
 def _memory(rel: str, detail: str, at: Location) -> Diagnostic:
     limit = render_limits.MEMORY_LIMIT_BYTES // 2**20
-    return rules.TEMPLATE_MEMORY(
+    return r_codes.TEMPLATE_MEMORY(
         f"{rel} needs more than {limit} MiB of memory to render ({detail}); templates are "
         "bounded: build smaller values (a string, list or number that grows in a loop?)",
         at,
@@ -296,25 +296,25 @@ def _runtime_diagnostic(exc: BaseException, rel: str) -> Diagnostic:
     if isinstance(exc, MemoryError):
         return _memory(rel, "out of memory", at)
     if isinstance(exc, ValueTooLarge):
-        return rules.TEMPLATE_MEMORY(
+        return r_codes.TEMPLATE_MEMORY(
             f"template value too large: {message}; templates are bounded: build smaller values",
             at,
         )
     if isinstance(exc, SecurityError):
-        return rules.TEMPLATE_SECURITY(
+        return r_codes.TEMPLATE_SECURITY(
             f"template security error: {message}; templates may use variables, filters and "
             f"tests, not Python internals",
             at,
         )
     if isinstance(exc, UndefinedError):
-        return rules.TEMPLATE_UNDEFINED(
+        return r_codes.TEMPLATE_UNDEFINED(
             f"template variable error: {message}; templates see `vars` (the cluster's vars in "
             f"reconciler.yaml) and `cluster` (its name)",
             at,
         )
     if isinstance(exc, RecursionError):
         message = "recursion too deep"
-    return rules.TEMPLATE_ERROR(f"template error: {message}", at)
+    return r_codes.TEMPLATE_ERROR(f"template error: {message}", at)
 
 
 def _template_line(tb: TracebackType | None, rel: str) -> int:

@@ -7,7 +7,7 @@ Steps for one file (every problem a diagnostic, returned with the topics):
 3. Each topic with the defaults merged in (`_Fields`): its own values win; `config` merges key
    by key; a tombstone (`state: absent`) inherits only owner, clusters, description,
    acknowledge and protect, since partitions or config would mean nothing on a delete.
-4. Kafka's rules for one topic (topic_rules.py): name, counts, assignments,
+4. Kafka's rules for one topic (kafka_rules.py): name, counts, assignments,
    min.insync.replicas against the replication factor, tombstones, unknown clusters.
 5. A frozen TopicSpec, plus the `Declared` form the cross-file rules read.
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reconciler.diagnostics import Diagnostic, Location, did_you_mean
-from reconciler.spec import rules, schema, topic_rules
+from reconciler.spec import kafka_rules, r_codes, schema
 from reconciler.spec.configs import ConfigEntry, read_config
 from reconciler.spec.cross_file import Declared
 from reconciler.spec.model import HAZARD_CODES, Acknowledgment, Presence, TopicSpec
@@ -46,8 +46,8 @@ _TOMBSTONE_IGNORED = (
 
 CountRule = Callable[[int, Location, str | None], list[Diagnostic]]
 _COUNTS: tuple[tuple[str, CountRule], ...] = (
-    ("partitions", topic_rules.partitions),
-    ("replication_factor", topic_rules.replication_factor),
+    ("partitions", kafka_rules.partitions),
+    ("replication_factor", kafka_rules.replication_factor),
 )
 
 
@@ -107,7 +107,7 @@ def read_topic_file(
         if template:  # a template may render nothing for some cluster, on purpose
             return [], []
         return [], [
-            rules.EMPTY_FILE(
+            r_codes.EMPTY_FILE(
                 f"{doc.file} declares no topics (it is empty or only comments)",
                 Location(doc.file, 1, 1),
             )
@@ -129,7 +129,7 @@ def read_topic_file(
         found += _unknown_clusters(doc, ("defaults",), defaults, known_clusters)
     if "acknowledge" in defaults:
         found.append(
-            rules.ACKNOWLEDGE_IN_DEFAULTS(
+            r_codes.ACKNOWLEDGE_IN_DEFAULTS(
                 "`acknowledge:` under `defaults:` would approve a change on every topic of "
                 "the file; an approval names one topic's change: move each item under "
                 "`acknowledge:` of the topic whose change it approves",
@@ -166,11 +166,11 @@ def _read_topic(
     found: list[Diagnostic] = []
 
     if name is not None:
-        found += topic_rules.topic_name(name, doc.value_at((*here, "name")))
-    partitions, problems = _count(doc, fields.get("partitions"), label, topic_rules.partitions)
+        found += kafka_rules.topic_name(name, doc.value_at((*here, "name")))
+    partitions, problems = _count(doc, fields.get("partitions"), label, kafka_rules.partitions)
     found += problems
     rf, problems = _count(
-        doc, fields.get("replication_factor"), label, topic_rules.replication_factor
+        doc, fields.get("replication_factor"), label, kafka_rules.replication_factor
     )
     found += problems
     assignments, problems = _assignments(doc, fields.get("assignments"), label, partitions, rf)
@@ -247,7 +247,7 @@ def _assignments(
         if any(b is None for b in brokers):
             return None, []
         replicas.append(([b for b in brokers if b is not None], doc.value_at((*got.path, index))))
-    problems = topic_rules.assignments(replicas, doc.value_at(got.path), topic, partitions, rf)
+    problems = kafka_rules.assignments(replicas, doc.value_at(got.path), topic, partitions, rf)
     return (None if problems else tuple(tuple(b) for b, _ in replicas)), problems
 
 
@@ -263,7 +263,7 @@ def _min_insync(
         return []
     # Inherited from the defaults: point at the topic, which is what to fix.
     where = entry.location if "min.insync.replicas" in own_config else topic_at
-    return topic_rules.min_insync_replicas(int(entry.value), rf, where, topic)
+    return kafka_rules.min_insync_replicas(int(entry.value), rf, where, topic)
 
 
 def _tombstone(doc: YamlDocument, fields: _Fields, topic: str) -> list[Diagnostic]:
@@ -276,7 +276,7 @@ def _tombstone(doc: YamlDocument, fields: _Fields, topic: str) -> list[Diagnosti
         # Inherited: point at this tombstone, not at the defaults every topic shares.
         where = state_at if protect.inherited else doc.key_at(protect.path)
         protected = (True, where, protect.inherited)
-    return topic_rules.tombstone(topic, state_at, extra, protected)
+    return kafka_rules.tombstone(topic, state_at, extra, protected)
 
 
 def _strings(doc: YamlDocument, got: _Field | None) -> list[tuple[str, Location]]:
@@ -319,7 +319,7 @@ def _unknown_clusters(
         return []
     topic = raw.get("name") if isinstance(raw.get("name"), str) else None
     return [
-        rules.UNKNOWN_CLUSTER(
+        r_codes.UNKNOWN_CLUSTER(
             f"cluster '{name}' is not defined in reconciler.yaml{did_you_mean(name, known)}; "
             f"known: {', '.join(sorted(known)) or 'none'}",
             doc.value_at((*owner, "clusters", index)),

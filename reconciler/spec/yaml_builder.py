@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from reconciler.diagnostics import Diagnostic, Location
-from reconciler.spec import rules, yaml_scalars
+from reconciler.spec import r_codes, yaml_scalars
 
 MAX_DEPTH = 64  # nesting of mappings and sequences; spec files need about 6
 MAX_ALIASES = 100  # alias uses per document
@@ -174,7 +174,7 @@ class EventBuilder:
                 documents += 1
                 if documents > 1:
                     raise Abort(
-                        rules.MULTIPLE_DOCUMENTS(
+                        r_codes.MULTIPLE_DOCUMENTS(
                             "a spec file holds one YAML document; this is a second one (after "
                             "'---'): move it to its own file",
                             self.location(mark),
@@ -211,7 +211,7 @@ class EventBuilder:
             raise Abort(self._complex_key(mark))
         if len(self.stack) >= MAX_DEPTH:
             raise Abort(
-                rules.NESTING_TOO_DEEP(
+                r_codes.NESTING_TOO_DEEP(
                     f"mappings and sequences are nested more than {MAX_DEPTH} deep here; spec "
                     "files need a handful of levels: flatten it",
                     self.location(mark),
@@ -280,7 +280,7 @@ class EventBuilder:
         if first is not None:
             line = self._position((first, 0))[0]
             self.found.append(
-                rules.DUPLICATE_KEY(
+                r_codes.DUPLICATE_KEY(
                     f"key '{text}' appears twice in this mapping (first at line {line}); YAML "
                     "keeps only one of them, so remove or rename one",
                     self.location(mark),
@@ -292,7 +292,7 @@ class EventBuilder:
         self.key_entries.append(((*top.path, text), mark))
 
     def _complex_key(self, mark: tuple[int, int]) -> Diagnostic:
-        return rules.COMPLEX_KEY(
+        return r_codes.COMPLEX_KEY(
             "a mapping key here is itself a mapping, sequence or alias; spec files use plain "
             "names as keys",
             self.location(mark),
@@ -324,7 +324,7 @@ class EventBuilder:
         top = self.stack[-1] if self.stack else None
         key = top.key if top is not None and isinstance(top.container, dict) else None
         subject = f"the value of {key}" if key is not None else "this value"
-        return rules.NUMBER_TOO_LARGE(
+        return r_codes.NUMBER_TOO_LARGE(
             f"{subject} is a {value.digits}-digit integer; no setting accepts more than "
             f"{yaml_scalars.MAX_INTEGER_DIGITS} digits (Kafka's largest, a long, has 19): "
             "write the number you mean",
@@ -337,13 +337,13 @@ class EventBuilder:
         top = self.stack[-1] if self.stack else None
         key = top.key if top is not None and isinstance(top.container, dict) else None
         subject = f"{key}: {text}" if key is not None else text
-        return rules.YAML_1_1_DIFFERENCE(
+        return r_codes.YAML_1_1_DIFFERENCE(
             yaml_scalars.difference_message(subject, now, then), self.location(mark)
         )
 
     def _unsupported_tag(self, tag: str, mark: tuple[int, int]) -> Diagnostic:
         shown = tag.replace(_TAG, "!!")
-        return rules.UNSUPPORTED_TAG(
+        return r_codes.UNSUPPORTED_TAG(
             f"YAML tag '{shown}' is not supported in spec files (only plain strings, numbers, "
             "booleans, null, mappings and sequences are); remove the tag",
             self.location(mark),
@@ -355,7 +355,7 @@ class EventBuilder:
         target = self.anchors.get(anchor)
         if target is None:
             raise Abort(
-                rules.YAML_SYNTAX(
+                r_codes.YAML_SYNTAX(
                     f"alias '*{anchor}' names no anchor defined before it: define '&{anchor}' "
                     "first",
                     self.location(mark),
@@ -365,7 +365,7 @@ class EventBuilder:
         self.alias_nodes += target.span[1] - target.span[0]
         if self.aliases > MAX_ALIASES or self.alias_nodes > MAX_ALIAS_NODES:
             raise Abort(
-                rules.ALIAS_LIMIT(
+                r_codes.ALIAS_LIMIT(
                     f"too many aliases: more than {MAX_ALIASES} uses or {MAX_ALIAS_NODES} values "
                     "reached through them (an alias bomb expands exponentially); write the "
                     "values out or use the file's defaults",
@@ -414,7 +414,7 @@ class EventBuilder:
         else:
             at = self.value_entries[-1][1] if self.value_entries else (0, 0)
             self.found.append(
-                rules.YAML_SYNTAX(
+                r_codes.YAML_SYNTAX(
                     "a merge key '<<' takes a mapping or a list of mappings (usually an alias "
                     "like *defaults)",
                     self.location(at),

@@ -27,7 +27,7 @@ from typing import Any
 import yaml
 
 from reconciler.diagnostics import Diagnostic, Location
-from reconciler.spec import rules
+from reconciler.spec import r_codes
 from reconciler.spec.yaml_builder import (
     MAX_ALIAS_NODES,
     MAX_ALIASES,
@@ -89,7 +89,7 @@ def parse_yaml(
     loader = _Loader(text) if _encodable(text) else None
     if loader is None:
         return None, [
-            rules.YAML_SYNTAX(
+            r_codes.YAML_SYNTAX(
                 f"{file} holds characters that cannot be encoded (lone surrogates)",
                 Location(file, 1, 1),
             )
@@ -122,7 +122,7 @@ def _syntax_error(exc: yaml.MarkedYAMLError, builder: EventBuilder) -> Diagnosti
     if "nesting depth" in problem:
         # PyYAML >= 6.0.4's scanner has its own depth limit, which can trip while it looks ahead
         # before our MAX_DEPTH check sees the events: the same problem, so the same code.
-        return rules.NESTING_TOO_DEEP(
+        return r_codes.NESTING_TOO_DEEP(
             f"mappings and sequences are nested too deep here ({problem}); spec files need a "
             "handful of levels: flatten it",
             at,
@@ -133,7 +133,7 @@ def _syntax_error(exc: yaml.MarkedYAMLError, builder: EventBuilder) -> Diagnosti
         context = f" ({exc.context} started at line {started.line})"
     elif exc.context:
         context = f" ({exc.context})"
-    return rules.YAML_SYNTAX(f"YAML syntax error: {problem}{context}", at)
+    return r_codes.YAML_SYNTAX(f"YAML syntax error: {problem}{context}", at)
 
 
 def _reader_error(exc: yaml.YAMLError, text: str, builder: EventBuilder) -> Diagnostic:
@@ -146,7 +146,7 @@ def _reader_error(exc: yaml.YAMLError, text: str, builder: EventBuilder) -> Diag
     line = text.count("\n", 0, position)
     column = position - (text.rfind("\n", 0, position) + 1)
     reason = getattr(exc, "reason", None) or "unreadable characters"
-    return rules.YAML_SYNTAX(
+    return r_codes.YAML_SYNTAX(
         f"YAML cannot read this file: {reason}; remove the control character",
         builder.location((line, column)),
     )

@@ -124,7 +124,7 @@ def cancel_reassignments(
 
 
 def _same_specs(context: Context, cluster: str, saved: Plan) -> None:
-    """Refuse a saved plan made from other spec files than the context's (spec/identity.py:
+    """Refuse a saved plan made from other spec files than the context's (spec/digest.py:
     the digest of the bytes this command loaded), before any connection: reviewers approved
     the plan of those files."""
     if saved.source is None:  # saved before plans recorded it: verify alone judges

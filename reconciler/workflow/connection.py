@@ -69,7 +69,7 @@ def read_state(cluster: ClusterConfig, snapshot: Path | None = None) -> ClusterS
     """The cluster's state: from the snapshot file if given, else live in batched round trips,
     with what other applies left there (a held lock, recorded throttles: apply.leftovers)."""
     if snapshot is None:
-        from reconciler.apply.check import leftovers
+        from reconciler.apply import leftovers
 
         with connect(cluster) as kafka:
             return leftovers.observe(kafka, kafka.read_state())
@@ -106,7 +106,7 @@ def init_client(root: Path, cluster: str) -> tuple[tuple[str, str], ...]:
     scratch folder), expanded and checked exactly as plan's are (`${VAR}` from the
     environment, R509 literal secrets, logins no client can make)."""
     from reconciler.cluster import client_settings
-    from reconciler.spec.rules import LITERAL_SECRET
+    from reconciler.spec.r_codes import LITERAL_SECRET
 
     config, found = load_repo_config(root, os.environ, Settings.of(cluster))
     # a literal secret, only a warning in a repository that has one, is refused before init

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from reconciler.diagnostics import Diagnostic
 from reconciler.errors import InvalidSpecs
-from reconciler.spec.identity import specs_digest
+from reconciler.spec.digest import specs_digest
 from reconciler.spec.loader import LoadResult, load_repo
 from reconciler.spec.model import ClusterConfig, DesiredState, RepoConfig
 from reconciler.spec.repo_config import load_repo_config, select_cluster
@@ -71,7 +71,7 @@ class Context:
         return Specs(chosen, loaded.desired[cluster], loaded.diagnostics)
 
     def digest(self, cluster: str) -> str:
-        """The digest a saved plan for `cluster` records (spec/identity.py), of the bytes its
+        """The digest a saved plan for `cluster` records (spec/digest.py), of the bytes its
         specs were loaded from."""
         return specs_digest(self.valid(cluster), self.files)
 

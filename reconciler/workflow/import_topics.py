@@ -14,8 +14,8 @@ from reconciler.init_repo import NewFile, write_new
 from reconciler.patterns import UserPattern, problem
 from reconciler.planning.plan import make_plan
 from reconciler.spec.discovery import folder_not_read
+from reconciler.spec.r_codes import IGNORED_FILE
 from reconciler.spec.repo_config import REPO_CONFIG, select_cluster
-from reconciler.spec.rules import IGNORED_FILE
 from reconciler.spec.settings_scope import Settings
 from reconciler.spec.source import real_path, relative
 from reconciler.workflow.connection import read_state

@@ -15,6 +15,7 @@ from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Severity
 from reconciler.git_repo import head_commit
 from reconciler.planning.changes import Action
+from reconciler.planning.p_codes import IN_USE_NOT_READ, KAFKA_REFUSED, KAFKA_UNCHECKED
 from reconciler.planning.plan import (
     Plan,
     PlanSource,
@@ -25,7 +26,6 @@ from reconciler.planning.plan import (
     mark_causes,
     scope,
 )
-from reconciler.planning.rules import IN_USE_NOT_READ, KAFKA_REFUSED, KAFKA_UNCHECKED
 from reconciler.planning.targeting import scope_targets
 from reconciler.spec.repo_config import REPO_CONFIG
 from reconciler.workflow.connection import connect, made_by, read_state
@@ -70,7 +70,7 @@ def plan(
         state = read_state(specs.cluster, snapshot)
         read: EvidenceRead | None = None
     else:  # one connection: the state, the in-use evidence and the creates' visibility
-        from reconciler.apply.check import leftovers
+        from reconciler.apply import leftovers
 
         with connect(specs.cluster) as kafka:
             state = leftovers.observe(kafka, kafka.read_state())

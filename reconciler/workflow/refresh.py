@@ -29,7 +29,7 @@ from reconciler.cluster.overrides import OPERATIONAL_KEYS
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic
 from reconciler.errors import ConfigError
-from reconciler.planning import rules
+from reconciler.planning import p_codes
 from reconciler.planning.drift import DriftItem, DriftReport
 from reconciler.planning.drift import drift as find_drift
 from reconciler.planning.plan import make_plan
@@ -43,7 +43,7 @@ from reconciler.workflow.connection import read_state
 from reconciler.workflow.context import Context
 
 # A drift item's field by the spec field refresh writes for it
-_FIELD_OF = {rules.PARTITION_DECREASE.name: "partitions"}
+_FIELD_OF = {p_codes.PARTITION_DECREASE.name: "partitions"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +160,7 @@ def _accepted(
                 "placement you want",
             )  # fmt: skip
         case "blocked":
-            decrease = item.field == rules.PARTITION_DECREASE.name
+            decrease = item.field == p_codes.PARTITION_DECREASE.name
             if decrease and spec is not None and not spec.assignments:
                 return Wanted(topic, "partitions", str(partitions))
             message = item.diagnostic.message if item.diagnostic is not None else item.field

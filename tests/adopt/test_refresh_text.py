@@ -148,7 +148,7 @@ def test_crlf_files_keep_their_line_ends() -> None:
 def test_the_drift_issue_says_how_to_open_the_pull_request_that_accepts_it() -> None:
     from reconciler.diagnostics import Location
     from reconciler.planning.drift import DriftItem, DriftReport
-    from reconciler.render.drift import render_drift_markdown, render_drift_text
+    from reconciler.render.drift_report import render_drift_markdown, render_drift_text
 
     item = DriftItem(
         "pay.ledger", "config", "config.retention.ms", "604800000", "1209600000",

@@ -1,5 +1,5 @@
 """The throttle ledger read back from the audit journal (journal.Tail), and what plan makes of
-leftovers (planning/leftovers.py). Pure: records and states built here."""
+leftovers (planning/leftover_warnings.py). Pure: records and states built here."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from reconciler.apply.record.journal import Tail
 from reconciler.cluster.state import LeftoverThrottle, LockShown
-from reconciler.planning import leftovers
+from reconciler.planning import leftover_warnings
 from tests.planning.factories import cluster
 
 
@@ -59,7 +59,7 @@ def test_plan_diagnostics_for_a_held_lock_and_each_throttled_topic() -> None:
         lock=LockShown("ada on ci-7 (pid 12)", "2026-11-26T19:00:00+00:00"),
         leftover_throttles=(LeftoverThrottle("a1", "ada@ci-7", 1048576, (1, 3), ("x", "y")),),
     )
-    found = list(leftovers.diagnostics(state))
+    found = list(leftover_warnings.diagnostics(state))
     assert [(d.code, d.rule, d.topic) for d in found] == [
         ("P131", "apply_lock_held", None),
         ("P130", "leftover_throttle", "x"),

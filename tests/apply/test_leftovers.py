@@ -27,7 +27,7 @@ from confluent_kafka.admin import (
 )
 
 from reconciler.apply import Options, apply_plan
-from reconciler.apply.lease import Holder
+from reconciler.apply.lock import Holder
 from reconciler.apply.record import journal
 from reconciler.cluster import adapter
 from reconciler.cluster.protocol.throttles import Throttle

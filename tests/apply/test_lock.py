@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.apply import lease as lock
-from reconciler.apply.lease import Holder, Judgement
+from reconciler.apply import lock
+from reconciler.apply.lock import Holder, Judgement
 from reconciler.cluster import adapter
 from reconciler.cluster.adapter import lock_topic as adapter_lock
 from reconciler.cluster.protocol.failures import Failure
@@ -92,7 +92,7 @@ def test_real_holder_in_another_pid_namespace_is_not_broken(
     whose pid means nothing here, keeps its lock while it runs."""
     script = (
         "import sys, time\n"
-        "from reconciler.apply import lease as lock\n"
+        "from reconciler.apply import lock as lock\n"
         "from reconciler.cluster import adapter\n"
         f"c = adapter.Cluster(adapter.Connection('test', {kafka3.bootstrap!r}))\n"
         # A live holder is never waited out, so its lease costs nothing here; a short one

@@ -12,7 +12,7 @@ from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.state import ClusterState, Reassignment
 from reconciler.planning.drift import DriftItem, drift, to_json
 from reconciler.planning.plan import make_plan
-from reconciler.render.drift import render_drift_markdown, render_drift_text
+from reconciler.render.drift_report import render_drift_markdown, render_drift_text
 from reconciler.spec.model import ClusterConfig, DesiredState, Policy
 from reconciler.spec.model import Presence as SpecState
 from tests.planning.factories import cluster, desired, spec, spread, topic

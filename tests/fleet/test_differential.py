@@ -1,12 +1,12 @@
 """The Spark job against the Python planner on a generated fleet, row for row.
 
 20 clusters x 5 dates, every drift kind injected along with every rule of the planner's list of
-rules that hold a change back or mark drift (planning/drift_rules.py; bench/fleet_gen.py). For
+rules that hold a change back or mark drift (planning/drift_codes.py; bench/fleet_gen.py). For
 each cluster and date, the job's drift rows must equal what `reconciler.planning.drift.drift`
 reports over `make_plan` for that cluster's desired state and that date's state, in the same
 words (blocked items included): what `reconciler drift` prints, less the blocked items of the
-rules the job leaves to the planner (fleet/drift.py PLANNER_ONLY). first_seen, the broker load
-and the consistency table are checked against plain-Python computations over the same fleet.
+rules the job leaves to the planner (fleet/drift_columns.py PLANNER_ONLY). first_seen, the broker
+load and the consistency table are checked against plain-Python computations over the same fleet.
 """
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ from reconciler.cluster import jsonl
 from reconciler.cluster.overrides import OPERATIONAL_KEYS
 from reconciler.cluster.state import TopicState
 from reconciler.fleet import job
-from reconciler.fleet.drift import PLANNER_ONLY
+from reconciler.fleet.drift_columns import PLANNER_ONLY
 from reconciler.patterns import UserPattern, problem
-from reconciler.planning import placement, rules
+from reconciler.planning import p_codes, placement
 from reconciler.planning.diff import ignored
 from reconciler.planning.drift import KINDS, drift
-from reconciler.planning.drift_rules import DRIFT_RULES
+from reconciler.planning.drift_codes import DRIFT_RULES
 from reconciler.planning.plan import make_plan
 from reconciler.spec import catalog
 from reconciler.spec.model import Presence
@@ -68,7 +68,7 @@ def fleet(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Flee
 
 def python_drift(fleet: Fleet) -> dict[tuple[str, str], set[Row]]:
     """(cluster, date) -> the planner's drift items, as the table's columns, less the blocked
-    items of the rules the job leaves to the planner (their reasons: fleet/drift.py)."""
+    items of the rules the job leaves to the planner (their reasons: fleet/drift_columns.py)."""
     found: dict[tuple[str, str], set[Row]] = {}
     for g in fleet.generated:
         for day, state in g.snapshots:
@@ -94,7 +94,7 @@ def spark_drift(fleet: Fleet) -> dict[tuple[str, str], set[Row]]:
 
 
 def unexercised(generated: Iterable[fleet_gen.GeneratedCluster]) -> list[str]:
-    """The listed rules (planning/drift_rules.py) of which the planner's output over the fleet
+    """The listed rules (planning/drift_codes.py) of which the planner's output over the fleet
     shows no case: a diagnostic of the rule, and where the rule shows in drift, an item of
     that kind (blocked: with the rule's name as its field)."""
     rules_seen: Counter[str] = Counter()
@@ -476,5 +476,5 @@ def test_a_history_of_over_63_snapshots_matches_the_planner_on_every_date(
     }
     assert any(item[4] == "missing" for key in late for item in expected.get(key, ()))
     assert any(
-        d.rule == rules.TOPIC_COLLISION.name for plan in late.values() for d in plan.diagnostics
+        d.rule == p_codes.TOPIC_COLLISION.name for plan in late.values() for d in plan.diagnostics
     )

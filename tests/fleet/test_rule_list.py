@@ -1,10 +1,10 @@
-"""The fleet job accounts for every rule of the planner's one list (planning/drift_rules.py):
+"""The fleet job accounts for every rule of the planner's one list (planning/drift_codes.py):
 a column expression that computes it, or the reason only the planner can. Starts no Spark."""
 
 from __future__ import annotations
 
-from reconciler.fleet import drift as fleet_drift
-from reconciler.planning.drift_rules import NAMES
+from reconciler.fleet import drift_columns as fleet_drift
+from reconciler.planning.drift_codes import NAMES
 
 
 def test_every_listed_rule_is_computed_by_the_job_or_said_to_be_the_planners_alone() -> None:

@@ -274,4 +274,7 @@ def test_unreachable_cluster_is_one_clear_error(tmp_path: Path) -> None:
 
     assert result.code == 1 and result.stdout == ""
     assert "cluster 'test' at 127.0.0.1:1" in result.stderr
-    assert result.stderr.count("\n") == 1, result.stderr
+    # one error line; on a busy machine the heartbeat ("... still planning", every 5 s off a
+    # terminal) may come before it: progress, not a second error
+    said = [ln for ln in result.stderr.splitlines() if not ln.startswith("... still ")]
+    assert len(said) == 1 and said[0].startswith("error: "), result.stderr

@@ -17,7 +17,7 @@ from reconciler.apply import apply_plan
 from reconciler.cluster import jsonl, snapshot
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ApplyRefused
-from reconciler.planning import rules
+from reconciler.planning import p_codes
 from reconciler.planning.changes import AlterTopicConfig, CreateTopic
 from reconciler.planning.drift import drift
 from reconciler.planning.plan import Plan, make_plan
@@ -78,7 +78,7 @@ def test_a_key_the_cluster_does_not_list_is_an_error_naming_its_answer() -> None
     plan = make_plan(_specs(), state, CONFIG)
 
     assert not plan.applyable
-    errors = [d for d in plan.errors if d.rule == rules.UNKNOWN_TOPIC_CONFIG.name]
+    errors = [d for d in plan.errors if d.rule == p_codes.UNKNOWN_TOPIC_CONFIG.name]
     assert {d.topic for d in errors} == {"orders.old", "orders.new"}
     count = len(CATALOG)
     for d in errors:
@@ -128,7 +128,7 @@ def test_without_any_answer_a_vendor_key_is_a_warning_and_apply_asks_kafka() -> 
     plan = make_plan(desired(_specs().topics["orders.new"], name="prod"), state, CONFIG)
 
     (warning,) = plan.diagnostics
-    assert warning.rule == rules.TOPIC_CONFIG_UNCHECKED.name and not warning.is_error
+    assert warning.rule == p_codes.TOPIC_CONFIG_UNCHECKED.name and not warning.is_error
     assert plan.applyable
     # the validate-only CreateTopics asks the cluster before any change: nothing is created
     with pytest.raises(ApplyRefused, match=f"Unknown topic config name: {KEY}"):

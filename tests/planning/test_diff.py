@@ -8,7 +8,7 @@ import pytest
 
 from reconciler.cluster.state import ClusterState, Reassignment, TopicState
 from reconciler.diagnostics import Severity
-from reconciler.planning import rules
+from reconciler.planning import p_codes
 from reconciler.planning.changes import (
     Action,
     AlterTopicConfig,
@@ -379,7 +379,7 @@ def test_every_case_makes_a_valid_json_plan(case: Case) -> None:
 
 
 def _is_error(rule: str) -> bool:
-    return next(r for r in rules.RULES if r.name == rule).severity is Severity.ERROR
+    return next(r for r in p_codes.RULES if r.name == rule).severity is Severity.ERROR
 
 
 def test_diagnostics_carry_code_topic_location_and_advice() -> None:
@@ -408,9 +408,11 @@ def test_delete_not_allowed_says_how_to_allow_it() -> None:
 
 def test_rule_codes_and_names_are_unique_and_stable() -> None:
     assert (
-        len({r.code for r in rules.RULES}) == len({r.name for r in rules.RULES}) == len(rules.RULES)
+        len({r.code for r in p_codes.RULES})
+        == len({r.name for r in p_codes.RULES})
+        == len(p_codes.RULES)
     )
-    named = {r.name for r in rules.RULES}
+    named = {r.name for r in p_codes.RULES}
     assert {
         "partition_decrease",
         "reassignment_in_progress",
@@ -423,7 +425,7 @@ def test_rule_codes_and_names_are_unique_and_stable() -> None:
         "delete_not_allowed",
         "replication_factor_unreachable",
     } <= named
-    assert all(r.code.startswith("P1") for r in rules.RULES)
+    assert all(r.code.startswith("P1") for r in p_codes.RULES)
 
 
 def test_placements_in_one_plan_share_the_load() -> None:

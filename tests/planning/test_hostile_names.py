@@ -26,7 +26,7 @@ from reconciler.planning.drift import KINDS, DriftItem, DriftReport
 from reconciler.planning.limits import BrokerLoad
 from reconciler.planning.plan import Plan
 from reconciler.render import render_markdown, render_text
-from reconciler.render.drift import render_drift_markdown, render_drift_text
+from reconciler.render.drift_report import render_drift_markdown, render_drift_text
 from reconciler.render.markdown import render_failure
 from tests.planning import samples
 

@@ -9,8 +9,8 @@ import pytest
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Severity
 from reconciler.planning.plan import Plan, make_plan
+from reconciler.spec.kafka_rules import min_insync_replicas
 from reconciler.spec.model import ClusterConfig, Policy, TopicSpec
-from reconciler.spec.topic_rules import min_insync_replicas
 from tests.planning.factories import cluster, desired, spec, spread, topic
 
 

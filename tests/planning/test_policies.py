@@ -12,7 +12,7 @@ import pytest
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Severity
 from reconciler.planning import hazards as hazards_module
-from reconciler.planning import rules
+from reconciler.planning import p_codes
 from reconciler.planning.plan import Plan, make_plan
 from reconciler.render import render_json
 from reconciler.spec.model import HAZARD_CODES, ClusterConfig, Policy, Presence, TopicSpec
@@ -117,7 +117,7 @@ def test_each_policy_at_each_level(name: str, level: str | None) -> None:
         assert found == []
     else:
         [d] = found
-        rule = next(r for r in rules.RULES if r.name == name)
+        rule = next(r for r in p_codes.RULES if r.name == name)
         assert (d.code, d.severity.value, d.topic) == (rule.code, effective, case.topic)
         assert (d.location is not None) == (case.topic is not None)
         data = checked_json(plan)
@@ -329,8 +329,8 @@ def test_severity_is_read_from_reconciler_yaml(tmp_path: Path) -> None:
         ("min_replication_factor", "warning"),
         ("name_pattern", "off"),
     )
-    assert rules.level(policy, "min_insync_replicas_headroom") == "warning"
-    assert rules.level(policy, "name_pattern") == "off"
+    assert p_codes.level(policy, "min_insync_replicas_headroom") == "warning"
+    assert p_codes.level(policy, "name_pattern") == "off"
 
 
 def test_unknown_severity_names_and_levels_are_schema_errors(tmp_path: Path) -> None:
@@ -346,23 +346,23 @@ def test_unknown_severity_names_and_levels_are_schema_errors(tmp_path: Path) -> 
 def test_the_schema_lists_exactly_the_configurable_rules() -> None:
     schema = json.loads((ROOT / "schemas" / "reconciler.schema.json").read_text())
     policy = schema["$defs"]["cluster"]["properties"]["policy"]["properties"]
-    assert set(policy["severity"]["properties"]) == set(rules.CONFIGURABLE)
-    assert set(rules.HAZARD_LEVELS) == set(HAZARD_CODES)
+    assert set(policy["severity"]["properties"]) == set(p_codes.CONFIGURABLE)
+    assert set(p_codes.HAZARD_LEVELS) == set(HAZARD_CODES)
     # the table's default severities are the ones policy.severity starts from
     assert {
         k.code: k.default
         for k in hazards_module.KINDS
         if k.code not in hazards_module.CLUSTER_KINDS
-    } == rules.HAZARD_LEVELS
+    } == p_codes.HAZARD_LEVELS
 
 
 def test_every_plan_rule_is_documented() -> None:
     text = (ROOT / "docs" / "rules.md").read_text()
-    for rule in rules.RULES:
+    for rule in p_codes.RULES:
         assert f"| {rule.code} | `{rule.name}` | {rule.severity.value} |" in text, rule
-        if rule.name in rules.CONFIGURABLE:
+        if rule.name in p_codes.CONFIGURABLE:
             assert f"{rule.severity.value}[{rule.code}]" in text, rule  # an example excerpt
-    for code in rules.HAZARD_LEVELS:
+    for code in p_codes.HAZARD_LEVELS:
         assert f"hazard {code} (" in text, code
 
 

@@ -29,7 +29,7 @@ from reconciler.planning.drift import drift
 from reconciler.planning.hazards import entry
 from reconciler.planning.plan import Plan, make_plan
 from reconciler.render import render_markdown, render_text
-from reconciler.render.drift import render_drift_text
+from reconciler.render.drift_report import render_drift_text
 from reconciler.spec.model import ClusterConfig
 from reconciler.wrap import HANG, wrap
 from tests.planning import samples

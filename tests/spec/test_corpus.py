@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 import yaml
 
-from reconciler.spec import rules
+from reconciler.spec import r_codes
 from reconciler.spec.loader import load_repo
 from reconciler.spec.source import MAX_FILE_BYTES
 from tests.spec.helpers import run_cli
@@ -106,7 +106,7 @@ def test_the_corpus_is_large_and_covers_every_rule() -> None:
     for case in CASES:
         expect = expectation(case)
         covered |= {expect["code"], *expect.get("also", [])}
-    assert {rule.code for rule in rules.RULES} <= covered
+    assert {rule.code for rule in r_codes.RULES} <= covered
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -6,8 +6,8 @@ import pytest
 
 from reconciler import diagnostics
 from reconciler.diagnostics import Diagnostic, Location, Rule, Severity, did_you_mean
-from reconciler.planning import rules as plan_rules
-from reconciler.spec import rules as spec_rules
+from reconciler.planning import p_codes as plan_rules
+from reconciler.spec import r_codes as spec_rules
 
 
 def test_validate_and_plan_codes_are_one_rule_type_with_distinct_codes_and_names() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from reconciler.spec import rules
+from reconciler.spec import r_codes
 from reconciler.spec.schema import REPO_SCHEMA, TOPICS_SCHEMA, load_schema
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -13,12 +13,12 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 def test_every_code_is_documented_with_its_rule_and_an_example() -> None:
     text = (DOCS / "diagnostics.md").read_text()
-    for rule in rules.RULES:
+    for rule in r_codes.RULES:
         row = f"| {rule.code} | `{rule.name}` | {rule.severity.value} |"
         assert row in text, rule
         assert re.search(rf"^\S+:\d+:\d+: {rule.severity.value}\[{rule.code}\]: ", text, re.M), rule
     documented = set(re.findall(r"^\| (R\d{3}) \|", text, re.M))
-    assert documented == {rule.code for rule in rules.RULES}
+    assert documented == {rule.code for rule in r_codes.RULES}
 
 
 def test_every_schema_field_is_documented() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reconciler.diagnostics import Location
-from reconciler.spec import cross_file, rules, topic_rules
+from reconciler.spec import cross_file, kafka_rules, r_codes
 from reconciler.spec.cross_file import Declared
 
 AT = Location("t.yaml", 1, 1)
@@ -29,7 +29,7 @@ AT = Location("t.yaml", 1, 1)
     ],
 )
 def test_topic_names(name: str, codes: list[str]) -> None:
-    assert [d.code for d in topic_rules.topic_name(name, AT)] == codes
+    assert [d.code for d in kafka_rules.topic_name(name, AT)] == codes
 
 
 def test_collisions_and_duplicates_report_the_later_place() -> None:
@@ -58,14 +58,14 @@ def test_collisions_and_duplicates_report_the_later_place() -> None:
 def test_assignments(
     replicas: list[list[int]], partitions: int | None, rf: int | None, codes: list[str]
 ) -> None:
-    found = topic_rules.assignments([(r, AT) for r in replicas], AT, "t", partitions, rf)
+    found = kafka_rules.assignments([(r, AT) for r in replicas], AT, "t", partitions, rf)
     assert [d.code for d in found] == codes
 
 
 def test_a_count_the_assignments_do_not_match_says_how_to_hand_placement_to_kafka() -> None:
     """R303 is what a partition increase of a pinned topic meets: removing `assignments:` is
     the other way out, and the message says so."""
-    (found,) = topic_rules.assignments([([1, 2], AT), ([2, 3], AT)], AT, "t", 3, None)
+    (found,) = kafka_rules.assignments([([1, 2], AT), ([2, 3], AT)], AT, "t", 3, None)
     assert found.code == "R303"
     assert "remove `assignments:` to hand placement back to Kafka" in found.message
 
@@ -100,7 +100,7 @@ def test_dependency_rules() -> None:
 
 
 def test_codes_are_unique_and_numbered_by_family() -> None:
-    codes = [r.code for r in rules.RULES]
+    codes = [r.code for r in r_codes.RULES]
     assert len(codes) == len(set(codes))
-    assert len({r.name for r in rules.RULES}) == len(codes)
+    assert len({r.name for r in r_codes.RULES}) == len(codes)
     assert all(c[0] == "R" and c[1] in "01234567" and len(c) == 4 for c in codes)

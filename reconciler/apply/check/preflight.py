@@ -23,7 +23,7 @@ from typing import NoReturn, assert_never
 
 from reconciler.apply.check import validate_only
 from reconciler.apply.execute.operations import Operation
-from reconciler.apply.execute.status import Diverged, Done, NotStarted, Partly, judge
+from reconciler.apply.execute.verdict import Diverged, Done, NotStarted, Partly, judge
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.ports import TopicReader, TopicWriter
 from reconciler.cluster.state import ClusterState

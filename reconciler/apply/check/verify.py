@@ -34,7 +34,7 @@ from typing import Any
 
 from reconciler.apply.check.in_use import diverged_deletes
 from reconciler.apply.check.preflight import check_plan, refuse_diverged, stale
-from reconciler.apply.execute.status import Done, Partly, judge, pending_entries
+from reconciler.apply.execute.verdict import Done, Partly, judge, pending_entries
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import PlanMismatch
 from reconciler.planning.changes import (

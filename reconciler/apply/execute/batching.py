@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
-from reconciler.apply.execute.status import pending_entries
+from reconciler.apply.execute.verdict import pending_entries
 from reconciler.cluster.protocol.requests import ConfigUpdate, NewTopicRequest, PartitionsRequest
 from reconciler.cluster.state import ClusterState, TopicState
 from reconciler.planning.changes import AlterTopicConfig, CreateTopic, IncreasePartitions

@@ -25,8 +25,8 @@ from typing import TypeVar, assert_never
 from reconciler import stopping
 from reconciler.apply.execute import batching, reassign
 from reconciler.apply.execute.operations import Operation, Step
-from reconciler.apply.execute.status import Done, judge
 from reconciler.apply.execute.throttling import Ledger
+from reconciler.apply.execute.verdict import Done, judge
 from reconciler.cluster.ports import Executing, TopicWriter
 from reconciler.cluster.protocol.failures import Failure
 from reconciler.cluster.state import ClusterState

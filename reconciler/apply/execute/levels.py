@@ -35,8 +35,8 @@ from reconciler.apply.execute.dispatch import (
 )
 from reconciler.apply.execute.operations import Level, Operation, Step, blocked_by
 from reconciler.apply.execute.sentences import sentence
-from reconciler.apply.execute.status import Diverged, Done, NotStarted, Partly, judge
 from reconciler.apply.execute.throttling import Ledger
+from reconciler.apply.execute.verdict import Diverged, Done, NotStarted, Partly, judge
 from reconciler.apply.record.outcome import OperationResult, Status
 from reconciler.cluster.ports import Executing
 from reconciler.cluster.state import ClusterState

@@ -11,7 +11,7 @@ follow them until the controller reports them complete.
     6. remove the throttle once they are done. Moves still going on (stopped, timed out) are
        Kafka's to finish: their changes are in progress, not applied, and the throttle stays,
        recorded in the audit journal, because the usual reason to stop is that the moves hurt
-       the cluster. The next apply follows them and then removes it (check/leftovers.py);
+       the cluster. The next apply follows them and then removes it (apply/leftovers.py);
        `apply --cancel-reassignments` cancels them.
 
 Whether the replicas then are where planned and in sync is the wait for metadata's to see.

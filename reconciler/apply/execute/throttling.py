@@ -6,7 +6,7 @@ how, and what it leaves alone) once the audit journal has recorded what is about
 and says so;
 `release` takes it away again and records that, warning instead of failing when it cannot,
 since the reassignments themselves are done by then: the throttle stays recorded, so `plan` and
-`drift` report it and the next apply removes it (apply/check/leftovers.py).
+`drift` report it and the next apply removes it (apply/leftovers.py).
 """
 
 from __future__ import annotations

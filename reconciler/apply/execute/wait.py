@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 
 from reconciler import stopping
 from reconciler.apply.execute.operations import Operation, Step
-from reconciler.apply.execute.status import Diverged, Done, judge, serving
+from reconciler.apply.execute.verdict import Diverged, Done, judge, serving
 from reconciler.cluster.ports import TopicReader
 from reconciler.cluster.state import TopicState
 

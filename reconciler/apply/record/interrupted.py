@@ -15,7 +15,7 @@ import time
 from collections.abc import Collection, Mapping, Sequence
 
 from reconciler.apply.execute.operations import Operation, Step
-from reconciler.apply.execute.status import Done, Partly, judge
+from reconciler.apply.execute.verdict import Done, Partly, judge
 from reconciler.apply.record.outcome import OperationResult, Status
 from reconciler.cluster.ports import TopicReader
 from reconciler.cluster.state import ClusterState, Reassignment, TopicState

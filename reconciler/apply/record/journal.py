@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, assert_never
 
 from reconciler.apply.execute.operations import Operation
-from reconciler.apply.execute.status import Diverged, Done, NotStarted, Partly, judge
+from reconciler.apply.execute.verdict import Diverged, Done, NotStarted, Partly, judge
 from reconciler.apply.record import audit_record
 from reconciler.apply.record.audit_record import (
     ClosedRow,

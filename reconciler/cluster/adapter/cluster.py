@@ -36,6 +36,7 @@ from reconciler.cluster.adapter import (
     retry,
     write,
 )
+from reconciler.cluster.adapter.cluster_id import Identity
 from reconciler.cluster.adapter.connect import (
     HINT,
     Aside,
@@ -46,7 +47,6 @@ from reconciler.cluster.adapter.connect import (
     steer_controller,
 )
 from reconciler.cluster.adapter.describe import describe
-from reconciler.cluster.adapter.identity import Identity
 from reconciler.cluster.evidence import Evidence
 from reconciler.cluster.protocol.answers import ClusterDescription, Record
 from reconciler.cluster.protocol.authorized import Authorized
@@ -74,7 +74,7 @@ class Cluster:
         self, connection: Connection, identity: Identity | None = None, *, beside: bool = False
     ) -> None:
         self.connection = connection
-        # The id the brokers reported (identity.py): with a pinned connection, asked before any
+        # The id the brokers reported (cluster_id.py): with a pinned connection, asked before any
         # other request; `beside`, a Cluster reading beside another waits for the other's check
         self.identity = identity if identity is not None else Identity()
         self._beside = beside

@@ -1,7 +1,7 @@
 """The plan's diagnostic rules: a stable code and snake_case name for each problem planning finds.
 
 Codes P1xx belong to the planner (`reconciler help rules` explains each with an example). Each is a
-`reconciler.diagnostics.Rule`, the type validate's R codes (spec/rules.py) use too; calling one
+`reconciler.diagnostics.Rule`, the type validate's R codes (spec/r_codes.py) use too; calling one
 builds its `Diagnostic`, with the caller's message and, for a configurable rule, the severity
 the cluster's policy gives it.
 
@@ -39,7 +39,7 @@ MIN_REPLICATION_FACTOR = Rule("P113", "min_replication_factor", _ERROR)
 MAX_PARTITIONS_PER_TOPIC = Rule("P114", "max_partitions_per_topic", _ERROR)
 NAME_PATTERN = Rule("P115", "name_pattern", _ERROR)
 MIN_INSYNC_REPLICAS_HEADROOM = Rule("P116", "min_insync_replicas_headroom", _WARNING)
-# What other applies left on the cluster (leftovers.py)
+# What other applies left on the cluster (leftover_warnings.py)
 LEFTOVER_THROTTLE = Rule("P130", "leftover_throttle", _WARNING)
 APPLY_LOCK_HELD = Rule("P131", "apply_lock_held", _WARNING)
 # Deletes while a file that could hold topics is not read (spec/discovery.py)

@@ -21,14 +21,14 @@ from collections.abc import Callable
 from typing import Any
 
 from reconciler.apply.execute import reassign
-from reconciler.apply.lease import Holder
+from reconciler.apply.lock import Holder
 from reconciler.apply.record import journal
 from reconciler.cluster.ports import Executing, LeftoverReader, LockStore, Throttles
 from reconciler.cluster.protocol.reserved import LOCK_TOPIC
 from reconciler.cluster.protocol.throttles import FOLLOWER_REPLICAS, LEADER_REPLICAS
 from reconciler.cluster.state import ClusterState, LeftoverThrottle, LockShown
 from reconciler.errors import ClusterError
-from reconciler.planning import rules
+from reconciler.planning import p_codes
 from reconciler.planning.plan import Plan
 
 Progress = Callable[[str], None]
@@ -37,7 +37,7 @@ _LISTS = (LEADER_REPLICAS, FOLLOWER_REPLICAS)
 
 def reported(plan: Plan) -> bool:
     """The plan reports a throttle an apply left: applying it, even with no change, removes it."""
-    return any(d.rule == rules.LEFTOVER_THROTTLE.name for d in plan.diagnostics)
+    return any(d.rule == p_codes.LEFTOVER_THROTTLE.name for d in plan.diagnostics)
 
 
 def observe(cluster: LeftoverReader, state: ClusterState) -> ClusterState:

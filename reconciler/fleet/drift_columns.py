@@ -4,7 +4,7 @@
 `make_plan` makes; this module computes the same items for each (cluster, date) snapshot, in
 the same kinds, fields and canonical values, and tests/fleet/test_differential.py holds the two
 to each other on generated fleets. The rules that hold a change back or mark drift are the
-planner's list, planning/drift_rules.py: `COMPUTED` below names the column expression of each
+planner's list, planning/drift_codes.py: `COMPUTED` below names the column expression of each
 one this job computes, `PLANNER_ONLY` why the others are not computed (a test holds the three
 to each other). The items, each mirroring planning/diff.py and planning/drift.py (their names
 in brackets):
@@ -57,8 +57,8 @@ from reconciler.diagnostics import Rule
 from reconciler.fleet import ignore
 from reconciler.fleet.inputs import Desired, Observed
 from reconciler.fleet.spark_functions import map_contains_key
-from reconciler.planning import rules
-from reconciler.spec import rules as spec_rules
+from reconciler.planning import p_codes
+from reconciler.spec import r_codes as spec_rules
 
 DRIFT_COLUMNS = (
     "cluster",
@@ -98,38 +98,38 @@ _ITEM = T.StructType(
     ]
 )
 
-# The planner's rules (planning/drift_rules.py) this module computes, each with the function
+# The planner's rules (planning/drift_codes.py) this module computes, each with the function
 # whose column expression does
 COMPUTED: dict[str, str] = {
-    rules.PARTITION_DECREASE.name: "_count_items",
-    rules.REASSIGNMENT_IN_PROGRESS.name: "_count_items",
-    rules.REPLICATION_FACTOR_UNREACHABLE.name: "_count_items, _missing",
-    rules.UNKNOWN_BROKER.name: "_count_items, _missing",
-    rules.BROKER_DOWN.name: "_down_brokers",
-    rules.TOPIC_COLLISION.name: "_missing",
-    rules.DELETE_PROTECTED.name: "_tombstone_item",
-    rules.DELETE_NOT_ALLOWED.name: "_tombstone_item",
-    rules.DELETE_WITH_UNREAD_SPECS.name: "_tombstone_item",
-    rules.IGNORED_TOPIC.name: "ignore.ignored (prepare's `ignored` column)",
+    p_codes.PARTITION_DECREASE.name: "_count_items",
+    p_codes.REASSIGNMENT_IN_PROGRESS.name: "_count_items",
+    p_codes.REPLICATION_FACTOR_UNREACHABLE.name: "_count_items, _missing",
+    p_codes.UNKNOWN_BROKER.name: "_count_items, _missing",
+    p_codes.BROKER_DOWN.name: "_down_brokers",
+    p_codes.TOPIC_COLLISION.name: "_missing",
+    p_codes.DELETE_PROTECTED.name: "_tombstone_item",
+    p_codes.DELETE_NOT_ALLOWED.name: "_tombstone_item",
+    p_codes.DELETE_WITH_UNREAD_SPECS.name: "_tombstone_item",
+    p_codes.IGNORED_TOPIC.name: "ignore.ignored (prepare's `ignored` column)",
     spec_rules.MIN_INSYNC_REPLICAS.name: "_min_insync_item, _missing",
-    rules.UNKNOWN_TOPIC_CONFIG.name: "_unknown_configs (prepare), items, _missing",
+    p_codes.UNKNOWN_TOPIC_CONFIG.name: "_unknown_configs (prepare), items, _missing",
 }
 # ... and why the others are the planner's alone: they need what a compiled desired state and a
 # snapshot do not carry, or the whole plan's placement
 PLANNER_ONLY: dict[str, str] = {
-    rules.INVALID_IGNORE_PATTERN.name: "a cluster-wide item with no topic; the job skips such "
+    p_codes.INVALID_IGNORE_PATTERN.name: "a cluster-wide item with no topic; the job skips such "
     "patterns as the planner does, and `reconciler validate` names them",
-    rules.MAX_BROKER_PARTITIONS.name: "judges the load after the plan's own placement of every "
+    p_codes.MAX_BROKER_PARTITIONS.name: "judges the load after the plan's own placement of every "
     "new replica (planning/placement.py), which the job does not place",
-    rules.MAX_PARTITIONS.name: "judges the partitions after the whole plan; the broker_load "
+    p_codes.MAX_PARTITIONS.name: "judges the partitions after the whole plan; the broker_load "
     "table shows the cluster's count against the limit instead",
-    rules.MIN_REPLICATION_FACTOR.name: "policy.min_replication_factor is not in the compiled "
+    p_codes.MIN_REPLICATION_FACTOR.name: "policy.min_replication_factor is not in the compiled "
     "desired state",
-    rules.MAX_PARTITIONS_PER_TOPIC.name: "policy.max_partitions_per_topic is not in the "
+    p_codes.MAX_PARTITIONS_PER_TOPIC.name: "policy.max_partitions_per_topic is not in the "
     "compiled desired state",
-    rules.NAME_PATTERN.name: "policy.name_pattern is not in the compiled desired state",
-    rules.MAX_DELETES.name: "policy.max_deletes is not in the compiled desired state",
-    rules.LEFTOVER_THROTTLE.name: "a snapshot carries no audit record, which names the "
+    p_codes.NAME_PATTERN.name: "policy.name_pattern is not in the compiled desired state",
+    p_codes.MAX_DELETES.name: "policy.max_deletes is not in the compiled desired state",
+    p_codes.LEFTOVER_THROTTLE.name: "a snapshot carries no audit record, which names the "
     "throttles an apply left",
 }
 
@@ -306,7 +306,7 @@ def items(prepared: Rows) -> DataFrame:
 
     unknown = c("unknown_configs")
     config = F.concat(
-        F.transform(unknown, lambda _: _blocked(rules.UNKNOWN_TOPIC_CONFIG)),
+        F.transform(unknown, lambda _: _blocked(p_codes.UNKNOWN_TOPIC_CONFIG)),
         F.when(
             F.size(unknown) > 0,
             _config_items(
@@ -376,8 +376,8 @@ def _down_brokers(found: DataFrame, rows: DataFrame) -> DataFrame:
         .agg(F.array_distinct(F.flatten(F.collect_list("unlisted"))).alias("down"))
     )
     count = F.coalesce(F.size("down"), F.lit(0))
-    unreachable = (c("field") == rules.REPLICATION_FACTOR_UNREACHABLE.name) & (count > 0)
-    unknown = (c("field") == rules.UNKNOWN_BROKER.name) & (count > 0)
+    unreachable = (c("field") == p_codes.REPLICATION_FACTOR_UNREACHABLE.name) & (count > 0)
+    unknown = (c("field") == p_codes.UNKNOWN_BROKER.name) & (count > 0)
     waits = (unreachable & (c("needs") <= c("broker_count") + count)) | (
         unknown & (F.size(F.array_intersect(c("unlisted"), c("down"))) > 0)
     )
@@ -385,7 +385,9 @@ def _down_brokers(found: DataFrame, rows: DataFrame) -> DataFrame:
         found.join(down, ["cluster", "seq"], "left")
         .withColumn(
             "field",
-            F.when((c("kind") == "blocked") & waits, rules.BROKER_DOWN.name).otherwise(c("field")),
+            F.when((c("kind") == "blocked") & waits, p_codes.BROKER_DOWN.name).otherwise(
+                c("field")
+            ),
         )
         .drop("down", "needs", "unlisted", "broker_count")
     )
@@ -420,24 +422,24 @@ def _missing(seen: DataFrame, absent: DataFrame) -> DataFrame:
     # the create's replication factor when the spec leaves it to the broker (insync.create_rf)
     insync = _min_insync_item(c("default_rf"))
     collided = wanted.join(taken, collides, "left_semi").select(
-        *_MISSING_CONTEXT, F.array(_blocked(rules.TOPIC_COLLISION)).alias("items")
+        *_MISSING_CONTEXT, F.array(_blocked(p_codes.TOPIC_COLLISION)).alias("items")
     )
     created = wanted.join(taken, collides, "left_anti").select(
         *_MISSING_CONTEXT,
         F.when(
             F.size("unknown_configs") > 0,
-            F.transform("unknown_configs", lambda _: _blocked(rules.UNKNOWN_TOPIC_CONFIG)),
+            F.transform("unknown_configs", lambda _: _blocked(p_codes.UNKNOWN_TOPIC_CONFIG)),
         )
         .when(
             unknown,
             F.array(
                 _blocked(
-                    rules.UNKNOWN_BROKER,
+                    p_codes.UNKNOWN_BROKER,
                     unlisted=F.array_except(F.flatten("assignments"), c("broker_ids")),
                 )
             ),
         )
-        .when(unreachable, F.array(_blocked(rules.REPLICATION_FACTOR_UNREACHABLE, needs=rf)))
+        .when(unreachable, F.array(_blocked(p_codes.REPLICATION_FACTOR_UNREACHABLE, needs=rf)))
         .otherwise(F.array(_item("missing", "topic", F.lit("present"), None), insync))
         .alias("items"),
     )
@@ -620,13 +622,13 @@ def _count_items() -> Column:
             ),
         ),
         # more partitions than the spec: Kafka cannot shrink them
-        F.when(c("want_count") < c("cur_count"), _blocked(rules.PARTITION_DECREASE)),
-        F.when(held, _blocked(rules.REASSIGNMENT_IN_PROGRESS)),
-        F.when(unplaceable, _blocked(rules.REPLICATION_FACTOR_UNREACHABLE, needs=needed)),
+        F.when(c("want_count") < c("cur_count"), _blocked(p_codes.PARTITION_DECREASE)),
+        F.when(held, _blocked(p_codes.REASSIGNMENT_IN_PROGRESS)),
+        F.when(unplaceable, _blocked(p_codes.REPLICATION_FACTOR_UNREACHABLE, needs=needed)),
         F.when(
             refused,
             _blocked(
-                rules.UNKNOWN_BROKER,
+                p_codes.UNKNOWN_BROKER,
                 unlisted=F.array_except(F.flatten(used), c("broker_ids")),
             ),
         ),
@@ -647,9 +649,9 @@ def _tombstone_item() -> Column:
     [diff.tombstone], in the planner's order."""
     c = F.col
     return (
-        F.when(c("protect"), _blocked(rules.DELETE_PROTECTED))
-        .when(~c("allow_delete"), _blocked(rules.DELETE_NOT_ALLOWED))
-        .when(c("unread"), _blocked(rules.DELETE_WITH_UNREAD_SPECS))
+        F.when(c("protect"), _blocked(p_codes.DELETE_PROTECTED))
+        .when(~c("allow_delete"), _blocked(p_codes.DELETE_NOT_ALLOWED))
+        .when(c("unread"), _blocked(p_codes.DELETE_WITH_UNREAD_SPECS))
         .otherwise(_item("present", "topic", None, "present"))
     )
 

@@ -1,4 +1,5 @@
-"""The specs' identity a saved plan records: every file plan reads counts, nothing else does."""
+"""The specs' digest a saved plan records (spec/digest.py): every file plan reads counts, nothing
+else does."""
 
 from __future__ import annotations
 

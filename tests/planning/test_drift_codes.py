@@ -1,4 +1,4 @@
-"""The one list of rules that hold a change back or mark drift (planning/drift_rules.py),
+"""The one list of rules that hold a change back or mark drift (planning/drift_codes.py),
 against the rules the planner has, the drift kinds, and the fleet job's account of each."""
 
 from __future__ import annotations
@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from reconciler.diagnostics import Severity
-from reconciler.planning import rules
+from reconciler.planning import p_codes
 from reconciler.planning.drift import KINDS, DriftKind
-from reconciler.planning.drift_rules import DRIFT_RULES, NAMES, NOT_IN_DRIFT
-from reconciler.render import drift as render_drift
-from reconciler.spec import rules as spec_rules
+from reconciler.planning.drift_codes import DRIFT_RULES, NAMES, NOT_IN_DRIFT
+from reconciler.render import drift_report as render_drift
+from reconciler.spec import r_codes as spec_rules
 
 
 def _errors_by_default() -> set[str]:
@@ -18,8 +18,8 @@ def _errors_by_default() -> set[str]:
     `blocked` drift item (planning/drift.py turns every error of the plan into one)."""
     found = {
         r.name
-        for r in rules.RULES
-        if rules.CONFIGURABLE.get(r.name, "error" if r.severity is Severity.ERROR else "warning")
+        for r in p_codes.RULES
+        if p_codes.CONFIGURABLE.get(r.name, "error" if r.severity is Severity.ERROR else "warning")
         == "error"
     }
     # validate's rule the plan raises too (planning/insync.py); less those drift never sees
@@ -27,7 +27,7 @@ def _errors_by_default() -> set[str]:
 
 
 def test_what_drift_never_sees_is_a_plan_error_not_listed_for_drift_and_says_why() -> None:
-    errors = {r.name for r in rules.RULES if r.severity is Severity.ERROR}
+    errors = {r.name for r in p_codes.RULES if r.severity is Severity.ERROR}
     assert set(NOT_IN_DRIFT) <= errors and not set(NOT_IN_DRIFT) & NAMES
     assert all(len(why) > 20 for why in NOT_IN_DRIFT.values())
 

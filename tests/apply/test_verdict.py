@@ -1,4 +1,4 @@
-"""status.judge: is a planned change on the cluster? One table per change kind, no broker.
+"""verdict.judge: is a planned change on the cluster? One table per change kind, no broker.
 
 Each row is (change, the topic as the cluster shows it, what judge must answer). The same
 judgement serves pre-flight, execution and the wait for metadata, so these rows are the
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from reconciler.apply.execute.status import (
+from reconciler.apply.execute.verdict import (
     Diverged,
     Done,
     NotStarted,

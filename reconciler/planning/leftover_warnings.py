@@ -14,7 +14,7 @@
                               and a saved plan carries the mark.
 
 Both are warnings: neither stops an apply (the lock itself does, while it is held). Pure: the
-state carries what apply/check/leftovers.py read (ClusterState.lock, .leftover_throttles).
+state carries what apply/leftovers.py read (ClusterState.lock, .leftover_throttles).
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ from collections.abc import Iterator
 
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic
-from reconciler.planning import rules
+from reconciler.planning import p_codes
 from reconciler.spec.units import format_size_bytes
 
 
 def diagnostics(state: ClusterState) -> Iterator[Diagnostic]:
     if state.lock is not None:
         since = f" since {state.lock.since}" if state.lock.since else ""
-        yield rules.APPLY_LOCK_HELD(
+        yield p_codes.APPLY_LOCK_HELD(
             f"an apply holds the cluster's lock ({state.lock.holder}{since}): this plan shows "
             "the cluster as that apply leaves it now, perhaps half applied; plan again once it "
             "has finished and apply that plan"
@@ -47,7 +47,7 @@ def diagnostics(state: ClusterState) -> Iterator[Diagnostic]:
         for topic in left.topics or (None,):
             moving = sorted(r.partition for r in state.reassignments if r.topic == topic)
             if moving:
-                yield rules.LEFTOVER_THROTTLE(
+                yield p_codes.LEFTOVER_THROTTLE(
                     f"a partition reassignment apply {left.apply_id}{by} started is in progress "
                     f"({topic}: partition(s) {', '.join(map(str, moving))}) under its "
                     f"replication throttle ({brokers}); the next `reconciler apply` follows "
@@ -61,7 +61,7 @@ def diagnostics(state: ClusterState) -> Iterator[Diagnostic]:
                 if topic is not None
                 else "no topic lists throttled replicas any more"
             )
-            yield rules.LEFTOVER_THROTTLE(
+            yield p_codes.LEFTOVER_THROTTLE(
                 f"a replication throttle left by apply {left.apply_id}{by}: {what} and "
                 f"{brokers}, capping every catch-up of those replicas; the next "
                 "`reconciler apply` removes it",

@@ -10,7 +10,7 @@ Each rule has a stable code and a snake_case name, listed here (`RULES`) and in
           assignments, tombstones
 
 The checks that use them live with what they check: source.py, discovery.py and the YAML
-reader (files), configs.py (the catalog), topic_rules.py (Kafka's rules for one topic),
+reader (files), configs.py (the catalog), kafka_rules.py (Kafka's rules for one topic),
 cross_file.py (duplicates, collisions, dependencies), repo_config.py, templates.py and
 schema.py.
 """

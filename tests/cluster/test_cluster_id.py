@@ -1,5 +1,6 @@
-"""The pinned id's bookkeeping (identity.py), apart from any broker: what a check settles, and
-what a read beside it then gets. The real brokers' side: test_pinned_identity.py."""
+"""The pinned id's bookkeeping (cluster/adapter/cluster_id.py), apart from any broker: what a
+check settles, and what a read beside it then gets. The real brokers' side:
+test_pinned_cluster_id.py."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import threading
 
 import pytest
 
+from reconciler.cluster.adapter.cluster_id import Identity
 from reconciler.cluster.adapter.connect import Connection
-from reconciler.cluster.adapter.identity import Identity
 from reconciler.errors import ClusterError, WrongCluster
 
 PINNED = Connection("prod", "kafka-1:9092", cluster_id="pinned-id")

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from reconciler.diagnostics import Diagnostic, Location
-from reconciler.spec.rules import (
+from reconciler.spec.r_codes import (
     ASSIGNMENT_DUPLICATE_BROKER,
     ASSIGNMENT_EMPTY,
     ASSIGNMENT_NEGATIVE_BROKER,
