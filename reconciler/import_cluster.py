@@ -36,6 +36,7 @@ import yaml
 from reconciler import __version__
 from reconciler.cluster.overrides import OPERATIONAL_KEYS
 from reconciler.cluster.state import BrokerState, ClusterState, TopicState
+from reconciler.diagnostics import Diagnostic
 from reconciler.patterns import UserPattern
 from reconciler.planning.diff import ignored, settled_replicas
 from reconciler.spec import catalog
@@ -269,3 +270,22 @@ def _text(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
 
 _Dumper.add_representer(_Flow, _flow)
 _Dumper.add_representer(str, _text)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportRun:
+    files: tuple[ImportFile, ...]  # written, in order
+    skipped: tuple[str, ...]  # topics a spec already names
+    # every other topic left out, with why: "internal", "ignored", "not chosen" (--include)
+    left_out: tuple[tuple[str, str], ...]
+    # Topics whose plan after import is not empty, or diagnostics on the written files: what
+    # import could not say exactly (each explained by the topic's notes or the diagnostic)
+    inexact: tuple[str, ...]
+    problems: tuple[Diagnostic, ...]
+    # The cluster id written into reconciler.yaml (the cluster had none); None: not written
+    pinned: str | None = None
+    unpinned: str | None = None  # the id to pin by hand: reconciler.yaml's layout left no line
+
+    @property
+    def topics(self) -> tuple[ImportedTopic, ...]:
+        return tuple(t for f in self.files for t in f.topics)

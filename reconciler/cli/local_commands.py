@@ -25,6 +25,7 @@ from reconciler.local import state as local_state
 from reconciler.local.cluster import default_overrides
 from reconciler.local.distribution import Distribution, ensure_distribution
 from reconciler.local.state import state_dir_of
+from reconciler.render.local_status import status_lines
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -57,7 +58,8 @@ def _print_status(cl: local_state.LocalCluster, fmt: str = "text") -> None:
     if fmt == "json":
         click.echo(json.dumps(document, indent=2))
     else:
-        _print_text(document)
+        for line in status_lines(document):
+            click.echo(line)
     if problem is not None:
         raise problem
 
@@ -133,38 +135,6 @@ def _status(cl: local_state.LocalCluster) -> tuple[dict[str, Any], LocalClusterE
         },
     }
     return document, problem
-
-
-def _print_text(document: dict[str, Any]) -> None:
-    click.echo(f"bootstrap: {document['bootstrap']}")
-    controller = document["controller"]
-    if controller["kind"] == "kraft_voter":
-        shown = f"node {controller['node']} (KRaft voter)"
-    else:
-        elected = f"node {controller['node']}" if controller["node"] else "none"
-        shown = f"{elected} (elected; ZooKeeper at {controller['zookeeper'] or 'none'})"
-    click.echo(
-        f"kafka: {document['kafka_version']}  cluster id: {document['cluster_id']}  "
-        f"controller: {shown}"
-    )
-    click.echo("brokers:")
-    for node in document["nodes"]:
-        if node["state"] == "down":
-            cause = node["died_of"]
-            health = f"  DOWN (died of {cause})" if cause else "  DOWN (no process)"
-        elif node["state"] == "not_registered":
-            health = "  NOT REGISTERED (process alive, not in DescribeCluster)"
-        else:
-            health = ""
-        click.echo(
-            f"  {node['id']}  {node['address']}  rack={node['rack'] or '-'}  "
-            f"roles={','.join(node['roles'])}  pid={node['pid'] or '-'}{health}"
-        )
-    for sidecar in document["sidecars"]:
-        health = "" if sidecar["running"] else "  DOWN (no process)"
-        click.echo(f"{sidecar['name']}: {sidecar['address']}  pid={sidecar['pid'] or '-'}{health}")
-    for line in document["security"]["description"]:
-        click.echo(line)
 
 
 def _degraded(

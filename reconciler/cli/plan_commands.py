@@ -26,16 +26,14 @@ from reconciler.cli.shared import (
     write_json,
 )
 from reconciler.cli.width import echo as width_echo
-from reconciler.cli.width import text_width
+from reconciler.cli.width import emit, text_width
 from reconciler.errors import ConfigError, ReconcilerError
-from reconciler.wrap import HANG
+from reconciler.render.apply_report import apply_lines, cancel_lines
 from reconciler.writable import check_file, is_stdout
 
 if TYPE_CHECKING:
     from reconciler.planning.plan import Plan
     from reconciler.workflow.context import Context
-
-_STATUS = 12  # the width of apply's status column ("     applied  create a.b ...")
 
 
 def topic_option(what: str) -> Callable[[F], F]:
@@ -432,31 +430,7 @@ def apply(
             progress=progress,
         )
     stopped_by = stopping.asked()
-    if not result.results:
-        click.echo(f"No changes: cluster '{cluster}' already matches the plan.")
-    for done in result.results:
-        note = f": {done.message}" if done.message else ""
-        # A long message continues under the operation, right of the status column
-        row = f"{done.status.shown:>{_STATUS}}  {done.operation.summary}{note}"
-        width_echo(row, width, hang=_STATUS + 2 + HANG)
-    if result.already_applied:
-        width_echo(
-            f"Already applied: cluster '{cluster}' shows every change of this plan "
-            f"({len(result.results)} operation(s)); nothing was changed.",
-            width,
-        )
-    elif result.results:
-        how = (
-            f"stopped by {stopped_by}" if stopped_by else "complete" if result.ok else "incomplete"
-        )
-        end = "; re-run apply to finish." if stopped_by and not result.ok else "."
-        moving = f"{len(result.in_progress)} in progress, " if result.in_progress else ""
-        width_echo(
-            f"Apply {how}: {len(result.applied)} applied, "
-            f"{len(result.unchanged)} already done, {moving}{len(result.failed)} failed, "
-            f"{len(result.skipped)} skipped{end}",
-            width,
-        )
+    emit(apply_lines(result, cluster, stopped_by), width)
     if result.audit_error:
         click.echo(f"warning: the audit record was not written: {result.audit_error}", err=True)
     if audit_json is not None and result.audit:
@@ -501,21 +475,8 @@ def _cancel(context: Context, cluster: str, auto_approve: bool, force_unlock: bo
     done = cancel_reassignments(
         context, cluster, force_unlock, lambda m: width_echo(m, width, err=True)
     )
+    emit(cancel_lines(done, cluster), width)
     if not done.moves:
-        click.echo(f"No partition moves in progress on the managed topics of cluster '{cluster}'.")
         return
-    left = {(r.topic, r.partition) for r in done.left}
-    for move in done.moves:
-        key = (move.topic, move.partition)
-        failure = done.refused.get(key)
-        status = "failed" if failure is not None else "moving" if key in left else "cancelled"
-        why = f": {failure}" if failure is not None else ""
-        width_echo(f"{status:>9}  {move.topic}-{move.partition}{why}", width)
-    width_echo(
-        f"{len(done.moves) - len(done.refused) - len(left)} of {len(done.moves)} move(s) "
-        "cancelled; a replication throttle an apply set over them is removed by the next "
-        "`reconciler apply`.",
-        width,
-    )
     if not done.ok:
         click.get_current_context().exit(1)

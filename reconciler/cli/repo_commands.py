@@ -17,8 +17,7 @@ from reconciler.cli.shared import (
     pass_ctx,
     show_progress,
 )
-from reconciler.cli.width import echo as width_echo
-from reconciler.cli.width import text_width
+from reconciler.cli.width import emit
 from reconciler.errors import ConfigError
 from reconciler.writable import check_dir
 
@@ -159,11 +158,8 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
     cluster. Reads no cluster. Exit 0 when valid (warnings alone do not fail), 1 otherwise.
     """
 
-    from reconciler import diagnostics
+    from reconciler.render.validate_report import validate_document, validate_lines
     from reconciler.spec.repo_config import select_cluster
-
-    def counted(count: int, noun: str) -> str:
-        return f"{count} {noun}{'' if count == 1 else 's'}"
 
     result = ctx.context.load(cluster)
     if cluster is not None and result.config is not None:
@@ -174,39 +170,10 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
         for name, chosen in sorted(result.config.clusters.items()):
             if cluster in (None, name):
                 client_settings.check(name, dict(chosen.client))
-    topics = {name: len(state.topics) for name, state in sorted(result.desired.items())}
     if fmt == "json":
-        # schemas/validate.schema.json; each diagnostic in the plan's shape (diagnostics.to_json)
-        document = {
-            "valid": result.valid,
-            "files": result.files,
-            "topics": topics,
-            "diagnostics": [diagnostics.to_json(d) for d in result.diagnostics],
-            "not_read": [
-                {"path": n.path, "reason": n.reason, "could_hold_specs": n.could_hold_specs}
-                for n in result.not_read
-            ],
-        }
-        click.echo(json.dumps(document, indent=2))
-    else:
-        width = text_width()  # each diagnostic's message continues under its file:line
-        for diagnostic in result.diagnostics:
-            width_echo(str(diagnostic), width)
-        # The R013 warnings above name those that matter; dotfiles (`.gitkeep`) go unnamed
-        for skipped in result.not_read:
-            if not skipped.could_hold_specs and not skipped.hidden:
-                width_echo(f"not read: {skipped.path} ({skipped.reason})", width)
-        files = counted(result.files, "file")
-        if result.valid:
-            warned = f" ({counted(result.warnings, 'warning')})" if result.warnings else ""
-            width_echo(
-                f"ok: {counted(len(result.topic_names), 'topic')} in {files} for "
-                f"{counted(len(topics), 'cluster')} ({', '.join(topics)}){warned}",
-                width,
-            )
-        else:
-            problems = f"{counted(result.errors, 'error')}, {counted(result.warnings, 'warning')}"
-            click.echo(f"{problems} in {files}")
+        click.echo(json.dumps(validate_document(result), indent=2))
+    else:  # each diagnostic's message continues under its file:line
+        emit(validate_lines(result))
     if not result.valid:
         click.get_current_context().exit(1)
 
@@ -271,8 +238,7 @@ def import_(
     file:line, not rewritten; missing and unmanaged topics are named and left. Exit 0 when
     every drifted value was written and plans to nothing, 1 otherwise.
     """
-    from reconciler.cli import import_report
-    from reconciler.words import listing
+    from reconciler.render import import_report
     from reconciler.workflow.import_topics import import_topics
 
     if refresh:
@@ -293,11 +259,14 @@ def import_(
         with Heartbeat(f"reading cluster '{cluster}'"):
             refreshed = refresh_specs(ctx.context, cluster, topics)
         if fmt == "json":
-            import_report.print_json(import_report.refresh_json(refreshed))
+            click.echo(json.dumps(import_report.refresh_json(refreshed), indent=2))
             if not refreshed.complete:
                 click.get_current_context().exit(1)
             return
-        import_report.print_refresh(refreshed)
+        emit(import_report.refresh_lines(refreshed))
+        failed = import_report.refresh_incomplete(refreshed)
+        if failed is not None:
+            raise ConfigError(failed)
         return
     with Heartbeat(f"reading cluster '{cluster}'"):
         run = import_topics(
@@ -305,62 +274,20 @@ def import_(
         )
     if fmt == "json":
         root = ctx.context.repo.absolute()
-        import_report.print_json(import_report.import_json(run, cluster, root))
+        click.echo(json.dumps(import_report.import_json(run, cluster, root), indent=2))
         if run.inexact or run.problems:
             click.get_current_context().exit(1)
         return
-    width = text_width()  # the report wraps like every text report; stderr lines do not
-    if run.pinned is not None:
-        width_echo(
-            f"pinned cluster '{cluster}' in reconciler.yaml: cluster_id: {run.pinned}", width
-        )
-    if run.unpinned is not None:
-        click.echo(
-            f"warning: cluster '{cluster}' is not pinned and reconciler.yaml's layout left no "
-            f'line to add it to: add `cluster_id: "{run.unpinned}"` under `{cluster}:`',
-            err=True,
-        )
-    for done in run.files:
-        width_echo(f"created {done.path} ({len(done.topics)} topic(s))", width)
-    if run.skipped:
-        width_echo(
-            f"skipped {len(run.skipped)} topic(s) a spec already names: {listing(run.skipped)}",
-            width,
-        )
-    for topic in run.topics:
-        for note in topic.notes:
-            click.echo(f"note: {topic.name}: {note}", err=True)
-    import_report.print_kept(run)
-    count = len(run.topics)
-    if not count:
-        width_echo(f"Nothing to import: every topic of cluster '{cluster}' that reconciler "
-                   "manages is already in a spec.", width)  # fmt: skip
+    emit(import_report.import_lines(run, cluster))  # stderr's lines are not wrapped
+    if not run.topics:
         return
-    width_echo(
-        f"Imported {count} topic(s) of cluster '{cluster}' into {len(run.files)} file(s).", width
-    )
-    for diagnostic in run.problems:
-        click.echo(str(diagnostic), err=True)
-    if run.inexact:
-        click.echo(
-            f"warning: a plan would still change {len(run.inexact)} imported topic(s) "
-            f"({listing(list(run.inexact))}); the notes above say why",
-            err=True,
-        )
     if run.problems or run.inexact:
         raise ConfigError(
             "the imported specs do not describe the cluster exactly (see above); edit them, "
             "or fix the topics on the cluster, then run `reconciler validate` and `plan`"
         )
-    width_echo(f"Next: `reconciler plan --cluster {cluster}` shows no changes for them.", width)
-    if include is not None and not ctx.context.cluster_config(cluster).policy.manage:
-        # Adopting team by team: without a scope, every other team's topic stays unmanaged drift
-        click.echo(
-            f"To adopt only these topics, add `manage: ['{include}']` under clusters.{cluster}"
-            ".policy in reconciler.yaml: topics outside it are then neither planned, reported "
-            "unmanaged, nor drift (`reconciler help adopting`).",
-            err=True,
-        )
+    scoped = bool(ctx.context.cluster_config(cluster).policy.manage) if include else True
+    emit(import_report.import_next_lines(cluster, include, scoped))
 
 
 @click.command("compile", context_settings=CONTEXT)

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable
 
 import click
 
+from reconciler.render.lines import Line
 from reconciler.wrap import wrap
 
 DEFAULT = 80  # a pipe, a file, a CI log: what terraform and most terminals assume
@@ -41,3 +43,14 @@ def echo(text: str, width: int, *, err: bool = False, hang: int | None = None) -
     """`text` echoed as lines wrapped at `width` (reconciler/wrap.py)."""
     for line in wrap(text, width, hang):
         click.echo(line, err=err)
+
+
+def emit(lines: Iterable[Line], width: int | None = None) -> None:
+    """Print a view's lines (render/lines.py): stdout's wrapped at `width` (the report's width when
+    None), stderr's whole, one message a line."""
+    wide = text_width() if width is None else width
+    for line in lines:
+        if line.err:
+            click.echo(line.text, err=True)
+        else:
+            echo(line.text, wide, hang=line.hang)

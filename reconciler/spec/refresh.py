@@ -19,6 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from reconciler.diagnostics import Diagnostic
 from reconciler.errors import InvalidConfigValue
 from reconciler.spec import catalog
 from reconciler.spec.spelling import spec_value
@@ -330,3 +331,24 @@ def _quoted(text: str, style: str) -> str:
     if style == '"':
         return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
     return "'" + text.replace("'", "''") + "'"
+
+
+@dataclass(frozen=True, slots=True)
+class FileEdit:
+    file: str  # relative to the repository, '/' separators
+    written: tuple[Written, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RefreshRun:
+    cluster: str
+    files: tuple[FileEdit, ...]  # the files changed, sorted
+    left: tuple[Left, ...]  # drifted values not written, each naming where to change it
+    untouched: tuple[tuple[str, str], ...]  # (topic, why): drift refresh does not accept
+    inexact: tuple[str, ...]  # topics written whose plan still changes them afterwards
+    problems: tuple[Diagnostic, ...]  # error diagnostics of the specs after writing
+
+    @property
+    def complete(self) -> bool:
+        """Every drifted value it could accept is written and plans to nothing."""
+        return not (self.left or self.inexact or self.problems)

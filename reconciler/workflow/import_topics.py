@@ -4,12 +4,11 @@ them that says where import could not be exact."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from reconciler.diagnostics import Diagnostic, Location, Severity
 from reconciler.errors import ConfigError
+from reconciler.import_cluster import ImportRun
 from reconciler.init_repo import NewFile, write_new
 from reconciler.patterns import UserPattern, problem
 from reconciler.planning.plan import make_plan
@@ -20,28 +19,6 @@ from reconciler.spec.settings_scope import Settings
 from reconciler.spec.source import real_path, relative
 from reconciler.workflow.connection import read_state
 from reconciler.workflow.context import Context
-
-if TYPE_CHECKING:
-    from reconciler import import_cluster
-
-
-@dataclass(frozen=True, slots=True)
-class ImportRun:
-    files: tuple[import_cluster.ImportFile, ...]  # written, in order
-    skipped: tuple[str, ...]  # topics a spec already names
-    # every other topic left out, with why: "internal", "ignored", "not chosen" (--include)
-    left_out: tuple[tuple[str, str], ...]
-    # Topics whose plan after import is not empty, or diagnostics on the written files: what
-    # import could not say exactly (each explained by the topic's notes or the diagnostic)
-    inexact: tuple[str, ...]
-    problems: tuple[Diagnostic, ...]
-    # The cluster id written into reconciler.yaml (the cluster had none); None: not written
-    pinned: str | None = None
-    unpinned: str | None = None  # the id to pin by hand: reconciler.yaml's layout left no line
-
-    @property
-    def topics(self) -> tuple[import_cluster.ImportedTopic, ...]:
-        return tuple(t for f in self.files for t in f.topics)
 
 
 def import_topics(

@@ -21,7 +21,6 @@ read is not overwritten.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
 
 from reconciler.atomic_write import replace_whole
@@ -36,7 +35,7 @@ from reconciler.planning.plan import make_plan
 from reconciler.planning.targeting import compiled, matches
 from reconciler.spec.discovery import TEMPLATE_SUFFIX
 from reconciler.spec.model import DesiredState
-from reconciler.spec.refresh import Left, Wanted, Written, refresh_text
+from reconciler.spec.refresh import FileEdit, Left, RefreshRun, Wanted, refresh_text
 from reconciler.spec.repo_config import select_cluster
 from reconciler.spec.source import MAX_FILE_BYTES, real_path
 from reconciler.workflow.connection import read_state
@@ -44,27 +43,6 @@ from reconciler.workflow.context import Context
 
 # A drift item's field by the spec field refresh writes for it
 _FIELD_OF = {p_codes.PARTITION_DECREASE.name: "partitions"}
-
-
-@dataclass(frozen=True, slots=True)
-class FileEdit:
-    file: str  # relative to the repository, '/' separators
-    written: tuple[Written, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class RefreshRun:
-    cluster: str
-    files: tuple[FileEdit, ...]  # the files changed, sorted
-    left: tuple[Left, ...]  # drifted values not written, each naming where to change it
-    untouched: tuple[tuple[str, str], ...]  # (topic, why): drift refresh does not accept
-    inexact: tuple[str, ...]  # topics written whose plan still changes them afterwards
-    problems: tuple[Diagnostic, ...]  # error diagnostics of the specs after writing
-
-    @property
-    def complete(self) -> bool:
-        """Every drifted value it could accept is written and plans to nothing."""
-        return not (self.left or self.inexact or self.problems)
 
 
 def refresh(context: Context, cluster: str, topics: tuple[str, ...] = ()) -> RefreshRun:

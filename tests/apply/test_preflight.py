@@ -17,7 +17,7 @@ from reconciler.planning.changes import (
     TopicChange,
 )
 from reconciler.planning.plan import Plan
-from reconciler.render import render_text
+from reconciler.render.text import render_text
 from tests.planning import samples
 from tests.planning.factories import cluster, topic
 

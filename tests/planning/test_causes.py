@@ -13,7 +13,9 @@ import re
 from reconciler.planning.json_plan import from_json, to_json
 from reconciler.planning.plan import Plan, mark_causes, scope
 from reconciler.planning.targeting import scope_targets
-from reconciler.render import render_json, render_markdown, render_text
+from reconciler.render.json import render_json
+from reconciler.render.markdown import render_markdown
+from reconciler.render.text import render_text
 from tests.planning import samples
 from tests.planning.factories import checked_json
 

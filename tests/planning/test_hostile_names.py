@@ -25,9 +25,9 @@ from reconciler.planning.changes import DeleteTopic
 from reconciler.planning.drift import KINDS, DriftItem, DriftReport
 from reconciler.planning.limits import BrokerLoad
 from reconciler.planning.plan import Plan
-from reconciler.render import render_markdown, render_text
 from reconciler.render.drift_report import render_drift_markdown, render_drift_text
-from reconciler.render.markdown import render_failure
+from reconciler.render.markdown import render_failure, render_markdown
+from reconciler.render.text import render_text
 from tests.planning import samples
 
 HOSTILE = (

@@ -18,8 +18,7 @@ from hypothesis import strategies as st
 from reconciler.diagnostics import Diagnostic, Location, Severity
 from reconciler.planning.changes import Action, Hazard
 from reconciler.planning.plan import Plan
-from reconciler.render import render_markdown
-from reconciler.render.markdown import DEFAULT_MAX_CHARS, render_failure
+from reconciler.render.markdown import DEFAULT_MAX_CHARS, render_failure, render_markdown
 from tests.planning import samples
 
 MORE_CHANGES = re.compile(

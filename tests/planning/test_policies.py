@@ -14,7 +14,7 @@ from reconciler.diagnostics import Severity
 from reconciler.planning import hazards as hazards_module
 from reconciler.planning import p_codes
 from reconciler.planning.plan import Plan, make_plan
-from reconciler.render import render_json
+from reconciler.render.json import render_json
 from reconciler.spec.model import HAZARD_CODES, ClusterConfig, Policy, Presence, TopicSpec
 from reconciler.spec.repo_config import load_repo_config
 from tests.planning.factories import (

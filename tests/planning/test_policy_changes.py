@@ -9,7 +9,9 @@ import json
 from typing import Any
 
 from reconciler.planning.plan import Plan, make_plan
-from reconciler.render import render_json, render_markdown, render_text
+from reconciler.render.json import render_json
+from reconciler.render.markdown import render_markdown
+from reconciler.render.text import render_text
 from reconciler.spec.model import Acknowledgment, ClusterConfig, Policy, Presence
 from tests.planning.factories import checked_json, cluster, desired, spec, spread, topic
 

@@ -28,8 +28,9 @@ from reconciler.cli.width import text_width
 from reconciler.planning.drift import drift
 from reconciler.planning.hazards import entry
 from reconciler.planning.plan import Plan, make_plan
-from reconciler.render import render_markdown, render_text
 from reconciler.render.drift_report import render_drift_text
+from reconciler.render.markdown import render_markdown
+from reconciler.render.text import render_text
 from reconciler.spec.model import ClusterConfig
 from reconciler.wrap import HANG, wrap
 from tests.planning import samples
