@@ -30,12 +30,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from reconciler import readable, topic_ids
 from reconciler.atomic_write import replace_whole
+from reconciler.cluster import snapshot_header
 from reconciler.cluster.overrides import OPERATIONAL_KEYS, comparable_overrides
 from reconciler.cluster.state import (
     TOPIC_OVERRIDE,
@@ -49,7 +50,7 @@ from reconciler.cluster.state import (
 )
 from reconciler.errors import ConfigError
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = snapshot_header.FORMAT_VERSION
 SUFFIX = ".jsonl"
 TRAILER = "end"  # the record of a snapshot's last line
 
@@ -85,24 +86,9 @@ def brokers_from_json(items: list[dict[str, Any]]) -> tuple[BrokerState, ...]:
 def lines(cluster: str, state: ClusterState, taken_at: datetime | None = None) -> Iterator[str]:
     """The snapshot as JSON lines (no newline at the end of each): the cluster line first,
     then one line per topic, sorted by name, then the trailer."""
-    when = (taken_at or datetime.now(UTC)).isoformat(timespec="seconds")
+    when = snapshot_header.taken_at(taken_at)
     yield _dumps(
-        {
-            "record": "cluster",
-            "format_version": FORMAT_VERSION,
-            "cluster": cluster,
-            "taken_at": when,
-            "cluster_id": state.cluster_id,
-            "controller_id": state.controller_id,
-            "brokers": [
-                {"id": b.id, "host": b.host, "port": b.port, "rack": b.rack} for b in state.brokers
-            ],
-            "broker_defaults": dict(sorted(state.broker_defaults.items())),
-            # topic lines keep overrides only: the keys the cluster knows are stated here
-            "topic_config_keys": (
-                sorted(state.topic_config_keys) if state.topic_config_keys is not None else None
-            ),
-        }
+        {"record": "cluster", **snapshot_header.header(cluster, state, when, fenced=False)}
     )
     moving: dict[str, list[Reassignment]] = {}
     for r in state.reassignments:

@@ -14,13 +14,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
 from reconciler import gcpause, readable
 from reconciler.atomic_write import replace_whole
-from reconciler.cluster import jsonl, snapshot_check
+from reconciler.cluster import jsonl, snapshot_check, snapshot_header
+from reconciler.cluster.snapshot_header import header
 from reconciler.cluster.state import (
     ClusterState,
     ConfigEntry,
@@ -31,23 +32,12 @@ from reconciler.cluster.state import (
 )
 from reconciler.errors import ConfigError
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = snapshot_header.FORMAT_VERSION
 
 
 def to_json(cluster: str, state: ClusterState, taken_at: datetime | None = None) -> dict[str, Any]:
-    when = (taken_at or datetime.now(UTC)).isoformat(timespec="seconds")
     return {
-        "format_version": FORMAT_VERSION,
-        "cluster": cluster,
-        "taken_at": when,
-        "cluster_id": state.cluster_id,
-        "controller_id": state.controller_id,
-        "brokers": [
-            {"id": b.id, "host": b.host, "port": b.port, "rack": b.rack} for b in state.brokers
-        ],
-        "fenced_brokers": None if state.fenced is None else list(state.fenced),
-        "broker_defaults": dict(sorted(state.broker_defaults.items())),
-        "topic_config_keys": _keys_json(state.topic_config_keys),
+        **header(cluster, state, snapshot_header.taken_at(taken_at), fenced=True),
         "topics": [_topic_json(t) for _, t in sorted(state.topics.items())],
         "reassignments": [
             {
@@ -60,10 +50,6 @@ def to_json(cluster: str, state: ClusterState, taken_at: datetime | None = None)
             for r in state.reassignments
         ],
     }
-
-
-def _keys_json(keys: frozenset[str] | None) -> list[str] | None:
-    return sorted(keys) if keys is not None else None
 
 
 def _topic_json(topic: TopicState) -> dict[str, Any]:
