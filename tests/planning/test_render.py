@@ -25,8 +25,10 @@ from reconciler import __version__
 from reconciler.cluster.adapter.boundary import library_versions
 from reconciler.planning.json_plan import made_by_json
 from reconciler.planning.plan import MadeBy, Plan
-from reconciler.render import common, render_json, render_markdown, render_text
-from reconciler.render.markdown import COLLAPSE_ABOVE
+from reconciler.render import common
+from reconciler.render.json import render_json
+from reconciler.render.markdown import COLLAPSE_ABOVE, render_markdown
+from reconciler.render.text import render_text
 from tests.planning import samples
 from tests.planning.factories import checked_json
 

@@ -18,7 +18,7 @@ follows them to the end.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar, assert_never
 
@@ -60,6 +60,7 @@ class Moving:
 
 Sent = Accepted | AlreadyDone | Refused | NotSent | Moving
 T = TypeVar("T")
+C = TypeVar("C", CreateTopic, IncreasePartitions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +130,30 @@ def _each(
     return answers
 
 
+def _unless_done(
+    cluster: Executing,
+    changes: Mapping[int, C],
+    answers: dict[str, Failure | None],
+    code: str,
+    note: str | Callable[[C], str],
+    *,
+    configs: bool = False,
+) -> dict[int, Sent]:
+    """Each change's answer, where a refusal with `code` may mean the cluster already has the
+    change (a topic made meanwhile, a count already reached): those topics are read again, and
+    one the cluster shows as planned (verdict.judge; `configs`: its configs read too) is
+    AlreadyDone; otherwise the refusal stands."""
+    refused = [t for t, f in answers.items() if f is not None and f.code == code]
+    seen = cluster.topics(refused, configs=configs)
+    sent: dict[int, Sent] = {}
+    for op_id, change in changes.items():
+        if change.topic in refused and isinstance(judge(change, seen.get(change.topic)), Done):
+            sent[op_id] = AlreadyDone(note if isinstance(note, str) else note(change))
+        else:
+            sent[op_id] = _answer(answers, change.topic)
+    return sent
+
+
 def _create(cluster: Executing, state: ClusterState, ops: Sequence[Operation]) -> dict[int, Sent]:
     changes = {op.id: op.change for op in ops if isinstance(op.change, CreateTopic)}
     answers = _each(
@@ -139,17 +164,10 @@ def _create(cluster: Executing, state: ClusterState, ops: Sequence[Operation]) -
         ),
         lambda batch: cluster.create_topics([batching.new_topic(c) for c in batch]),
     )
-    exists = [t for t, f in answers.items() if f is not None and f.code == "TOPIC_ALREADY_EXISTS"]
     # Someone (an interrupted apply, another tool) made it meanwhile: as planned is success,
     # with other settings a refusal.
-    seen = cluster.topics(exists, configs=True)
-    sent: dict[int, Sent] = {}
-    for op_id, change in changes.items():
-        if change.topic in exists and isinstance(judge(change, seen.get(change.topic)), Done):
-            sent[op_id] = AlreadyDone("the topic already existed as planned")
-        else:
-            sent[op_id] = _answer(answers, change.topic)
-    return sent
+    already = "the topic already existed as planned"
+    return _unless_done(cluster, changes, answers, "TOPIC_ALREADY_EXISTS", already, configs=True)
 
 
 def _configure(
@@ -178,15 +196,13 @@ def _partitions(cluster: Executing, ops: Sequence[Operation]) -> dict[int, Sent]
         lambda batch: cluster.create_partitions([batching.partitions_request(c) for c in batch]),
     )
     # A count already reached is refused as INVALID_PARTITIONS (counts are absolute, KIP-195)
-    retry = [t for t, f in answers.items() if f is not None and f.code == "INVALID_PARTITIONS"]
-    seen = cluster.topics(retry)
-    sent: dict[int, Sent] = {}
-    for op_id, change in changes.items():
-        if change.topic in retry and isinstance(judge(change, seen.get(change.topic)), Done):
-            sent[op_id] = AlreadyDone(f"the topic already had {change.desired} partitions")
-        else:
-            sent[op_id] = _answer(answers, change.topic)
-    return sent
+    return _unless_done(
+        cluster,
+        changes,
+        answers,
+        "INVALID_PARTITIONS",
+        lambda c: f"the topic already had {c.desired} partitions",
+    )
 
 
 def _delete(cluster: TopicWriter, ops: Sequence[Operation]) -> dict[int, Sent]:
