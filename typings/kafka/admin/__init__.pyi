@@ -8,6 +8,19 @@ from kafka import OffsetAndMetadata, TopicPartition
 from kafka.errors import BrokerResponseError
 from kafka.net.sasl.oauth import AbstractTokenProvider
 
+# Used only by the tests: a config resource (the cluster-wide broker default is BROKER "")
+class ConfigResourceType:
+    BROKER: ConfigResourceType
+    TOPIC: ConfigResourceType
+
+class ConfigResource:
+    def __init__(
+        self,
+        resource_type: ConfigResourceType,
+        name: str,
+        configs: Mapping[str, tuple[str, str]] | None = None,
+    ) -> None: ...
+
 class _Reassignment(TypedDict):
     # One partition's entry of list_partition_reassignments (broker ids).
     replicas: list[int]
@@ -73,3 +86,9 @@ class KafkaAdminClient:
     def describe_cluster(self) -> dict[str, Any]: ...
     # Used only by the tests, as a reader independent of librdkafka.
     def describe_topics(self, topics: Sequence[str] | None = None) -> list[dict[str, Any]]: ...
+    # Used only by the tests: Kafka 4.1's share groups turned on (share.version, KIP-584),
+    # and a test's share group deleted afterwards ({group: "OK" or the error's name})
+    def describe_features(self) -> dict[str, dict[str, Any]]: ...
+    def update_features(self, feature_updates: Mapping[str, int]) -> Any: ...
+    def delete_groups(self, group_ids: Sequence[str]) -> dict[str, Any]: ...
+    def alter_configs(self, config_resources: Sequence[ConfigResource]) -> dict[str, Any]: ...
