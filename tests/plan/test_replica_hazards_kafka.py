@@ -83,7 +83,9 @@ def test_replica_decreases_need_their_own_approval(
     half = repo.run("apply", "--cluster", "test", "--auto-approve")
     assert half.code == 1, half.stdout + half.stderr
     assert "error: apply refuses this plan: approve the hazard " in half.stderr
-    assert f"`- {entry_of(isr)}`" in half.stderr and "replication_factor_decrease" not in half.stderr
+    assert (
+        f"`- {entry_of(isr)}`" in half.stderr and "replication_factor_decrease" not in half.stderr
+    )
     assert _replication_factors(boot, topic) == {3}
     assert _kafkas_min_isr(admin, topic) == (2, 1)
 

@@ -8,19 +8,6 @@ from kafka import OffsetAndMetadata, TopicPartition
 from kafka.errors import BrokerResponseError
 from kafka.net.sasl.oauth import AbstractTokenProvider
 
-# Used only by the tests: a config resource (the cluster-wide broker default is BROKER "")
-class ConfigResourceType:
-    BROKER: ConfigResourceType
-    TOPIC: ConfigResourceType
-
-class ConfigResource:
-    def __init__(
-        self,
-        resource_type: ConfigResourceType,
-        name: str,
-        configs: Mapping[str, tuple[str, str]] | None = None,
-    ) -> None: ...
-
 class _Reassignment(TypedDict):
     # One partition's entry of list_partition_reassignments (broker ids).
     replicas: list[int]
@@ -91,4 +78,3 @@ class KafkaAdminClient:
     def describe_features(self) -> dict[str, dict[str, Any]]: ...
     def update_features(self, feature_updates: Mapping[str, int]) -> Any: ...
     def delete_groups(self, group_ids: Sequence[str]) -> dict[str, Any]: ...
-    def alter_configs(self, config_resources: Sequence[ConfigResource]) -> dict[str, Any]: ...
