@@ -119,12 +119,14 @@ class FleetResult:
 
 
 def render(s: Summary) -> str:
-    window = f"{s.first_date} to {s.last_date}" if s.first_date else "no snapshots"
+    window = (
+        f"{escape(s.first_date)} to {escape(s.last_date or '')}" if s.first_date else "no snapshots"
+    )
     out = [
         "# Fleet drift",
         "",
         f"{len(s.clusters)} cluster(s), {s.snapshots_read} snapshot(s) from {window}"
-        + (f" (since {s.since})" if s.since else "")
+        + (f" (since {escape(s.since)})" if s.since else "")
         + f", {s.topic_rows:,} topic rows; desired state of {s.desired_clusters} cluster(s)."
         f" Inputs: {code(s.desired)} and {code(s.snapshots)}.",
         "",

@@ -89,7 +89,7 @@ def render_drift_text(report: DriftReport, width: int | None = None, verbose: bo
     `verbose` adds the state hash the report was read from."""
     lines = [printable(headline(report))]
     if verbose:
-        lines.append(f"Read from cluster state {report.based_on}.")
+        lines.append(f"Read from cluster state {printable(report.based_on)}.")
     if not report.in_sync:
         lines.append("")
         for item in report.items:
@@ -111,7 +111,7 @@ def render_drift_markdown(report: DriftReport, max_chars: int = DEFAULT_MAX_CHAR
     head.append("")
     if report.in_sync:
         return "\n".join(head)
-    head += [f"Read from cluster state `{report.based_on}`.", ""]
+    head += [f"Read from cluster state {code(report.based_on)}.", ""]
     head += ["| topic | what | spec | cluster | where |", "| --- | --- | --- | --- | --- |"]
     tail = ["", code(_command(report)) + _NEXT_STEP + code(_keep(report)) + escape(_KEEP)]
     rows = [_row(item) for item in report.items]

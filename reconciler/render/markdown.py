@@ -130,7 +130,7 @@ def _head(plan: Plan) -> list[str]:
         "| ---: | ---: | ---: | ---: | ---: |",
         f"| {s.create} | {s.update} | {s.delete} | {s.errors} | {s.warnings} |",
         "",
-        f"Based on cluster state `{plan.based_on}`. {verdict}",
+        f"Based on cluster state {code(plan.based_on)}. {verdict}",
         "",
     ]
     if plan.scoped:
@@ -162,7 +162,7 @@ def _policy(plan: Plan) -> list[str]:
         )
         for hazard in change.hazards:
             lines.append(
-                f"  - **Hazard** `{hazard.code}` ({common.hazard_status(hazard)}): "
+                f"  - **Hazard** {code(hazard.code)} ({common.hazard_status(hazard)}): "
                 f"{escape(hazard.message)}"
             )
     return [*lines, ""]
@@ -474,7 +474,7 @@ _HAZARDS_HEAD = [
 
 def _hazard_row(topic: str, hazard: Hazard) -> str:
     # No message: a row per hazard must stay short for every hazard of a large plan to fit
-    return f"| {code(topic)} | `{hazard.code}` | {common.hazard_status(hazard)} |"
+    return f"| {code(topic)} | {code(hazard.code)} | {common.hazard_status(hazard)} |"
 
 
 def _more_diagnostics(errors: int, warnings: int) -> str:

@@ -58,7 +58,7 @@ def _grouped_row(same: Sequence[Diagnostic]) -> str:
     named = ", ".join(code(n) for n in names[:GROUP_NAMED])
     listed, length = [], 0
     for name in names:
-        shown = code(name, html=True).replace("|", "&#124;")
+        shown = code(name)  # Markdown, not HTML: a table cell's inline HTML is read as Markdown
         if length + len(shown) > GROUP_LIST_CHARS:
             break
         listed.append(shown)
@@ -71,8 +71,8 @@ def _grouped_row(same: Sequence[Diagnostic]) -> str:
     where = code(str(first.location)) + f" (first of {len(same):,})" if first.location else ""
     message = "TOPIC".join(escape(part) for part in _template(first).split(_TOPIC))
     return (
-        f"| {first.severity.value} | {first.code} | `{first.rule}` | {topics} {details} | "
-        f"{where} | {message} |"
+        f"| {first.severity.value} | {escape(first.code)} | {code(first.rule)} | "
+        f"{topics} {details} | {where} | {message} |"
     )
 
 
@@ -80,7 +80,8 @@ def diagnostic_row(d: Diagnostic) -> str:
     topic = code(d.topic) if d.topic else ""
     where = code(str(d.location)) if d.location else ""
     return (
-        f"| {d.severity.value} | {d.code} | `{d.rule}` | {topic} | {where} | {escape(d.message)} |"
+        f"| {d.severity.value} | {escape(d.code)} | {code(d.rule)} | {topic} | {where} | "
+        f"{escape(d.message)} |"
     )
 
 
@@ -94,7 +95,7 @@ def topic_section(topic_change: TopicChange, collapse: bool) -> list[str]:
         body += [f"Depends on: {', '.join(code(t) for t in topic_change.depends_on)}", ""]
     for hazard in topic_change.hazards:
         status = common.hazard_status(hazard)
-        body += [f"> **Hazard** `{hazard.code}` ({status}): {escape(hazard.message)}", ""]
+        body += [f"> **Hazard** {code(hazard.code)} ({status}): {escape(hazard.message)}", ""]
     if collapse:
         summary = f"{action.value} {action.word} {code(topic_change.topic, html=True)}"
         return ["<details>", f"<summary>{summary}</summary>", "", *body, "</details>", ""]

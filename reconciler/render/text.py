@@ -45,7 +45,7 @@ def render_text(
     says it (planning/refusal.py)."""
     paint = _Painter(color)
     head = f"Plan for cluster {paint.bold(printable(plan.cluster))}"
-    lines = [f"{head}, based on {plan.based_on}" if verbose else head, ""]
+    lines = [f"{head}, based on {printable(plan.based_on)}" if verbose else head, ""]
     if plan.diagnostics:
         lines.append(paint.bold("Diagnostics:"))
         lines.extend("  " + _diagnostic(d, paint) for d in plan.diagnostics)
@@ -122,9 +122,9 @@ def _diagnostic(d: Diagnostic, paint: _Painter) -> str:
             colour = "yellow"
         case _:
             assert_never(d.severity)
-    label = paint.style(f"{d.severity.value}[{d.code}]", fg=colour, bold=True)
+    label = paint.style(f"{d.severity.value}[{printable(d.code)}]", fg=colour, bold=True)
     where = f"{printable(str(d.location))}: " if d.location else ""
-    return f"{where}{label}: {printable(d.message)} ({d.rule})"
+    return f"{where}{label}: {printable(d.message)} ({printable(d.rule)})"
 
 
 def _topic(plan: Plan, topic_change: TopicChange, paint: _Painter) -> list[str]:
@@ -141,7 +141,7 @@ def _topic(plan: Plan, topic_change: TopicChange, paint: _Painter) -> list[str]:
     if topic_change.depends_on:
         lines.append(f"{_INDENT}depends_on: {', '.join(map(printable, topic_change.depends_on))}")
     for hazard in topic_change.hazards:
-        marker = paint.style(f"! hazard {hazard.code}", fg="magenta", bold=True)
+        marker = paint.style(f"! hazard {printable(hazard.code)}", fg="magenta", bold=True)
         message = printable(hazard.message)
         lines.append(f"{_INDENT}{marker} ({common.hazard_status(hazard)}): {message}")
     return lines
@@ -156,7 +156,7 @@ def _policy(plan: Plan, paint: _Painter) -> list[str]:
             f"{printable(change.before)} -> {printable(change.after)}"
         )
         for hazard in change.hazards:
-            marker = paint.style(f"! hazard {hazard.code}", fg="magenta", bold=True)
+            marker = paint.style(f"! hazard {printable(hazard.code)}", fg="magenta", bold=True)
             lines.append(
                 f"{_INDENT}{marker} ({common.hazard_status(hazard)}): {printable(hazard.message)}"
             )

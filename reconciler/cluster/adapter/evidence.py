@@ -165,7 +165,7 @@ def _complete_group_list(
         problems.append(f"the consumer groups could not be listed ({_said(exc)})")
         return []
     with boundary.kafka_python(connection, "ListGroups", groups_admin):  # the answer's shape
-        share = sorted({str(g.get("group_id")) for g in found if _is_share(g)})
+        share = sorted({_share_named(g) for g in found if _is_share(g)})
         listed = sorted({str(g.get("group_id")) for g in found if not _is_share(g)})
     if share:  # KIP-932: they read like consumer groups, but neither client can ask which topics
         problems.append(
@@ -175,6 +175,13 @@ def _complete_group_list(
             "which topics a share group reads (ShareGroupDescribe), so they count as readers"
         )
     return listed
+
+
+def _share_named(group: Mapping[str, Any]) -> str:
+    """A share group's name and, as ListGroups gives it, its state: `workers (Stable)` has
+    live members, `workers (Empty)` none now (its acquired records are kept for its return)."""
+    state = group.get("group_state")
+    return f"{group.get('group_id')}" + (f" ({state})" if state else "")
 
 
 def _is_share(group: Mapping[str, Any]) -> bool:
