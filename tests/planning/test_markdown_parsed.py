@@ -17,9 +17,8 @@ from markdown_it import MarkdownIt
 
 from reconciler.diagnostics import Diagnostic, Location, Severity
 from reconciler.fleet import summary
-from reconciler.render import render_markdown
-from reconciler.render.drift import render_drift_markdown
-from reconciler.render.markdown import render_failure
+from reconciler.render.drift_report import render_drift_markdown
+from reconciler.render.markdown import render_failure, render_markdown
 from tests.planning import samples
 from tests.planning.test_hostile_names import CLOSED, _fleet_summary, _report, _with_evidence
 
