@@ -64,6 +64,10 @@ def pytest_configure(config: pytest.Config) -> None:
         from tests.file_times import FileTimes
 
         config.pluginmanager.register(FileTimes(), "file_times")
+    if hasattr(config, "workerinput") or not config.getoption("numprocesses", None):
+        from tests.process_cpu import ProcessCpu  # where tests run: a worker, or the one process
+
+        config.pluginmanager.register(ProcessCpu(), "process_cpu")
     if config.pluginmanager.hasplugin("xdist"):  # `make test` runs on workers
         from tests.worker_groups import WorkerGroups
 
