@@ -75,6 +75,16 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _short_sample(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On real brokers, a plan that deletes watches the deleted topics' log end offsets for 200
+    ms rather than 5 s (RECONCILER_SAMPLE_MS, reaching the CLI's child processes too): hundreds
+    of plans, applies and drifts delete in these tests, and each waited the whole window out.
+    The tests of the window itself (tests/apply/test_in_use_kafka.py) unset it."""
+    if request.node.get_closest_marker("kafka") is not None:
+        monkeypatch.setenv("RECONCILER_SAMPLE_MS", "200")
+
+
+@pytest.fixture(autouse=True)
 def _unwrapped_text(monkeypatch: pytest.MonkeyPatch) -> None:
     """The CLI's text as one message a line (COLUMNS far beyond any message), so tests that
     read it for its content do not depend on where it wraps; the tests of wrapping set

@@ -99,6 +99,13 @@ def _topics(bootstrap: str, prefix: str) -> set[str]:
     return {t for t in admin.list_topics(timeout=10).topics if t.startswith(prefix)}
 
 
+@pytest.fixture(autouse=True)
+def _default_sample(_short_sample: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are of the plan's sample itself: its default 5-second window, not the
+    suite's short one (tests/conftest.py)."""
+    monkeypatch.delenv("RECONCILER_SAMPLE_MS", raising=False)
+
+
 def _wait_gone(bootstrap: str, names: set[str]) -> None:
     deadline = time.monotonic() + 30
     prefix = min(names)

@@ -24,7 +24,6 @@ from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, New
 from kafka.errors import KafkaProtocolError  # type: ignore[attr-defined]  # not in typings/kafka
 
 from reconciler.cli.main import _invoked, _repos, _run
-from reconciler.cluster import evidence as cluster_evidence
 from reconciler.cluster.adapter import Cluster, Connection, boundary, evidence, records
 from reconciler.cluster.adapter.connect import steer_controller
 from reconciler.cluster.protocol.requests import ConfigUpdate, NewTopicRequest, PartitionsRequest
@@ -278,10 +277,6 @@ def test_each_call_into_a_library_failing_each_way_is_one_sentence_and_changes_n
 ) -> None:
     monkeypatch.setenv("KAFKA_BOOTSTRAP", kafka1.bootstrap)
     monkeypatch.setenv("NO_COLOR", "1")
-    # The plan deletes a topic, so it watches that topic's log end offsets for SAMPLE_MS (5 s)
-    # between its two ListOffsets reads: waited out by each of the hundreds of plan runs
-    # reaching a later call, most of this test's time. A short window runs the same calls.
-    monkeypatch.setattr(cluster_evidence, "SAMPLE_MS", 50)
     world = _world(kafka1.bootstrap, ns, tmp_path)
     problems: list[str] = []
     began = time.monotonic()
