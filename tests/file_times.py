@@ -29,7 +29,9 @@ class FileTimes:
         node = getattr(report, "node", None)  # the xdist worker that sent it, on the controller
         worker = node.gateway.id if node is not None else "main"
         self.files[path] += report.duration
-        self.cpu[path] += sum(v for k, v in report.user_properties if k == KEY)
+        for key, value in report.user_properties:
+            if key == KEY and isinstance(value, float):
+                self.cpu[path] += value
         self.workers[worker] += report.duration
         self.where[path] = worker
 

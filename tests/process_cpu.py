@@ -10,6 +10,7 @@ where wall seconds mostly measure the neighbours. Linux only; elsewhere nothing 
 from __future__ import annotations
 
 import os
+from collections.abc import Generator
 from pathlib import Path
 
 import pytest
@@ -63,8 +64,8 @@ class ProcessCpu:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(
         self, item: pytest.Item, call: pytest.CallInfo[None]
-    ) -> pytest.TestReport:
-        report: pytest.TestReport = yield
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
         now = cpu_seconds()
         report.user_properties.append((KEY, now - item.stash.get(_last, now)))
         item.stash[_last] = now

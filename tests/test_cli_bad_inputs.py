@@ -208,8 +208,9 @@ def test_timeout_outside_what_the_clients_take_is_refused(repo: SpecRepo, value:
     assert "127.0.0.1:1" not in result.stderr and "internal error" not in result.stderr
 
 
-@pytest.mark.parametrize("value", ["0", "99", "600001", "5s", "-5000", "1e3", "nan"])
-@pytest.mark.parametrize("command", ["plan", "apply"])  # drift samples nothing
+@pytest.mark.parametrize(  # the values: tests/plan/test_sample_window.py; drift samples nothing
+    ("command", "value"), [("plan", "5s"), ("apply", "0")]
+)
 def test_a_sample_window_outside_its_range_is_refused_before_the_cluster(
     repo: SpecRepo, monkeypatch: pytest.MonkeyPatch, command: str, value: str
 ) -> None:
