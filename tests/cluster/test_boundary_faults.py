@@ -10,12 +10,11 @@ adapter. A site no driver reaches fails the test: a new call needs a driver here
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import re
 import struct
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -270,22 +269,6 @@ def _sentence_problems(said: str, world: World, kind: str) -> list[str]:
     return [what for what, ok in wanted.items() if not ok]
 
 
-@contextlib.contextmanager
-def _garbage_collected_here() -> Iterator[None]:
-    """Python's cyclic garbage collector only where the test calls it. A failed run leaves
-    librdkafka clients in reference cycles (the exception's frames hold them); left to the
-    collector, they may be freed on a librdkafka thread that runs Python (an admin answer
-    made into Python values), and librdkafka aborts the process when a client is destroyed
-    from its own thread. Collected after each run, they are freed on this thread."""
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-        gc.collect()
-
-
 def test_each_call_into_a_library_failing_each_way_is_one_sentence_and_changes_nothing(
     kafka1: LocalCluster,
     ns: str,
@@ -299,7 +282,9 @@ def test_each_call_into_a_library_failing_each_way_is_one_sentence_and_changes_n
     problems: list[str] = []
     began = time.monotonic()
     runs = 0
-    with _garbage_collected_here(), boundary_faults.installed() as faults:
+    # tests/conftest.py keeps the garbage collector to this thread; each run's garbage (its
+    # librdkafka clients among it) is collected after it, so it never piles up
+    with boundary_faults.installed() as faults:
         # Which driver reaches each site (raising nothing)
         driver_of: dict[int, int] = {}
         for number, (_, drive, _, undo) in enumerate(DRIVERS):
@@ -349,7 +334,7 @@ def test_each_call_into_a_library_failing_each_way_is_one_sentence_and_changes_n
                 capsys.readouterr()
                 if undo is not None:
                     undo(world)
-                gc.collect(1)  # this run's young garbage, librdkafka clients among it
+                gc.collect(1)
             gc.collect()
             if not changes and _state(world.bootstrap, ns) != before:
                 problems.append(f"{site} [by {name}]: the cluster changed")
