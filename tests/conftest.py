@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import gc
 import os
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
@@ -64,10 +66,42 @@ def pytest_configure(config: pytest.Config) -> None:
         from tests.file_times import FileTimes
 
         config.pluginmanager.register(FileTimes(), "file_times")
+    if hasattr(config, "workerinput") or not config.getoption("numprocesses", None):
+        from tests.process_cpu import ProcessCpu  # where tests run: a worker, or the one process
+
+        config.pluginmanager.register(ProcessCpu(), "process_cpu")
     if config.pluginmanager.hasplugin("xdist"):  # `make test` runs on workers
         from tests.worker_groups import WorkerGroups
 
         config.pluginmanager.register(WorkerGroups(ANNOUNCED), "worker_groups")
+
+
+@pytest.fixture(autouse=True)
+def _short_sample(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On real brokers, a plan that deletes watches the deleted topics' log end offsets for 200
+    ms rather than 5 s (RECONCILER_SAMPLE_MS, reaching the CLI's child processes too): hundreds
+    of plans, applies and drifts delete in these tests, and each waited the whole window out.
+    The tests of the window itself (tests/apply/test_in_use_kafka.py `default_sample`) unset it."""
+    if request.node.get_closest_marker("kafka") is not None:
+        monkeypatch.setenv("RECONCILER_SAMPLE_MS", "200")
+
+
+@pytest.fixture(autouse=True)
+def _garbage_collected_here(request: pytest.FixtureRequest) -> Iterator[None]:
+    """In a test on real brokers, Python's cyclic garbage collector runs only on the test's own
+    thread, at its end. Left to itself it runs on whichever thread allocates, librdkafka's
+    too (its threads make admin answers into Python values), and a librdkafka client in a
+    reference cycle (a failed call's exception frames hold it) freed there makes librdkafka
+    abort the whole process: rd_kafka_destroy() from its own thread."""
+    if request.node.get_closest_marker("kafka") is None:
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.collect()
 
 
 @pytest.fixture(autouse=True)

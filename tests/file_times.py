@@ -1,7 +1,9 @@
 """Where `make test`'s time goes: after the run, the test time of each file (setup, call and
 teardown, module-scoped clusters included) and of each directory, largest first, with the worker
 that ran it. `--durations` names single tests; the suite's length is decided by files and by the
-one worker that got the most (tests/worker_groups.py keeps a file on one worker)."""
+one worker that got the most (tests/worker_groups.py keeps a file on one worker). Beside each
+file's wall seconds, its CPU seconds (tests/process_cpu.py: the test process and the JVMs and
+commands it started), which a shared machine disturbs far less."""
 
 from __future__ import annotations
 
@@ -9,12 +11,15 @@ from collections import defaultdict
 
 import pytest
 
+from tests.process_cpu import KEY
+
 _SHOWN = 20
 
 
 class FileTimes:
     def __init__(self) -> None:
         self.files: dict[str, float] = defaultdict(float)
+        self.cpu: dict[str, float] = defaultdict(float)
         self.workers: dict[str, float] = defaultdict(float)
         self.where: dict[str, str] = {}
 
@@ -24,6 +29,9 @@ class FileTimes:
         node = getattr(report, "node", None)  # the xdist worker that sent it, on the controller
         worker = node.gateway.id if node is not None else "main"
         self.files[path] += report.duration
+        for key, value in report.user_properties:
+            if key == KEY and isinstance(value, float):
+                self.cpu[path] += value
         self.workers[worker] += report.duration
         self.where[path] = worker
 
@@ -41,5 +49,6 @@ class FileTimes:
         for directory, seconds in sorted(directories.items(), key=lambda kv: -kv[1]):
             write(f"{seconds:8.1f}s  {directory}/")
         ranked = sorted(self.files.items(), key=lambda kv: -kv[1])
-        for path, seconds in ranked[:_SHOWN]:
-            write(f"{seconds:8.1f}s  {path}  ({self.where[path]})")
+        shown = len(ranked) if terminalreporter.config.getoption("durations") == 0 else _SHOWN
+        for path, seconds in ranked[:shown]:
+            write(f"{seconds:8.1f}s {self.cpu[path]:8.1f} CPU s  {path}  ({self.where[path]})")

@@ -208,6 +208,22 @@ def test_timeout_outside_what_the_clients_take_is_refused(repo: SpecRepo, value:
     assert "127.0.0.1:1" not in result.stderr and "internal error" not in result.stderr
 
 
+@pytest.mark.parametrize(  # the values: tests/plan/test_sample_window.py; drift samples nothing
+    ("command", "value"), [("plan", "5s"), ("apply", "0")]
+)
+def test_a_sample_window_outside_its_range_is_refused_before_the_cluster(
+    repo: SpecRepo, monkeypatch: pytest.MonkeyPatch, command: str, value: str
+) -> None:
+    monkeypatch.setenv("RECONCILER_SAMPLE_MS", value)
+    result = repo.run(command, "--cluster", "test", timeout=60)
+    assert result.code == 1, result.stderr
+    assert result.stderr.strip().count("\n") == 0, result.stderr  # one sentence
+    assert f"RECONCILER_SAMPLE_MS={value!r}" in result.stderr and "from 100 to 600000" in (
+        result.stderr
+    )
+    assert "internal error" not in result.stderr and "127.0.0.1:1" not in result.stderr
+
+
 @pytest.mark.parametrize(
     "args",
     [

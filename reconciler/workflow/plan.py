@@ -7,12 +7,14 @@ or as pre-existing drift, and the plan scoped to the former (the latter set apar
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Severity
+from reconciler.errors import ConfigError
 from reconciler.git_repo import head_commit
 from reconciler.planning.changes import Action
 from reconciler.planning.p_codes import IN_USE_NOT_READ, KAFKA_REFUSED, KAFKA_UNCHECKED
@@ -58,6 +60,7 @@ def plan(
     changes are sent validate_only (`kafka_answers`), once, for the whole plan; apply, whose
     pre-flight sends them under the lock, plans without."""
     repo = context.repo
+    window = sample_window(os.environ)  # a bad value fails before the cluster is asked
     specs = context.specs(cluster)
     changed = None
     judged: Callable[[Plan], Plan] = _unasked  # a plan from a snapshot asks Kafka nothing
@@ -76,7 +79,7 @@ def plan(
             state = leftovers.observe(kafka, kafka.read_state())
             # the deletes' log end offsets are watched for SAMPLE_MS: a write there is in use;
             # read once, the scoped plan below reuses it (its topics are among these)
-            read = _once(sampled(kafka))
+            read = _once(sampled(kafka, window))
             whole = planned(specs, state, read, prune, targets, specs.warnings)
             # a topic the principal may not Describe looks absent: say so
             kafka.check_visible([c.topic for c in whole.changes if c.action is Action.CREATE])
@@ -203,12 +206,32 @@ def evidence_not_read(deletes: int) -> Diagnostic:
 EvidenceRead = Callable[[Mapping[str, int], bool], "Evidence"]
 
 
-def sampled(kafka: EvidenceReader) -> EvidenceRead:
-    """Plan's evidence reader: when the plan deletes, the log end offsets watched for SAMPLE_MS
-    (cluster/evidence.py); otherwise one read."""
+# Overrides the window plan watches the deletes' log end offsets (SAMPLE_MS): milliseconds
+SAMPLE_ENV = "RECONCILER_SAMPLE_MS"
+_SAMPLE_BOUNDS = (100, 600_000)  # two reads need a window; ten minutes is past any PR's patience
+
+
+def sample_window(environ: Mapping[str, str]) -> int:
+    """The plan's sample window in ms: SAMPLE_MS (cluster/evidence.py), or $RECONCILER_SAMPLE_MS
+    (longer to catch rarer writers at plan time; shorter where hundreds of plans run: tests)."""
     from reconciler.cluster.evidence import SAMPLE_MS
 
-    return lambda partitions, deletes: kafka.evidence(partitions, SAMPLE_MS if deletes else 0)
+    given = environ.get(SAMPLE_ENV, "").strip()
+    if not given:
+        return SAMPLE_MS
+    low, high = _SAMPLE_BOUNDS
+    if not (given.isascii() and given.isdigit()) or not low <= int(given) <= high:
+        raise ConfigError(
+            f"{SAMPLE_ENV}={given!r} is not a whole number of milliseconds from {low} to {high}: "
+            f"set it to one (e.g. 5000, the default) or unset it"
+        )
+    return int(given)
+
+
+def sampled(kafka: EvidenceReader, window: int) -> EvidenceRead:
+    """Plan's evidence reader: when the plan deletes, the log end offsets watched for `window`
+    ms (sample_window); otherwise one read."""
+    return lambda partitions, deletes: kafka.evidence(partitions, window if deletes else 0)
 
 
 def _once(read: EvidenceRead) -> EvidenceRead:

@@ -99,6 +99,13 @@ def _topics(bootstrap: str, prefix: str) -> set[str]:
     return {t for t in admin.list_topics(timeout=10).topics if t.startswith(prefix)}
 
 
+@pytest.fixture
+def default_sample(_short_sample: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """For the tests of the plan's sample itself: its default 5-second window, not the suite's
+    short one (tests/conftest.py); the others' evidence is read before or after any window."""
+    monkeypatch.delenv("RECONCILER_SAMPLE_MS", raising=False)
+
+
 def _wait_gone(bootstrap: str, names: set[str]) -> None:
     deadline = time.monotonic() + 30
     prefix = min(names)
@@ -116,7 +123,7 @@ def _codes(change: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def test_tombstones_of_topics_in_use_need_their_own_approval(
-    kafka1: LocalCluster, ns: str, tmp_path: Path
+    kafka1: LocalCluster, ns: str, tmp_path: Path, default_sample: None
 ) -> None:
     boot = kafka1.bootstrap
     left, live, fresh, old, never = (f"{ns}.{n}" for n in ("left", "live", "fresh", "old", "never"))
@@ -387,7 +394,7 @@ def _old_stamped_writer(bootstrap: str, topic: str) -> Iterator[list[int]]:
 
 
 def test_a_topic_written_with_month_old_stamps_is_in_use_and_never_pruned(
-    kafka1: LocalCluster, ns: str, tmp_path: Path
+    kafka1: LocalCluster, ns: str, tmp_path: Path, default_sample: None
 ) -> None:
     """The newest timestamp says a month old; Kafka's log end offsets say it is being written:
     plan shows it in use, and neither apply --prune nor a saved plan's apply deletes it."""
