@@ -7,7 +7,9 @@ runs still prove them; only the suite's long-lived SparkSession (tests/fleet/con
 which runs some forty jobs, keeps both tiers.
 
 Spark's launcher puts SPARK_SUBMIT_OPTS on the driver's command line (spark-submit and
-PySpark's own launch alike, 3.5 and 4.x), and every command the tests run inherits it."""
+PySpark's own launch alike), and every command the tests run inherits it, except the PySpark
+3.5 command of tests/fleet/test_spark_versions.py, which gets no SPARK_* variable: there C1
+alone cost more CPU than it saved."""
 
 from __future__ import annotations
 
