@@ -8,6 +8,7 @@ import pytest
 from hypothesis import settings
 
 from tests.kafka_fixtures import ANNOUNCED, kafka1, kafka3, kafka_dist, ns
+from tests.spark_jvm import one_job_drivers
 
 __all__ = ["kafka1", "kafka3", "kafka_dist", "ns"]
 
@@ -17,6 +18,10 @@ __all__ = ["kafka1", "kafka3", "kafka_dist", "ns"]
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+# The Spark drivers the tests start for one job each run the JIT's quick tier only (C2's
+# compiles were a third of such a JVM's CPU): tests/spark_jvm.py
+one_job_drivers()
 
 # Fixtures that start a JVM: a test using one (directly or through another fixture) is marked, so
 # `make check` can leave out everything that waits for Kafka or Spark (`-m "not kafka and not

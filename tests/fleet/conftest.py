@@ -15,6 +15,7 @@ from pyspark.sql import SparkSession
 
 from bench import fleet_gen
 from reconciler.fleet import job
+from tests.spark_jvm import both_tiers
 
 # The fleets here are a few hundred rows, where Spark's planning, not the data, is the cost:
 # adaptive re-planning, Janino compiles and plan text were about half of a job's CPU
@@ -47,7 +48,8 @@ LIGHT_CONF = [arg for key, value in PLANNING_LIGHT.items() for arg in ("--conf",
 @pytest.fixture(scope="session")
 def spark() -> Iterator[SparkSession]:
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    session = job.session("local[2]", TEST_CONF)
+    with both_tiers():  # it runs some forty jobs: C2's compiles pay off here
+        session = job.session("local[2]", TEST_CONF)
     try:
         yield session
     finally:

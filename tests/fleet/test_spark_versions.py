@@ -65,6 +65,8 @@ def fleet_drift(python: Path, root: Path, out: Path) -> str:
     """`reconciler fleet drift` under `python`, on root/desired and root/snapshots; its stdout."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SPARK_", "PYSPARK_"))}
     env |= {"SPARK_LOCAL_IP": "127.0.0.1", "NO_COLOR": "1"}
+    # no SPARK_* variable reaches it, SPARK_SUBMIT_OPTS included: on 3.5, C1 alone cost more
+    # CPU than it saved (docs/testing.md)
     done = subprocess.run(
         [str(python), "-m", "reconciler", "fleet", "drift", "--master", "local[2]",
          "--conf", "spark.sql.shuffle.partitions=4",

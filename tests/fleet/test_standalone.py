@@ -26,6 +26,7 @@ from pyspark.sql import SparkSession
 from bench import fleet_gen
 from reconciler.fleet import job
 from reconciler.fleet.java_regex import translate
+from tests import spark_jvm
 from tests.spec_repo import run_cli
 
 SPARK_HOME = Path(pyspark.__file__).resolve().parent
@@ -123,6 +124,7 @@ def standalone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
         "SPARK_IDENT_STRING": "reconciler-test",
         "PYSPARK_PYTHON": str(worker_python),  # the executors' Python, as the driver says
         "PYSPARK_DRIVER_PYTHON": sys.executable,
+        "SPARK_DAEMON_JAVA_OPTS": spark_jvm.ONE_JOB,  # the master's and worker's JVMs
     }
     daemon = ["bash", str(SPARK_HOME / "sbin" / "spark-daemon.sh")]
     port = free_port()
@@ -186,6 +188,7 @@ def test_the_cli_on_a_standalone_cluster_writes_the_tables_local_writes(
         tmp_path, "127.0.0.1:1", "fleet", "drift", "--master", url,
         "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.driver.bindAddress=127.0.0.1",
         "--conf", "spark.sql.shuffle.partitions=4", "--conf", "spark.executor.memory=1g",
+        "--conf", f"spark.executor.extraJavaOptions={spark_jvm.ONE_JOB}",  # one job: C1 only
         "--desired", str(tmp_path / "desired"), "--snapshots", str(tmp_path / "snapshots"),
         "--out", str(remote), timeout=600,
     )  # fmt: skip
