@@ -29,6 +29,7 @@ from reconciler.cli.width import echo as width_echo
 from reconciler.cli.width import emit, text_width
 from reconciler.errors import ConfigError, ReconcilerError
 from reconciler.render.apply_report import apply_lines, cancel_lines
+from reconciler.words import counted
 from reconciler.writable import check_file, is_stdout
 
 if TYPE_CHECKING:
@@ -65,18 +66,14 @@ def saved_sentence(plan: Plan, out: Path) -> str:
         )
     why = []
     if plan.errors:
-        why.append(_count(len(plan.errors), "error") + " to fix")
+        why.append(counted(len(plan.errors), "error") + " to fix")
     if plan.unacknowledged_hazards:
-        why.append(_count(len(plan.unacknowledged_hazards), "hazard") + " to approve")
+        why.append(counted(len(plan.unacknowledged_hazards), "hazard") + " to approve")
     return (
         f"Saved the plan to {out}, but it cannot be applied yet: apply refuses it while it has "
         f"{' and '.join(why)} (the plan names each); change the specs as it says, then plan "
         "and save again."
     )
-
-
-def _count(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def scoping(changed_since: str | None, whole_plan: bool, topics: tuple[str, ...]) -> bool:

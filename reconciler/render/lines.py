@@ -22,8 +22,3 @@ def out(text: str, hang: int | None = None) -> Line:
 
 def err(text: str) -> Line:
     return Line(text, err=True)
-
-
-def counted(count: int, noun: str) -> str:
-    """`1 file`, `2 files`."""
-    return f"{count} {noun}{'' if count == 1 else 's'}"

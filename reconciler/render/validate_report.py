@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from reconciler import diagnostics
-from reconciler.render.lines import Line, counted, out
+from reconciler.render.lines import Line, out
+from reconciler.words import counted
 
 if TYPE_CHECKING:
     from reconciler.spec.loader import LoadResult

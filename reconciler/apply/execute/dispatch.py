@@ -135,7 +135,7 @@ def _unless_done(
     changes: Mapping[int, C],
     answers: dict[str, Failure | None],
     code: str,
-    note: str | Callable[[C], str],
+    note: Callable[[C], str],
     *,
     configs: bool = False,
 ) -> dict[int, Sent]:
@@ -148,7 +148,7 @@ def _unless_done(
     sent: dict[int, Sent] = {}
     for op_id, change in changes.items():
         if change.topic in refused and isinstance(judge(change, seen.get(change.topic)), Done):
-            sent[op_id] = AlreadyDone(note if isinstance(note, str) else note(change))
+            sent[op_id] = AlreadyDone(note(change))
         else:
             sent[op_id] = _answer(answers, change.topic)
     return sent
@@ -166,8 +166,14 @@ def _create(cluster: Executing, state: ClusterState, ops: Sequence[Operation]) -
     )
     # Someone (an interrupted apply, another tool) made it meanwhile: as planned is success,
     # with other settings a refusal.
-    already = "the topic already existed as planned"
-    return _unless_done(cluster, changes, answers, "TOPIC_ALREADY_EXISTS", already, configs=True)
+    return _unless_done(
+        cluster,
+        changes,
+        answers,
+        "TOPIC_ALREADY_EXISTS",
+        lambda _: "the topic already existed as planned",
+        configs=True,
+    )
 
 
 def _configure(
