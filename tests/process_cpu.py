@@ -1,10 +1,11 @@
 """CPU seconds of each test phase, the test process's and its child processes' (the brokers and
 other JVMs it started, the CLI runs it spawned), for tests/file_times.py's table per file.
 
-Read from /proc at the end of each phase: this process and every live descendant (utime +
-stime), plus what its reaped children used (cutime + cstime), so a JVM that started and stopped
-inside the test counts too. The machine is shared with other runs: CPU seconds compare runs
-where wall seconds mostly measure the neighbours. Linux only; elsewhere nothing is recorded.
+Read from /proc at the end of each phase: this process and every live descendant, each with what
+its reaped children used (utime + stime + cutime + cstime), so a JVM that started and stopped
+inside the test counts too, and so do the CLI runs that tests/cli_fork.py's server forks and
+reaps. The machine is shared with other runs: CPU seconds compare runs where wall seconds mostly
+measure the neighbours. Linux only; elsewhere nothing is recorded.
 """
 
 from __future__ import annotations
@@ -20,14 +21,14 @@ _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _last = pytest.StashKey[float]()
 
 
-def _stat(pid: str) -> tuple[int, int, int] | None:
-    """(ppid, utime + stime, cutime + cstime) in ticks, or None for a process gone."""
+def _stat(pid: str) -> tuple[int, int] | None:
+    """(ppid, utime + stime + cutime + cstime) in ticks, or None for a process gone."""
     try:
         text = (Path("/proc") / pid / "stat").read_text()
     except OSError:
         return None
     fields = text[text.rindex(")") + 2 :].split()
-    return int(fields[1]), int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14])
+    return int(fields[1]), sum(int(f) for f in fields[11:15])
 
 
 def cpu_seconds() -> float:
@@ -35,23 +36,20 @@ def cpu_seconds() -> float:
     me = os.getpid()
     parents: dict[int, int] = {}
     used: dict[int, int] = {}
-    reaped = 0
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
         found = _stat(pid)
         if found is None:
             continue
-        parents[int(pid)], used[int(pid)] = found[0], found[1]
-        if int(pid) == me:
-            reaped = found[2]
+        parents[int(pid)], used[int(pid)] = found
     ours = {me}
     grew = True
     while grew:  # descendants: the children of what is ours, until nothing is added
         more = {pid for pid, parent in parents.items() if parent in ours} - ours
         grew = bool(more)
         ours |= more
-    return (sum(used.get(pid, 0) for pid in ours) + reaped) / _TICK
+    return sum(used.get(pid, 0) for pid in ours) / _TICK
 
 
 class ProcessCpu:

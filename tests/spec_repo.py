@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from typing import Any
 import yaml
 
 from reconciler import redaction
+from tests import cli_fork
 
 RECONCILER = [sys.executable, "-m", "reconciler"]
 
@@ -69,13 +69,10 @@ class SpecRepo:
 
 
 def run_cli(repo: Path, bootstrap: str, *args: str, timeout: float = 120) -> Result:
-    """`reconciler --repo REPO ARGS` in a subprocess, with $KAFKA_BOOTSTRAP set, no colour, and
-    no traceback allowed."""
+    """`reconciler --repo REPO ARGS` in a process of its own (forked: tests/cli_fork.py), with
+    $KAFKA_BOOTSTRAP set, no colour, and no traceback allowed."""
     env = {**os.environ, "KAFKA_BOOTSTRAP": bootstrap, "NO_COLOR": "1"}
-    proc = subprocess.run(
-        [*RECONCILER, "--repo", str(repo), *args],
-        capture_output=True, text=True, env=env, timeout=timeout, check=False,
-    )  # fmt: skip
+    proc = cli_fork.run(["--repo", str(repo), *args], env=env, timeout=timeout)
     assert "Traceback" not in proc.stderr, proc.stderr
     return Result(proc.returncode, proc.stdout, proc.stderr)
 

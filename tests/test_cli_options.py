@@ -4,7 +4,6 @@ is only one choice (the repository's only cluster, or a saved plan's own)."""
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +14,8 @@ import yaml
 from reconciler.cli import cli
 from reconciler.cli.option_placement import hoist
 from reconciler.local.state import LocalCluster
-from tests.spec_repo import RECONCILER, Result, SpecRepo
+from tests import cli_fork
+from tests.spec_repo import Result, SpecRepo
 
 
 def _paths(group: click.Group, ctx: click.Context, prefix: tuple[str, ...] = ()) -> Iterator[
@@ -73,9 +73,7 @@ def test_what_moves_and_what_stays(given: list[str], expected: list[str]) -> Non
 def _run(*args: str, bootstrap: str = "127.0.0.1:1") -> Result:
     """The CLI as a user types it: no --repo put first by the harness."""
     env = {**os.environ, "KAFKA_BOOTSTRAP": bootstrap, "NO_COLOR": "1"}
-    proc = subprocess.run(
-        [*RECONCILER, *args], capture_output=True, text=True, env=env, timeout=300, check=False
-    )
+    proc = cli_fork.run(args, env=env, timeout=300)
     assert "Traceback" not in proc.stderr, proc.stderr
     return Result(proc.returncode, proc.stdout, proc.stderr)
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,8 +13,9 @@ import yaml
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from reconciler.local.state import LocalCluster
+from tests import cli_fork
 from tests.kafka_helpers import wait_for_topic
-from tests.spec_repo import RECONCILER, Result, SpecRepo
+from tests.spec_repo import Result, SpecRepo
 
 pytestmark = pytest.mark.kafka
 
@@ -42,10 +42,7 @@ def run(repo: SpecRepo, *args: str, staging: dict[str, str] | None = None) -> Re
     """`reconciler --repo REPO ARGS` with staging's variables unset (or set to `staging`)."""
     env = {k: v for k, v in os.environ.items() if k not in (STAGING_BOOTSTRAP, STAGING_PASSWORD)}
     env |= {"KAFKA_BOOTSTRAP": repo.bootstrap, "NO_COLOR": "1", **(staging or {})}
-    proc = subprocess.run(
-        [*RECONCILER, "--repo", str(repo.root), *args],
-        capture_output=True, text=True, env=env, timeout=120, check=False,
-    )  # fmt: skip
+    proc = cli_fork.run(["--repo", str(repo.root), *args], env=env, timeout=120)
     assert "Traceback" not in proc.stderr, proc.stderr
     return Result(proc.returncode, proc.stdout, proc.stderr)
 

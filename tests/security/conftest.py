@@ -12,8 +12,6 @@ import logging
 import os
 import re
 import secrets
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -39,9 +37,8 @@ from confluent_kafka.admin import (
 from reconciler.cluster.protocol.reserved import AUDIT_TOPIC, LOCK_TOPIC
 from reconciler.local import state as local_state
 from reconciler.local.distribution import Distribution
+from tests import cli_fork
 from tests.kafka_fixtures import own_cluster
-
-RECONCILER = [sys.executable, "-m", "reconciler"]
 
 # The six operations the reconciler's admin requests need (see
 # reconciler/cluster/protocol/authorized.py), as kafka-acls and AclOperation name them.
@@ -74,11 +71,11 @@ class Transcript:
     dirs: list[Path] = field(default_factory=list)
 
     def run(self, repo: Path, *args: str, env: dict[str, str], timeout: float = 180) -> Run:
-        proc = subprocess.run(
-            [*RECONCILER, "--repo", str(repo), *args],
-            capture_output=True, text=True, timeout=timeout, check=False,
+        proc = cli_fork.run(
+            ["--repo", str(repo), *args],
             env={**os.environ, "NO_COLOR": "1", **env},
-        )  # fmt: skip
+            timeout=timeout,
+        )
         run = Run(tuple(args), proc.returncode, proc.stdout, proc.stderr)
         self.runs.append(run)
         if "--debug" not in args:  # --debug shows tracebacks by design
