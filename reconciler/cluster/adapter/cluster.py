@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import secrets
 import time
+import weakref
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, TypeVar
 
 from confluent_kafka.admin import AdminClient
 
+from reconciler import gcpause
 from reconciler.cluster.adapter import (
     audit_topic,
     authorization,
@@ -103,12 +105,16 @@ class Cluster:
         self.close()
 
     def close(self) -> None:
-        """Close the kafka-python client; librdkafka's closes when it is garbage."""
+        """Close the kafka-python client; librdkafka's closes when it is freed, here: if a
+        reference cycle still holds it, it is collected on this thread (reconciler.gcpause)."""
         if self._kafka_python is not None:
             with boundary.kafka_python(self.connection, "closing its client"):
                 self._kafka_python.close()
             self._kafka_python = None
+        client = None if self._librdkafka is None else weakref.ref(self._librdkafka)
         self._librdkafka = None
+        if client is not None and client() is not None:
+            gcpause.collect_stragglers()
 
     def reconnected(self) -> Cluster:
         """The same cluster with clients of its own: new connections, so librdkafka may pick

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
 
-from reconciler import redaction
+from reconciler import gcpause, redaction
 from reconciler.cluster import client_settings
 from reconciler.cluster.adapter import (
     boundary,
@@ -194,7 +194,8 @@ def librdkafka_admin(connection: Connection) -> AdminClient:
         admin = AdminClient(conf, logger=LIBRDKAFKA_LOG)
     except KafkaException as exc:  # a `client:` property librdkafka does not know or accept
         raise connection.error("connect to", exc) from exc
-    return connection.watch.register(admin)
+    # never freed on its own thread: the collector waits while it lives (reconciler.gcpause)
+    return gcpause.while_alive(connection.watch.register(admin))
 
 
 @boundary.calls("the ApiVersions and Metadata requests of its bootstrap", "kafka-python")
