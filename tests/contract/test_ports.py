@@ -210,6 +210,40 @@ def test_the_lock_has_one_holder_and_a_second_taker_is_refused(side: Side) -> No
         assert shown(other.lock_token, lambda token: token is None) is None
 
 
+def test_a_lock_taken_and_never_recorded_shows_its_token_and_no_holder(side: Side) -> None:
+    """What apply's judgement of an unrecorded taker reads (tests/apply/test_lock.py): the
+    token with no record, then a record written late by another client, seen by this one."""
+    token = 3 + uuid.uuid4().int % 10**12
+    side.take_lock_unrecorded(token)
+    with side.connect() as cluster, side.connect() as late:
+        try:
+            assert shown(cluster.lock_token, lambda found: found == token) == token
+            assert cluster.lock_end() == 0
+            assert cluster.lock_holder(wait=0.5) is None
+            assert not cluster.try_lock(b"mine", token + 1)
+            late.append_lock(b"late holder")
+            late.append_lock(b"heartbeat")
+            assert shown(cluster.lock_end, lambda end: end == 2) == 2
+            assert cluster.lock_holder() == b"late holder"
+        finally:
+            assert cluster.release_lock(token)
+        assert shown(cluster.lock_token, lambda found: found is None) is None
+
+
+def test_a_lock_taken_without_a_token_still_carries_one(side: Side) -> None:
+    """An older reconciler's lock is judged by its record, not its token: a lock taken with
+    no token given carries a random one, which a release by another token leaves alone."""
+    with side.connect() as cluster:
+        assert cluster.try_lock(b'{"user": "legacy"}')
+        try:
+            token = cluster.lock_token()
+            assert token is not None and token >= 0
+            assert not cluster.release_lock(token + 1)
+            assert cluster.lock_holder() == b'{"user": "legacy"}'
+        finally:
+            assert cluster.release_lock(None)
+
+
 def test_audit_records_read_back_in_the_order_written(side: Side) -> None:
     ours = [f"{side.prefix} {i}".encode() for i in range(3)]
     with side.connect() as cluster:

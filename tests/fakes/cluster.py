@@ -152,6 +152,13 @@ class FakeKafka:
                 self.topics[topic].replicas[partition] = target
         self.moves.clear()
 
+    def take_lock_unrecorded(self, token: int) -> None:
+        """The lock as a taker leaves it that died between creating the lock topic and
+        recording who it is: the token, no record (on real brokers: adapter/lock_topic.py's
+        try_lock alone)."""
+        config = _LOCK_CONFIG | {TOKEN_KEY: str(token)}
+        self.topics[LOCK_TOPIC] = FakeTopic([(self._broker_ids()[0],)], config)
+
     def client(self, name: str = "fake") -> FakeCluster:
         return FakeCluster(self, name)
 
@@ -502,8 +509,7 @@ class FakeCluster:
         token = secrets.randbits(62) if token is None else token
         if LOCK_TOPIC in self.kafka.topics:
             return self.lock_token() == token
-        config = _LOCK_CONFIG | {TOKEN_KEY: str(token)}
-        self.kafka.topics[LOCK_TOPIC] = FakeTopic(self._round_robin(0, 1, 1), config)
+        self.kafka.take_lock_unrecorded(token)
         self._append(LOCK_TOPIC, holder)
         return True
 
