@@ -29,11 +29,16 @@ from reconciler.local.state import LocalCluster
 Settings = dict[str, str | int | float | bool]  # what confluent-kafka's clients take
 
 
-def client_settings(cluster: LocalCluster, extra: Mapping[str, str] | None = None) -> Settings:
+def client_settings(
+    cluster: LocalCluster | str, extra: Mapping[str, str] | None = None
+) -> Settings:
     """librdkafka settings for a client of `cluster`: its bootstrap, its security mode's
-    settings (none for a plain cluster), then `extra`."""
-    settings: Settings = {"bootstrap.servers": cluster.bootstrap}
-    settings.update(client_config(cluster.state_dir, cluster.security))
+    settings (none for a plain cluster or a bare bootstrap string), then `extra`."""
+    if isinstance(cluster, str):
+        settings: Settings = {"bootstrap.servers": cluster}
+    else:
+        settings = {"bootstrap.servers": cluster.bootstrap}
+        settings.update(client_config(cluster.state_dir, cluster.security))
     settings.update(extra or {})
     return settings
 
@@ -41,7 +46,7 @@ def client_settings(cluster: LocalCluster, extra: Mapping[str, str] | None = Non
 class Clients:
     """The clients one test opens on one fixture cluster; `clients()` closes them all."""
 
-    def __init__(self, cluster: LocalCluster) -> None:
+    def __init__(self, cluster: LocalCluster | str) -> None:
         self.cluster = cluster
         self._admins: list[AdminClient] = []
         self._producers: list[Producer] = []
@@ -81,6 +86,23 @@ class Clients:
             future.result()
         return wait_for_topic(admin, name, len(assignment) if assignment else partitions)
 
+    def create_topics(
+        self,
+        partitions: Mapping[str, int],
+        config: Mapping[str, str] | None = None,
+        replication_factor: int = 1,
+    ) -> None:
+        """Create these topics (name: partitions) in one request and wait until every broker's
+        metadata shows them all with leaders (`wait_for_topics`)."""
+        admin = self._admins[0] if self._admins else self.admin()
+        made = [
+            NewTopic(name, count, replication_factor, config=dict(config or {}))
+            for name, count in partitions.items()
+        ]
+        for future in admin.create_topics(made).values():
+            future.result(30)
+        wait_for_topics(admin, dict(partitions))
+
     def close(self) -> None:
         """Consumers and producers closed, every reference dropped, cycles collected: on the
         calling thread (the test's), never on one of librdkafka's."""
@@ -97,7 +119,7 @@ class Clients:
 
 
 @contextlib.contextmanager
-def clients(cluster: LocalCluster) -> Iterator[Clients]:
+def clients(cluster: LocalCluster | str) -> Iterator[Clients]:
     """`with clients(kafka1) as k: k.admin()...`: every client made is closed at the end."""
     made = Clients(cluster)
     try:
@@ -207,9 +229,6 @@ def wait_for_topics(admin: AdminClient, partitions: dict[str, int], timeout: flo
 
 def record_count(bootstrap: str, topic: str) -> int:
     """How many records partition 0 of `topic` holds (its high watermark minus its low)."""
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "unused"})
-    try:
-        low, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
+    with clients(bootstrap) as made:
+        low, high = made.consumer().get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
         return int(high - low)
-    finally:
-        consumer.close()

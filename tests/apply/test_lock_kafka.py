@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -132,11 +133,18 @@ def test_timed_out_lock_request_when_someone_else_won(
 
 
 def test_timed_out_lock_request_that_never_arrived_is_sent_again(
-    cluster: adapter.Cluster, monkeypatch: pytest.MonkeyPatch
+    kafka3: LocalCluster, cluster: adapter.Cluster, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Finding 4: no topic after the timeout: the request was lost, so it is sent again."""
+    """Finding 4: no topic after the timeout: the request was lost, so it is sent again.
+
+    The topic is awaited for one request timeout (`--timeout`, `request.timeout.ms`) before
+    the create is sent again; a client whose timeout is 5 s, rather than the default 30 s,
+    shows the same in a sixth of the time."""
     calls = _lost_answer(monkeypatch, send=False)
     me = _me()
-    assert lock.acquire(cluster, me, False, lambda _: None) is None
+    with adapter.Cluster(adapter.Connection("test", kafka3.bootstrap, timeout=5.0)) as impatient:
+        began = time.monotonic()
+        assert lock.acquire(impatient, me, False, lambda _: None) is None
+        assert time.monotonic() - began >= 5.0  # awaited the topic for the whole timeout
     assert len(calls) == 2
     assert cluster.lock_token() == me.token

@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import AdminClient
 
 from reconciler.local.state import LocalCluster
 from tests.apply.helpers import independent_read
+from tests.kafka_helpers import clients
 from tests.spec_repo import SpecRepo
 
 Edit = Callable[[dict[str, Any]], None]
@@ -29,17 +30,10 @@ def _saved(repo: SpecRepo, tmp_path: Path, *extra: str) -> tuple[Path, dict[str,
 
 
 def _create(bootstrap: str, name: str, partitions: int, rf: int) -> None:
-    """Create `name` behind reconciler's back and wait until metadata shows it (the broker
-    learns it from the controller asynchronously)."""
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    for future in admin.create_topics([NewTopic(name, partitions, rf)]).values():
-        future.result()
-    deadline = time.monotonic() + 60
-    while len(getattr(admin.list_topics(timeout=10).topics.get(name), "partitions", {})) < (
-        partitions
-    ):
-        assert time.monotonic() < deadline, f"{name} did not show in metadata"
-        time.sleep(0.05)
+    """Create `name` behind reconciler's back and wait until every broker's metadata shows it
+    (they learn it from the controller asynchronously)."""
+    with clients(bootstrap) as made:
+        made.create_topics({name: partitions}, replication_factor=rf)
 
 
 def _edit_retention(plan: dict[str, Any]) -> None:
@@ -244,10 +238,11 @@ def test_a_dependency_deleted_after_planning_refuses_its_dependents(
          "depends_on": [f"{ns}.base"]},
     )  # fmt: skip
     saved, _ = _saved(repo, tmp_path)
-    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
-    for future in admin.delete_topics([f"{ns}.base"]).values():
-        future.result()
-    _wait_gone(kafka1.bootstrap, f"{ns}.base")
+    with clients(kafka1) as made:
+        admin = made.admin()
+        for future in admin.delete_topics([f"{ns}.base"]).values():
+            future.result()
+        _wait_gone(admin, f"{ns}.base")
     refused = repo.run("apply", "--cluster", "test", str(saved))
     assert refused.code == 1, refused.stdout
     assert f"{ns}.base" in refused.stderr
@@ -276,8 +271,7 @@ def test_a_resumed_apply_of_the_same_plan_is_accepted(
     assert read[f"{ns}.b"]["overrides"] == {"retention.ms": "86400000"}
 
 
-def _wait_gone(bootstrap: str, name: str) -> None:
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+def _wait_gone(admin: AdminClient, name: str) -> None:
     deadline = time.monotonic() + 60
     while name in admin.list_topics(timeout=10).topics:
         assert time.monotonic() < deadline, f"{name} was not deleted"
