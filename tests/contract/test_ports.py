@@ -138,6 +138,26 @@ def test_altered_and_deleted_configs_read_back_and_a_removal_falls_back(side: Si
         assert typo is not None and typo.code == "INVALID_CONFIG"
 
 
+def test_a_refused_config_value_fails_its_own_topic_only(side: Side) -> None:
+    """AlterConfigs answers per topic: a value Kafka cannot parse is INVALID_CONFIG for its
+    topic, whose override stays, while another topic of the same request is changed (what
+    apply's skipping of dependents meets: tests/apply/test_apply_fake.py)."""
+    bad, good = f"{side.prefix}.bad", f"{side.prefix}.good"
+    with side.connect() as cluster:
+        _made(cluster, bad, config=(("retention.ms", "7200000"),))
+        _made(cluster, good)
+        answers = cluster.alter_topic_configs(
+            [ConfigUpdate(bad, (("retention.ms", "soon"),)),
+             ConfigUpdate(good, (("retention.ms", "3600000"),))]
+        )  # fmt: skip
+        refused = answers[bad]
+        assert refused is not None and refused.code == "INVALID_CONFIG", answers
+        assert "soon" in refused.detail and "retention.ms" in refused.detail
+        assert answers[good] is None
+        _topic(cluster, good, lambda t: t.overrides.get("retention.ms") == "3600000")
+        assert cluster.topics([bad], configs=True)[bad].overrides["retention.ms"] == "7200000"
+
+
 def test_partitions_grow_only(side: Side) -> None:
     name = f"{side.prefix}.grow"
     with side.connect() as cluster:

@@ -59,7 +59,7 @@ from reconciler.cluster.state import (
     listed_config_keys,
 )
 from reconciler.errors import ClusterError
-from reconciler.spec.catalog import CATALOG
+from reconciler.spec.catalog import CATALOG, ConfigType
 
 # What Kafka without an authorizer reports as authorized (KIP-430), read from Kafka 4.1.1
 CLUSTER_RIGHTS = frozenset(
@@ -616,10 +616,21 @@ class FakeCluster:
 def _config_refusal(
     config: Iterable[tuple[str, str]], vendor_configs: Container[str]
 ) -> Failure | None:
-    for key, _ in config:
+    for key, value in config:
         if key not in CATALOG and key not in vendor_configs:
             return Failure("INVALID_CONFIG", f"Unknown topic config name: {key}")
+        kind = CATALOG[key].type if key in CATALOG else None
+        if value and kind in _WHOLE_NUMBERS and not value.lstrip("-").isdigit():
+            return Failure(
+                "INVALID_CONFIG",
+                f"Invalid value {value} for configuration {key}: Not a number of type "
+                f"{kind.name if kind else ''}",
+            )
     return None
+
+
+# Kafka parses these types' values as whole numbers and refuses a value that is not one
+_WHOLE_NUMBERS = (ConfigType.INT, ConfigType.LONG)
 
 
 __all__ = ["FakeCluster", "FakeKafka", "FakeTopic"]
