@@ -40,31 +40,9 @@ def _edit_retention(plan: dict[str, Any]) -> None:
     plan["changes"][0]["config"][0]["desired"] = "1"
 
 
-def _edit_partitions(plan: dict[str, Any]) -> None:
-    plan["changes"][0]["partitions"]["desired"] = 5000
-
-
-def _edit_name(plan: dict[str, Any]) -> None:
-    plan["changes"][0]["topic"] += ".evil"
-
-
-def _edit_add(plan: dict[str, Any]) -> None:
-    extra = json.loads(json.dumps(plan["changes"][0]))
-    extra["topic"] += ".more"
-    plan["changes"].append(extra)
-
-
-def _edit_remove(plan: dict[str, Any]) -> None:
-    del plan["changes"][0]
-
-
 def _edit_empty(plan: dict[str, Any]) -> None:
     plan["changes"] = []
     plan["summary"]["create"] = 0
-
-
-def _edit_reorder(plan: dict[str, Any]) -> None:
-    plan["changes"].reverse()
 
 
 def _edit_fingerprint(plan: dict[str, Any]) -> None:
@@ -87,21 +65,19 @@ def _edit_cluster(plan: dict[str, Any]) -> None:
     plan["cluster"] = "other"
 
 
+# One edit per way apply refuses a file: its changes compared with the plan derived again
+# (a value here; every other kind of edit to the changes, a count, a name, one added, removed
+# or reordered, takes the same path and is named in test_saved_plan.py without a broker), the
+# plan emptied, the state it was made from, the cluster it is for.
 @pytest.mark.parametrize(
     ("edit", "expected"),
     [
         (_edit_retention, "retention.ms"),
-        (_edit_partitions, "partitions"),
-        (_edit_name, ".evil"),
-        (_edit_add, ".more"),
-        (_edit_remove, "changes[0]"),
         (_edit_empty, "planning again also gives create"),
-        (_edit_reorder, "changes[0]"),
         (_edit_fingerprint, "based_on was edited"),
         (_edit_cluster, "other"),
     ],
-    ids=["retention", "partitions", "renamed", "added", "removed", "emptied", "reordered",
-         "based_on", "cluster"],
+    ids=["retention", "emptied", "based_on", "cluster"],
 )  # fmt: skip
 def test_a_plan_file_edited_after_review_is_refused(
     kafka1: LocalCluster, ns: str, tmp_path: Path, edit: Edit, expected: str
@@ -167,18 +143,14 @@ def test_hazards_acknowledged_in_the_file_but_not_in_the_specs_are_refused(
 @pytest.mark.parametrize(
     ("path", "value", "expected"),
     [
+        # Out of range: refused by the file's check (every other number or shape out of range,
+        # a replication factor, a broker id, a string, a fraction, a bool, takes this path and
+        # is named without a broker in test_saved_plan.py)
         (("partitions", "desired"), -5, "changes[0].partitions.desired"),
         # Within Kafka's int32: refused as not the plan the specs give, still before any change
         (("partitions", "desired"), 1_073_741_824, "changes[0].partitions.desired is 1073741824"),
-        (("replication_factor", "desired"), -1, "changes[0].replication_factor.desired"),
-        (("replication_factor", "desired"), 40000, "changes[0].replication_factor.desired"),
-        (("assignments",), [[-3]], "changes[0].assignments[0][0]"),
-        (("partitions", "desired"), "2", "changes[0].partitions.desired"),
-        (("partitions", "desired"), 2.5, "changes[0].partitions.desired"),
-        (("partitions", "desired"), True, "changes[0].partitions.desired"),
     ],
-    ids=["negative", "huge", "negative-rf", "rf-over-int16", "broker", "string", "float",
-         "bool"],
+    ids=["negative", "huge"],
 )  # fmt: skip
 def test_numbers_out_of_range_in_a_plan_file_are_refused_before_any_request(
     kafka1: LocalCluster,
