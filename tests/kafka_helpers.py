@@ -1,12 +1,132 @@
-"""Waiting for what brokers learn asynchronously, through the independent clients tests use."""
+"""Kafka clients for tests that talk to a fixture cluster directly (not through reconciler's
+adapter), and waiting for what brokers learn asynchronously.
+
+`clients(cluster)` makes a test's admin, producer and consumer clients with the cluster's own
+security settings (SASL/SCRAM, TLS, mTLS, OAuth, MSK IAM: `reconciler local`'s super user) and
+closes them on the test's own thread when its block ends: consumers and producers by `close()`
+(which destroys the librdkafka handle there), admin clients by dropping the helper's reference
+and collecting cycles on that thread. librdkafka aborts the whole process when a client is
+destroyed on one of its own threads, which happens when Python's cyclic collector frees a
+client found in a cycle (a failed call's traceback frames hold it) while running on a thread
+librdkafka made; tests/conftest.py keeps the collector on the test thread during Kafka tests,
+and this keeps the clients' ends there too.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import time
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from confluent_kafka import Consumer, TopicPartition
-from confluent_kafka.admin import AdminClient
+from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from reconciler.local.security import client_config
+from reconciler.local.state import LocalCluster
+
+Settings = dict[str, str | int | float | bool]  # what confluent-kafka's clients take
+
+
+def client_settings(
+    cluster: LocalCluster | str, extra: Mapping[str, str] | None = None
+) -> Settings:
+    """librdkafka settings for a client of `cluster`: its bootstrap, its security mode's
+    settings (none for a plain cluster or a bare bootstrap string), then `extra`."""
+    if isinstance(cluster, str):
+        settings: Settings = {"bootstrap.servers": cluster}
+    else:
+        settings = {"bootstrap.servers": cluster.bootstrap}
+        settings.update(client_config(cluster.state_dir, cluster.security))
+    settings.update(extra or {})
+    return settings
+
+
+class Clients:
+    """The clients one test opens on one fixture cluster; `clients()` closes them all."""
+
+    def __init__(self, cluster: LocalCluster | str) -> None:
+        self.cluster = cluster
+        self._admins: list[AdminClient] = []
+        self._producers: list[Producer] = []
+        self._consumers: list[Consumer] = []
+
+    def admin(self, extra: Mapping[str, str] | None = None) -> AdminClient:
+        self._admins.append(AdminClient(client_settings(self.cluster, extra)))
+        return self._admins[-1]
+
+    def producer(self, extra: Mapping[str, str] | None = None) -> Producer:
+        self._producers.append(Producer(client_settings(self.cluster, extra)))
+        return self._producers[-1]
+
+    def consumer(self, group: str = "unused", extra: Mapping[str, str] | None = None) -> Consumer:
+        settings = client_settings(self.cluster, extra) | {"group.id": group}
+        self._consumers.append(Consumer(settings))
+        return self._consumers[-1]
+
+    def create_topic(
+        self,
+        name: str,
+        partitions: int = 1,
+        replication_factor: int = 1,
+        config: Mapping[str, str] | None = None,
+        assignment: list[list[int]] | None = None,
+    ) -> Any:
+        """Create `name` (or the replicas `assignment` places) and wait until every broker's
+        metadata shows it with leaders (`wait_for_topic`); its TopicMetadata."""
+        if assignment is not None:
+            new = NewTopic(
+                name, len(assignment), replica_assignment=assignment, config=dict(config or {})
+            )
+        else:
+            new = NewTopic(name, partitions, replication_factor, config=dict(config or {}))
+        admin = self._admins[0] if self._admins else self.admin()
+        for future in admin.create_topics([new]).values():
+            future.result()
+        return wait_for_topic(admin, name, len(assignment) if assignment else partitions)
+
+    def create_topics(
+        self,
+        partitions: Mapping[str, int],
+        config: Mapping[str, str] | None = None,
+        replication_factor: int = 1,
+    ) -> None:
+        """Create these topics (name: partitions) in one request and wait until every broker's
+        metadata shows them all with leaders (`wait_for_topics`)."""
+        admin = self._admins[0] if self._admins else self.admin()
+        made = [
+            NewTopic(name, count, replication_factor, config=dict(config or {}))
+            for name, count in partitions.items()
+        ]
+        for future in admin.create_topics(made).values():
+            future.result(30)
+        wait_for_topics(admin, dict(partitions))
+
+    def close(self) -> None:
+        """Consumers and producers closed, every reference dropped, cycles collected: on the
+        calling thread (the test's), never on one of librdkafka's."""
+        for consumer in self._consumers:
+            with contextlib.suppress(RuntimeError):  # closed by the test already
+                consumer.close()
+        for producer in self._producers:
+            producer.flush(30)
+            producer.close()
+        self._consumers.clear()
+        self._producers.clear()
+        self._admins.clear()
+        gc.collect()
+
+
+@contextlib.contextmanager
+def clients(cluster: LocalCluster | str) -> Iterator[Clients]:
+    """`with clients(kafka1) as k: k.admin()...`: every client made is closed at the end."""
+    made = Clients(cluster)
+    try:
+        yield made
+    finally:
+        made.close()
+
 
 # The config of a topic a test writes records stamped in the past to: the broker's time-based
 # retention (7 days by default, checked every 5 minutes) deletes segments, the active one after
@@ -109,9 +229,6 @@ def wait_for_topics(admin: AdminClient, partitions: dict[str, int], timeout: flo
 
 def record_count(bootstrap: str, topic: str) -> int:
     """How many records partition 0 of `topic` holds (its high watermark minus its low)."""
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "unused"})
-    try:
-        low, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
+    with clients(bootstrap) as made:
+        low, high = made.consumer().get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
         return int(high - low)
-    finally:
-        consumer.close()

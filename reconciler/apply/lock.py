@@ -40,6 +40,18 @@ DEFAULT_LEASE = 30.0  # seconds without a heartbeat after which a holder counts 
 HEARTBEATS_PER_LEASE = 6
 
 
+@dataclass(frozen=True)
+class Clock:
+    """The monotonic time and the sleep that judging a holder waits by (its record's grace,
+    a lease watched). A parameter so that tests watch a lease expire without living it."""
+
+    now: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], None] = time.sleep
+
+
+SYSTEM_CLOCK = Clock()
+
+
 def _read(path: str) -> str | None:
     try:
         return Path(path).read_text().strip()
@@ -164,15 +176,15 @@ class _Lease(Enum):
     RELEASED = "released"  # the lock went away while we watched
 
 
-def _lease(cluster: LockStore, token: int, lease: float) -> _Lease:
+def _lease(cluster: LockStore, token: int, lease: float, clock: Clock) -> _Lease:
     """Whether the lock's lease is live: the lock topic is watched for up to one whole lease
     on our monotonic clock; a record (a heartbeat, or the holder's first) means live. No clock
     of another machine is compared with ours, so clock skew cannot break a live lease."""
     lease = max(1.0, lease)
     end = cluster.lock_end()
-    deadline = time.monotonic() + lease
-    while time.monotonic() < deadline:
-        time.sleep(min(0.5, lease / 8))
+    deadline = clock.now() + lease
+    while clock.now() < deadline:
+        clock.sleep(min(0.5, lease / 8))
         if cluster.lock_token() != token:
             return _Lease.RELEASED
         if cluster.lock_end() != end:
@@ -186,6 +198,7 @@ def acquire(
     force: bool,
     progress: Callable[[str], None],
     attempts: int = 10,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> Holder | None:
     """Take the lock; returns the holder whose lock was broken (None if there was none).
 
@@ -198,8 +211,8 @@ def acquire(
         token = cluster.lock_token()
         if token is None:
             continue  # released meanwhile
-        holder = _holder(cluster, token)
-        why = "--force-unlock" if force else _why_gone(cluster, holder, token, me, progress)
+        holder = _holder(cluster, token, clock)
+        why = "--force-unlock" if force else _why_gone(cluster, holder, token, me, progress, clock)
         if why is None:
             continue
         progress(f"breaking the lock of {holder or 'an unknown holder'} ({why})")
@@ -211,14 +224,14 @@ def acquire(
     )
 
 
-def _holder(cluster: LockStore, token: int, wait: float = 5.0) -> Holder | None:
+def _holder(cluster: LockStore, token: int, clock: Clock, wait: float = 5.0) -> Holder | None:
     """The holder's record; a holder that has just taken the lock gets `wait` seconds to write
     it (polled), so a race between two starting applies is not mistaken for a crash."""
-    deadline = time.monotonic() + wait
-    while cluster.lock_end() == 0 and time.monotonic() < deadline:
+    deadline = clock.now() + wait
+    while cluster.lock_end() == 0 and clock.now() < deadline:
         if cluster.lock_token() != token:
             return None
-        time.sleep(0.1)
+        clock.sleep(0.1)
     found = cluster.lock_records(wait=wait)
     return Holder.decode(found[0].value) if found else None
 
@@ -229,6 +242,7 @@ def _why_gone(
     token: int,
     me: Holder,
     progress: Callable[[str], None],
+    clock: Clock,
 ) -> str | None:
     """Why the holder is certainly gone (None: the lock was released meanwhile); raises
     LockHeld when it is not certain."""
@@ -249,7 +263,7 @@ def _why_gone(
         # ours) means it died right after the create.
         lease = me.lease or DEFAULT_LEASE
         progress(f"{unrecorded}; watching for its record for up to {lease:.0f} s")
-        match _lease(cluster, token, lease):
+        match _lease(cluster, token, lease, clock):
             case _Lease.LIVE | _Lease.RELEASED:
                 return None  # it recorded itself, or let go: judge it again
             case _Lease.EXPIRED:
@@ -274,7 +288,7 @@ def _why_gone(
         f"the lock holder ({holder}) is not a process this machine can see; watching its "
         f"lease for up to {max(1.0, holder.lease):.0f} s"
     )
-    match _lease(cluster, token, holder.lease):
+    match _lease(cluster, token, holder.lease, clock):
         case _Lease.LIVE:
             raise LockHeld(
                 f"another apply is running on cluster '{cluster.name}': held by {holder}, "

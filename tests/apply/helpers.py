@@ -12,6 +12,7 @@ import yaml
 from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, ResourceType
 
 from reconciler.local.state import LocalCluster
+from tests.kafka_helpers import clients
 from tests.spec_repo import SpecRepo
 
 
@@ -30,27 +31,28 @@ def repo_with_client_id(
 def independent_read(bootstrap: str, prefix: str) -> dict[str, dict[str, Any]]:
     """Partitions, replicas, ISR and overrides of the topics under `prefix`, read by librdkafka
     directly (not through reconciler's adapter)."""
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    md = admin.list_topics(timeout=10)
-    names = sorted(t for t in md.topics if t.startswith(prefix))
-    found: dict[str, dict[str, Any]] = {}
-    for name in names:
-        parts = md.topics[name].partitions
-        found[name] = {
-            "partitions": len(parts),
-            "replicas": [list(parts[p].replicas) for p in sorted(parts)],
-            "isr": [sorted(parts[p].isrs) for p in sorted(parts)],
-            "overrides": {},
-        }
-    if names:
-        futures = admin.describe_configs([ConfigResource(ResourceType.TOPIC, n) for n in names])
-        for resource, future in futures.items():
-            found[resource.name]["overrides"] = {
-                k: e.value
-                for k, e in future.result().items()
-                if e.source == 1  # DYNAMIC_TOPIC_CONFIG
+    with clients(bootstrap) as made:
+        admin = made.admin()
+        md = admin.list_topics(timeout=10)
+        names = sorted(t for t in md.topics if t.startswith(prefix))
+        found: dict[str, dict[str, Any]] = {}
+        for name in names:
+            parts = md.topics[name].partitions
+            found[name] = {
+                "partitions": len(parts),
+                "replicas": [list(parts[p].replicas) for p in sorted(parts)],
+                "isr": [sorted(parts[p].isrs) for p in sorted(parts)],
+                "overrides": {},
             }
-    return found
+        if names:
+            resources = [ConfigResource(ResourceType.TOPIC, n) for n in names]
+            for resource, future in admin.describe_configs(resources).items():
+                found[resource.name]["overrides"] = {
+                    k: e.value
+                    for k, e in future.result().items()
+                    if e.source == 1  # DYNAMIC_TOPIC_CONFIG
+                }
+        return found
 
 
 def chain(ns: str, length: int) -> list[dict[str, object]]:

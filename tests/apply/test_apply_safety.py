@@ -1,5 +1,6 @@
-"""Apply's safety nets against the real three-broker cluster: stale plans, the lock, failures
-that skip their dependents, and an apply killed mid-run converging on re-run."""
+"""Apply's safety nets against the real three-broker cluster: stale plans, the lock, and an
+apply killed mid-run converging on re-run. (Failures that skip their dependents: apply's own
+logic, on the fake in test_apply_fake.py.)"""
 
 from __future__ import annotations
 
@@ -10,25 +11,11 @@ import subprocess
 import time
 from pathlib import Path
 
-import pytest
 from confluent_kafka.admin import AdminClient, NewPartitions
 
-from reconciler.apply import Status, apply_plan
-from reconciler.apply.check import preflight
 from reconciler.cluster import adapter
-from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.protocol.reserved import LOCK_TOPIC
 from reconciler.local.state import LocalCluster
-from reconciler.planning.changes import (
-    Action,
-    AlterTopicConfig,
-    ConfigChange,
-    IncreasePartitions,
-    TopicChange,
-)
-from reconciler.planning.plan import Plan
-from reconciler.workflow.connection import connection as connection_of
-from reconciler.workflow.context import Context
 from tests.apply.helpers import chain, independent_read, wait_until
 from tests.spec_repo import RECONCILER, SpecRepo
 
@@ -112,55 +99,6 @@ def test_two_applies_started_together_one_is_refused(
     assert "another apply is running on cluster 'test'" in second.stderr
     assert f"(pid {first.pid}) since " in second.stderr
     assert repo.run("plan", "--cluster", "test", "--detailed-exitcode").code == 0
-
-
-def test_a_failure_skips_its_dependents_but_not_independent_topics(
-    kafka3: LocalCluster, ns: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
-    a, b, c = f"{ns}.a", f"{ns}.b", f"{ns}.c"
-    repo.topics(
-        {"name": a, "partitions": 1},
-        {"name": b, "partitions": 1, "depends_on": [a]},
-        {"name": c, "partitions": 1},
-    )
-    assert repo.run("apply", "--cluster", "test", "--auto-approve").code == 0
-    monkeypatch.setenv("KAFKA_BOOTSTRAP", kafka3.bootstrap)
-    specs = Context(repo.root).specs("test")
-    connection = connection_of(specs.cluster)
-    state = adapter.read_state(connection)
-
-    def retention(topic: str, value: str) -> AlterTopicConfig:
-        return AlterTopicConfig(topic, (ConfigChange("retention.ms", None, value),))
-
-    # A value Kafka refuses (the spec validator would never let it through): a runtime failure.
-    # Pre-flight's validate_only would refuse the whole plan first; skipped here, it stands for
-    # a refusal that only comes at execution (the cluster changed between check and change).
-    monkeypatch.setattr(preflight, "validate", lambda *_: None)
-    plan = Plan(
-        cluster="test",
-        based_on=fingerprint(state, [a, b, c]),
-        cluster_id=state.cluster_id,  # made on this cluster: apply refuses another's
-        changes=(
-            TopicChange(a, Action.UPDATE, (retention(a, "soon"), IncreasePartitions(a, 1, 2))),
-            TopicChange(c, Action.UPDATE, (retention(c, "3600000"),)),
-            TopicChange(b, Action.UPDATE, (retention(b, "3600000"),), depends_on=(a,)),
-        ),
-    )
-    with adapter.Cluster(connection) as cluster:
-        result = apply_plan(plan, cluster)
-    by = {(r.operation.topic, r.operation.step.name): r for r in result.results}
-    assert by[(a, "CONFIG")].status is Status.FAILED
-    assert "rejected a topic config of" in by[(a, "CONFIG")].message
-    assert by[(a, "PARTITIONS")].status is Status.SKIPPED
-    assert by[(b, "CONFIG")].status is Status.SKIPPED
-    assert f"configure {a}" in by[(b, "CONFIG")].message
-    assert by[(c, "CONFIG")].status is Status.APPLIED
-    assert result.audit["outcome"] == "failed"
-    seen = independent_read(kafka3.bootstrap, ns)
-    assert seen[c]["overrides"] == {"retention.ms": "3600000"}
-    assert seen[b]["overrides"] == {}
-    assert seen[a]["partitions"] == 1
 
 
 def test_interrupted_apply_converges_on_rerun(

@@ -19,14 +19,13 @@ from typing import Any
 import pytest
 import yaml
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
 
 from reconciler.apply.record.outcome import Status
 from reconciler.local.state import LocalCluster
 from reconciler.workflow.apply import apply as apply_saved
 from reconciler.workflow.context import Context
 from reconciler.workflow.plan import plan as plan_of
-from tests.kafka_helpers import KEEPS_OLD_RECORDS, record_count, wait_for_topics
+from tests.kafka_helpers import KEEPS_OLD_RECORDS, clients, record_count
 from tests.request_log import requests_by
 from tests.spec_repo import SpecRepo
 
@@ -42,30 +41,24 @@ EVIDENCE_REQUESTS = (
 
 
 def _create(bootstrap: str, *names: str, partitions: int = 1) -> None:
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    made = [NewTopic(n, partitions, 1, config=KEEPS_OLD_RECORDS) for n in names]
-    for future in admin.create_topics(made).values():
-        future.result(30)
-    wait_for_topics(admin, dict.fromkeys(names, partitions))
+    with clients(bootstrap) as made:
+        made.create_topics(dict.fromkeys(names, partitions), KEEPS_OLD_RECORDS)
 
 
 def _write(bootstrap: str, topic: str, count: int, timestamp: int | None = None) -> None:
     """`count` records; with `timestamp` (ms), each carries that create time."""
-    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 0})
-    for i in range(count):
-        producer.produce(topic, f"r{i}".encode(), timestamp=timestamp or 0)  # 0: now
-    assert producer.flush(30) == 0
+    with clients(bootstrap) as made:
+        producer = made.producer({"linger.ms": "0"})
+        for i in range(count):
+            producer.produce(topic, f"r{i}".encode(), timestamp=timestamp or 0)  # 0: now
+        assert producer.flush(30) == 0
 
 
 def _commit(bootstrap: str, group: str, topic: str, offset: int) -> None:
     """The group commits `offset` on partition 0 and leaves: an Empty group with offsets."""
-    consumer = Consumer(
-        {"bootstrap.servers": bootstrap, "group.id": group, "enable.auto.commit": False}
-    )
-    try:
+    with clients(bootstrap) as made:
+        consumer = made.consumer(group, {"enable.auto.commit": "false"})
         consumer.commit(offsets=[TopicPartition(topic, 0, offset)], asynchronous=False)
-    finally:
-        consumer.close()
 
 
 @contextmanager
@@ -74,29 +67,23 @@ def _live_consumer(
 ) -> Iterator[Consumer]:
     """A member of `group` subscribed to `topic`, assigned its partitions, never committing;
     `protocol` consumer: the new consumer group protocol (KIP-848)."""
-    consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": group,
-            "group.protocol": protocol,
-            "enable.auto.commit": False,
-            "auto.offset.reset": "latest",
-        }
-    )
-    consumer.subscribe([topic])
-    deadline = time.monotonic() + 60
-    while not consumer.assignment():
-        assert time.monotonic() < deadline, "the consumer was never assigned the topic"
-        consumer.poll(0.2)
-    try:
+    with clients(bootstrap) as made:
+        consumer = made.consumer(
+            group,
+            {"group.protocol": protocol, "enable.auto.commit": "false",
+             "auto.offset.reset": "latest"},
+        )  # fmt: skip
+        consumer.subscribe([topic])
+        deadline = time.monotonic() + 60
+        while not consumer.assignment():
+            assert time.monotonic() < deadline, "the consumer was never assigned the topic"
+            consumer.poll(0.2)
         yield consumer
-    finally:
-        consumer.close()
 
 
 def _topics(bootstrap: str, prefix: str) -> set[str]:
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    return {t for t in admin.list_topics(timeout=10).topics if t.startswith(prefix)}
+    with clients(bootstrap) as made:
+        return {t for t in made.admin().list_topics(timeout=10).topics if t.startswith(prefix)}
 
 
 @pytest.fixture
@@ -355,28 +342,29 @@ def test_a_live_consumer_of_the_new_group_protocol_is_evidence(
 
 def _delete_group(bootstrap: str, group: str) -> None:
     """Delete `group` once its last member's leaving is through (GROUP_NOT_EMPTY until then)."""
-    admin = AdminClient({"bootstrap.servers": bootstrap})
     deadline = time.monotonic() + 60
-    while True:
-        [future] = admin.delete_consumer_groups([group]).values()
-        try:
-            future.result(30)
-            return
-        except KafkaException as exc:
-            if exc.args[0].code() != KafkaError.NON_EMPTY_GROUP or time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
+    with clients(bootstrap) as made:
+        admin = made.admin()
+        while True:
+            [future] = admin.delete_consumer_groups([group]).values()
+            try:
+                future.result(30)
+                return
+            except KafkaException as exc:
+                if exc.args[0].code() != KafkaError.NON_EMPTY_GROUP or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
 
 
 @contextmanager
 def _old_stamped_writer(bootstrap: str, topic: str) -> Iterator[list[int]]:
     """A thread writing one record a second to `topic`, each stamped 30 days ago (a backfill,
-    a replay); yields the list of records it has written so far."""
+    a replay); yields the list of records it has written so far. Its producer is made and
+    closed on the test's thread (tests/kafka_helpers.py), used by the writer between."""
     stop = threading.Event()
     written: list[int] = []
 
-    def write() -> None:
-        producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 0})
+    def write(producer: Producer) -> None:
         while not stop.is_set():
             stamp = int(time.time() * 1000) - 30 * DAY_MS
             producer.produce(topic, f"r{len(written)}".encode(), timestamp=stamp)
@@ -384,13 +372,16 @@ def _old_stamped_writer(bootstrap: str, topic: str) -> Iterator[list[int]]:
             written.append(stamp)
             stop.wait(1.0)
 
-    thread = threading.Thread(target=write, daemon=True)
-    thread.start()
-    try:
-        yield written
-    finally:
-        stop.set()
-        thread.join(30)
+    with clients(bootstrap) as made:
+        thread = threading.Thread(
+            target=write, args=(made.producer({"linger.ms": "0"}),), daemon=True
+        )
+        thread.start()
+        try:
+            yield written
+        finally:
+            stop.set()
+            thread.join(30)
 
 
 def test_a_topic_written_with_month_old_stamps_is_in_use_and_never_pruned(
@@ -480,15 +471,11 @@ def test_system_topics_are_never_pruned(kafka1: LocalCluster, ns: str, tmp_path:
 def _assign_reader(bootstrap: str, topic: str) -> Iterator[Consumer]:
     """A consumer reading `topic` with assign(), no group: as Connect, Schema Registry,
     Spark, Flink and Streams' restore consumers do."""
-    consumer = Consumer(
-        {"bootstrap.servers": bootstrap, "group.id": "unused", "enable.auto.commit": False}
-    )
-    consumer.assign([TopicPartition(topic, 0, 0)])
-    consumer.poll(1.0)
-    try:
+    with clients(bootstrap) as made:
+        consumer = made.consumer(extra={"enable.auto.commit": "false"})
+        consumer.assign([TopicPartition(topic, 0, 0)])
+        consumer.poll(1.0)
         yield consumer
-    finally:
-        consumer.close()
 
 
 def test_an_assign_reader_is_said_to_be_invisible(

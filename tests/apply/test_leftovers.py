@@ -15,14 +15,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from confluent_kafka import Producer
 from confluent_kafka.admin import (
     AdminClient,
     AlterConfigOpType,
     ConfigEntry,
     ConfigResource,
     ConfigSource,
-    NewTopic,
     ResourceType,
 )
 
@@ -37,7 +35,7 @@ from reconciler.workflow.connection import connection as connection_of
 from reconciler.workflow.context import Context
 from reconciler.workflow.plan import plan as plan_of
 from tests.apply.helpers import independent_read, wait_until
-from tests.kafka_helpers import wait_for_topic
+from tests.kafka_helpers import clients
 from tests.spec_repo import RECONCILER, SpecRepo
 
 RATE_KEYS = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
@@ -81,16 +79,13 @@ def test_a_throttle_a_killed_apply_left_is_drift_and_the_next_apply_removes_it(
 ) -> None:
     admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
     topic = f"{ns}.big"
-    for future in admin.create_topics(
-        [NewTopic(topic, 3, replica_assignment=[[1], [2], [3]])]
-    ).values():
-        future.result()
-    wait_for_topic(admin, topic, 3)
-    producer = Producer({"bootstrap.servers": kafka3.bootstrap, "linger.ms": 20})
-    payload = os.urandom(1024)  # incompressible
-    for i in range(3072):  # 3 MiB over three partitions: seconds to copy at 256 KiB/s
-        producer.produce(topic, payload, partition=i % 3)
-    assert producer.flush(30) == 0
+    with clients(kafka3) as made:
+        made.create_topic(topic, assignment=[[1], [2], [3]])
+        producer = made.producer({"linger.ms": "20"})
+        payload = os.urandom(1024)  # incompressible
+        for i in range(3072):  # 3 MiB over three partitions: seconds to copy at 256 KiB/s
+            producer.produce(topic, payload, partition=i % 3)
+        assert producer.flush(30) == 0
 
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
     repo.topics({"name": topic, "partitions": 3, "replication_factor": 3})
@@ -152,9 +147,8 @@ def test_a_throttle_a_finished_apply_could_not_remove_is_carried_in_its_record(
     record carries it (throttles_left), `drift` exits 2, and the next apply removes it."""
     admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
     topic = f"{ns}.small"
-    for future in admin.create_topics([NewTopic(topic, 1, replica_assignment=[[2]])]).values():
-        future.result()
-    wait_for_topic(admin, topic, 1)
+    with clients(kafka3) as made:
+        made.create_topic(topic, assignment=[[2]])
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
     repo.topics({"name": topic, "partitions": 1, "replication_factor": 2})
     monkeypatch.setenv("KAFKA_BOOTSTRAP", kafka3.bootstrap)
@@ -194,9 +188,8 @@ def test_an_operators_throttle_is_not_reported_nor_removed(
     neither drift nor a leftover for apply to remove."""
     admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
     topic = f"{ns}.ops"
-    for future in admin.create_topics([NewTopic(topic, 1, 1)]).values():
-        future.result()
-    wait_for_topic(admin, topic, 1)
+    with clients(kafka3) as made:
+        made.create_topic(topic)
     entry = ConfigEntry(LIST_KEYS[0], "0:1", incremental_operation=AlterConfigOpType.SET)
     resource = ConfigResource(ResourceType.TOPIC, topic, incremental_configs=[entry])
     for future in admin.incremental_alter_configs([resource]).values():

@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import AdminClient
 
 from reconciler.local.state import LocalCluster
 from tests.apply.helpers import independent_read
+from tests.kafka_helpers import clients
 from tests.spec_repo import SpecRepo
 
 Edit = Callable[[dict[str, Any]], None]
@@ -29,48 +30,19 @@ def _saved(repo: SpecRepo, tmp_path: Path, *extra: str) -> tuple[Path, dict[str,
 
 
 def _create(bootstrap: str, name: str, partitions: int, rf: int) -> None:
-    """Create `name` behind reconciler's back and wait until metadata shows it (the broker
-    learns it from the controller asynchronously)."""
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    for future in admin.create_topics([NewTopic(name, partitions, rf)]).values():
-        future.result()
-    deadline = time.monotonic() + 60
-    while len(getattr(admin.list_topics(timeout=10).topics.get(name), "partitions", {})) < (
-        partitions
-    ):
-        assert time.monotonic() < deadline, f"{name} did not show in metadata"
-        time.sleep(0.05)
+    """Create `name` behind reconciler's back and wait until every broker's metadata shows it
+    (they learn it from the controller asynchronously)."""
+    with clients(bootstrap) as made:
+        made.create_topics({name: partitions}, replication_factor=rf)
 
 
 def _edit_retention(plan: dict[str, Any]) -> None:
     plan["changes"][0]["config"][0]["desired"] = "1"
 
 
-def _edit_partitions(plan: dict[str, Any]) -> None:
-    plan["changes"][0]["partitions"]["desired"] = 5000
-
-
-def _edit_name(plan: dict[str, Any]) -> None:
-    plan["changes"][0]["topic"] += ".evil"
-
-
-def _edit_add(plan: dict[str, Any]) -> None:
-    extra = json.loads(json.dumps(plan["changes"][0]))
-    extra["topic"] += ".more"
-    plan["changes"].append(extra)
-
-
-def _edit_remove(plan: dict[str, Any]) -> None:
-    del plan["changes"][0]
-
-
 def _edit_empty(plan: dict[str, Any]) -> None:
     plan["changes"] = []
     plan["summary"]["create"] = 0
-
-
-def _edit_reorder(plan: dict[str, Any]) -> None:
-    plan["changes"].reverse()
 
 
 def _edit_fingerprint(plan: dict[str, Any]) -> None:
@@ -93,21 +65,19 @@ def _edit_cluster(plan: dict[str, Any]) -> None:
     plan["cluster"] = "other"
 
 
+# One edit per way apply refuses a file: its changes compared with the plan derived again
+# (a value here; every other kind of edit to the changes, a count, a name, one added, removed
+# or reordered, takes the same path and is named in test_saved_plan.py without a broker), the
+# plan emptied, the state it was made from, the cluster it is for.
 @pytest.mark.parametrize(
     ("edit", "expected"),
     [
         (_edit_retention, "retention.ms"),
-        (_edit_partitions, "partitions"),
-        (_edit_name, ".evil"),
-        (_edit_add, ".more"),
-        (_edit_remove, "changes[0]"),
         (_edit_empty, "planning again also gives create"),
-        (_edit_reorder, "changes[0]"),
         (_edit_fingerprint, "based_on was edited"),
         (_edit_cluster, "other"),
     ],
-    ids=["retention", "partitions", "renamed", "added", "removed", "emptied", "reordered",
-         "based_on", "cluster"],
+    ids=["retention", "emptied", "based_on", "cluster"],
 )  # fmt: skip
 def test_a_plan_file_edited_after_review_is_refused(
     kafka1: LocalCluster, ns: str, tmp_path: Path, edit: Edit, expected: str
@@ -173,18 +143,14 @@ def test_hazards_acknowledged_in_the_file_but_not_in_the_specs_are_refused(
 @pytest.mark.parametrize(
     ("path", "value", "expected"),
     [
+        # Out of range: refused by the file's check (every other number or shape out of range,
+        # a replication factor, a broker id, a string, a fraction, a bool, takes this path and
+        # is named without a broker in test_saved_plan.py)
         (("partitions", "desired"), -5, "changes[0].partitions.desired"),
         # Within Kafka's int32: refused as not the plan the specs give, still before any change
         (("partitions", "desired"), 1_073_741_824, "changes[0].partitions.desired is 1073741824"),
-        (("replication_factor", "desired"), -1, "changes[0].replication_factor.desired"),
-        (("replication_factor", "desired"), 40000, "changes[0].replication_factor.desired"),
-        (("assignments",), [[-3]], "changes[0].assignments[0][0]"),
-        (("partitions", "desired"), "2", "changes[0].partitions.desired"),
-        (("partitions", "desired"), 2.5, "changes[0].partitions.desired"),
-        (("partitions", "desired"), True, "changes[0].partitions.desired"),
     ],
-    ids=["negative", "huge", "negative-rf", "rf-over-int16", "broker", "string", "float",
-         "bool"],
+    ids=["negative", "huge"],
 )  # fmt: skip
 def test_numbers_out_of_range_in_a_plan_file_are_refused_before_any_request(
     kafka1: LocalCluster,
@@ -244,10 +210,11 @@ def test_a_dependency_deleted_after_planning_refuses_its_dependents(
          "depends_on": [f"{ns}.base"]},
     )  # fmt: skip
     saved, _ = _saved(repo, tmp_path)
-    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
-    for future in admin.delete_topics([f"{ns}.base"]).values():
-        future.result()
-    _wait_gone(kafka1.bootstrap, f"{ns}.base")
+    with clients(kafka1) as made:
+        admin = made.admin()
+        for future in admin.delete_topics([f"{ns}.base"]).values():
+            future.result()
+        _wait_gone(admin, f"{ns}.base")
     refused = repo.run("apply", "--cluster", "test", str(saved))
     assert refused.code == 1, refused.stdout
     assert f"{ns}.base" in refused.stderr
@@ -276,8 +243,7 @@ def test_a_resumed_apply_of_the_same_plan_is_accepted(
     assert read[f"{ns}.b"]["overrides"] == {"retention.ms": "86400000"}
 
 
-def _wait_gone(bootstrap: str, name: str) -> None:
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+def _wait_gone(admin: AdminClient, name: str) -> None:
     deadline = time.monotonic() + 60
     while name in admin.list_topics(timeout=10).topics:
         assert time.monotonic() < deadline, f"{name} was not deleted"

@@ -17,14 +17,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from confluent_kafka import Producer
-from confluent_kafka.admin import AdminClient, NewTopic, ResourceType
+from confluent_kafka.admin import AdminClient, ResourceType
 
 from reconciler.apply.record.audit_record import decode
 from reconciler.cluster import adapter
 from reconciler.local.state import LocalCluster
 from tests.apply.helpers import THROTTLE_KEYS, dynamic_configs, independent_read
-from tests.kafka_helpers import wait_for_topic
+from tests.kafka_helpers import clients
 from tests.spec_repo import RECONCILER, SpecRepo
 
 
@@ -37,19 +36,16 @@ def _broker_rates(admin: AdminClient) -> set[str]:
     }
 
 
-def _topic_with_data(admin: AdminClient, bootstrap: str, topic: str, mib: int) -> None:
+def _topic_with_data(cluster: LocalCluster, topic: str, mib: int) -> None:
     """Three partitions, one replica each on brokers 1, 2, 3, holding `mib` MiB of records."""
-    for future in admin.create_topics(
-        [NewTopic(topic, 3, replica_assignment=[[1], [2], [3]])]
-    ).values():
-        future.result()
-    wait_for_topic(admin, topic, 3)
-    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
-    payload = os.urandom(1024)  # incompressible
-    for i in range(mib * 1024):
-        producer.produce(topic, payload, partition=i % 3)
-        producer.poll(0)
-    assert producer.flush(60) == 0
+    with clients(cluster) as made:
+        made.create_topic(topic, assignment=[[1], [2], [3]])
+        producer = made.producer({"linger.ms": "20"})
+        payload = os.urandom(1024)  # incompressible
+        for i in range(mib * 1024):
+            producer.produce(topic, payload, partition=i % 3)
+            producer.poll(0)
+        assert producer.flush(60) == 0
 
 
 def _interrupted_apply(repo: Path, bootstrap: str, rate: str) -> tuple[int, str, str]:
@@ -110,7 +106,7 @@ def test_a_stopped_throttled_move_keeps_its_throttle_and_the_next_apply_finishes
 ) -> None:
     admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
     topic = f"{ns}.follow"
-    _topic_with_data(admin, kafka3.bootstrap, topic, 18)  # 6 MiB a partition
+    _topic_with_data(kafka3, topic, 18)  # 6 MiB a partition
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
     repo.topics({"name": topic, "partitions": 3, "replication_factor": 2})
     # Each broker copies one partition at 64 KiB/s after a first unthrottled fetch of 1 MiB
@@ -139,7 +135,7 @@ def test_cancel_reassignments_puts_a_stopped_move_back_and_apply_then_removes_th
 ) -> None:
     admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
     topic = f"{ns}.cancel"
-    _topic_with_data(admin, kafka3.bootstrap, topic, 12)
+    _topic_with_data(kafka3, topic, 12)
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
     repo.topics({"name": topic, "partitions": 3, "replication_factor": 2})
     _stopped_mid_move(kafka3, repo, topic, "8KiB")  # minutes of copying: only a cancel ends it

@@ -31,16 +31,24 @@ class Side:
     name: str  # "fake" or "kafka"
     connect: Callable[[], Port]  # a new client of the same cluster (a second taker, say)
     prefix: str  # this test's own topic names start with it
+    # The lock as a taker leaves it that died before recording itself: the token, no record
+    take_lock_unrecorded: Callable[[int], None]
 
 
 @pytest.fixture(params=["fake", pytest.param("kafka", marks=pytest.mark.kafka)])
 def side(request: pytest.FixtureRequest, ns: str) -> Side:
     if request.param == "fake":
         kafka = FakeKafka()
-        return Side("fake", kafka.client, ns)
+        return Side("fake", kafka.client, ns, kafka.take_lock_unrecorded)
     bootstrap = request.getfixturevalue("kafka1").bootstrap
 
     def connect() -> Port:
         return adapter.Cluster(adapter.Connection("contract", bootstrap))
 
-    return Side("kafka", connect, ns)
+    def take_lock_unrecorded(token: int) -> None:
+        from reconciler.cluster.adapter import lock_topic
+
+        with adapter.Cluster(adapter.Connection("contract", bootstrap)) as taker:
+            assert lock_topic.try_lock(taker.connection, taker._admin(), token, 1)
+
+    return Side("kafka", connect, ns, take_lock_unrecorded)

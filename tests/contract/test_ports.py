@@ -138,6 +138,26 @@ def test_altered_and_deleted_configs_read_back_and_a_removal_falls_back(side: Si
         assert typo is not None and typo.code == "INVALID_CONFIG"
 
 
+def test_a_refused_config_value_fails_its_own_topic_only(side: Side) -> None:
+    """AlterConfigs answers per topic: a value Kafka cannot parse is INVALID_CONFIG for its
+    topic, whose override stays, while another topic of the same request is changed (what
+    apply's skipping of dependents meets: tests/apply/test_apply_fake.py)."""
+    bad, good = f"{side.prefix}.bad", f"{side.prefix}.good"
+    with side.connect() as cluster:
+        _made(cluster, bad, config=(("retention.ms", "7200000"),))
+        _made(cluster, good)
+        answers = cluster.alter_topic_configs(
+            [ConfigUpdate(bad, (("retention.ms", "soon"),)),
+             ConfigUpdate(good, (("retention.ms", "3600000"),))]
+        )  # fmt: skip
+        refused = answers[bad]
+        assert refused is not None and refused.code == "INVALID_CONFIG", answers
+        assert "soon" in refused.detail and "retention.ms" in refused.detail
+        assert answers[good] is None
+        _topic(cluster, good, lambda t: t.overrides.get("retention.ms") == "3600000")
+        assert cluster.topics([bad], configs=True)[bad].overrides["retention.ms"] == "7200000"
+
+
 def test_partitions_grow_only(side: Side) -> None:
     name = f"{side.prefix}.grow"
     with side.connect() as cluster:
@@ -208,6 +228,40 @@ def test_the_lock_has_one_holder_and_a_second_taker_is_refused(side: Side) -> No
         assert other.try_lock(b"other", theirs)
         assert other.release_lock(None)  # None: whoever holds it
         assert shown(other.lock_token, lambda token: token is None) is None
+
+
+def test_a_lock_taken_and_never_recorded_shows_its_token_and_no_holder(side: Side) -> None:
+    """What apply's judgement of an unrecorded taker reads (tests/apply/test_lock.py): the
+    token with no record, then a record written late by another client, seen by this one."""
+    token = 3 + uuid.uuid4().int % 10**12
+    side.take_lock_unrecorded(token)
+    with side.connect() as cluster, side.connect() as late:
+        try:
+            assert shown(cluster.lock_token, lambda found: found == token) == token
+            assert cluster.lock_end() == 0
+            assert cluster.lock_holder(wait=0.5) is None
+            assert not cluster.try_lock(b"mine", token + 1)
+            late.append_lock(b"late holder")
+            late.append_lock(b"heartbeat")
+            assert shown(cluster.lock_end, lambda end: end == 2) == 2
+            assert cluster.lock_holder() == b"late holder"
+        finally:
+            assert cluster.release_lock(token)
+        assert shown(cluster.lock_token, lambda found: found is None) is None
+
+
+def test_a_lock_taken_without_a_token_still_carries_one(side: Side) -> None:
+    """An older reconciler's lock is judged by its record, not its token: a lock taken with
+    no token given carries a random one, which a release by another token leaves alone."""
+    with side.connect() as cluster:
+        assert cluster.try_lock(b'{"user": "legacy"}')
+        try:
+            token = cluster.lock_token()
+            assert token is not None and token >= 0
+            assert not cluster.release_lock(token + 1)
+            assert cluster.lock_holder() == b'{"user": "legacy"}'
+        finally:
+            assert cluster.release_lock(None)
 
 
 def test_audit_records_read_back_in_the_order_written(side: Side) -> None:

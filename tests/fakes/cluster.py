@@ -59,7 +59,7 @@ from reconciler.cluster.state import (
     listed_config_keys,
 )
 from reconciler.errors import ClusterError
-from reconciler.spec.catalog import CATALOG
+from reconciler.spec.catalog import CATALOG, ConfigType
 
 # What Kafka without an authorizer reports as authorized (KIP-430), read from Kafka 4.1.1
 CLUSTER_RIGHTS = frozenset(
@@ -151,6 +151,13 @@ class FakeKafka:
             if topic in self.topics:
                 self.topics[topic].replicas[partition] = target
         self.moves.clear()
+
+    def take_lock_unrecorded(self, token: int) -> None:
+        """The lock as a taker leaves it that died between creating the lock topic and
+        recording who it is: the token, no record (on real brokers: adapter/lock_topic.py's
+        try_lock alone)."""
+        config = _LOCK_CONFIG | {TOKEN_KEY: str(token)}
+        self.topics[LOCK_TOPIC] = FakeTopic([(self._broker_ids()[0],)], config)
 
     def client(self, name: str = "fake") -> FakeCluster:
         return FakeCluster(self, name)
@@ -502,8 +509,7 @@ class FakeCluster:
         token = secrets.randbits(62) if token is None else token
         if LOCK_TOPIC in self.kafka.topics:
             return self.lock_token() == token
-        config = _LOCK_CONFIG | {TOKEN_KEY: str(token)}
-        self.kafka.topics[LOCK_TOPIC] = FakeTopic(self._round_robin(0, 1, 1), config)
+        self.kafka.take_lock_unrecorded(token)
         self._append(LOCK_TOPIC, holder)
         return True
 
@@ -610,10 +616,21 @@ class FakeCluster:
 def _config_refusal(
     config: Iterable[tuple[str, str]], vendor_configs: Container[str]
 ) -> Failure | None:
-    for key, _ in config:
+    for key, value in config:
         if key not in CATALOG and key not in vendor_configs:
             return Failure("INVALID_CONFIG", f"Unknown topic config name: {key}")
+        kind = CATALOG[key].type if key in CATALOG else None
+        if value and kind in _WHOLE_NUMBERS and not value.lstrip("-").isdigit():
+            return Failure(
+                "INVALID_CONFIG",
+                f"Invalid value {value} for configuration {key}: Not a number of type "
+                f"{kind.name if kind else ''}",
+            )
     return None
+
+
+# Kafka parses these types' values as whole numbers and refuses a value that is not one
+_WHOLE_NUMBERS = (ConfigType.INT, ConfigType.LONG)
 
 
 __all__ = ["FakeCluster", "FakeKafka", "FakeTopic"]
