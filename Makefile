@@ -31,8 +31,15 @@ test: kafka lint actionlint spark35
 CHECK_WORKERS ?= 2
 
 # Its property tests draw a fifth of their examples (the `check` profile, tests/conftest.py).
+# Each module is compiled once, into $(PYCACHE) outside the clone, even where
+# PYTHONDONTWRITEBYTECODE is set: without bytecode every worker compiled (and assertion-rewrote)
+# every module at each run, and every CLI run a test spawns compiled reconciler again
+# (docs/testing.md).
+PYCACHE := $(CACHE)/pycache
+
 check: lint
-	$(BIN)/pytest -q -m "not kafka and not spark and not slow" -p no:cacheprovider \
+	env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(PYCACHE) \
+	  $(BIN)/pytest -q -m "not kafka and not spark and not slow" -p no:cacheprovider \
 	  --hypothesis-profile=check -n $(CHECK_WORKERS) --dist load
 
 # The core journey (tests/compat/test_journey.py) on the newest patch of every minor Kafka line,

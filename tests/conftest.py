@@ -98,9 +98,10 @@ def _short_sample(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatc
 @pytest.fixture(autouse=True)
 def _quick_template_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     """A template that spins is stopped after 1 s of CPU rather than the product's 5
-    (render_limits.CPU_LIMIT_SECONDS): the tests of R606 (the corpus's case, through load_repo
-    and the in-process CLI) burned the whole 5 s each, and a normal template takes
-    milliseconds. A module may set its own (tests/spec/test_template_limits.py)."""
+    (render_limits.CPU_LIMIT_SECONDS; the child inherits it at fork): each test of R606 (the
+    corpus's case through load_repo and the in-process CLI, tests/spec/test_template_limits.py)
+    burned the whole limit, and a normal template takes milliseconds. CLI runs in a child
+    process keep the product's 5 s."""
     from reconciler.spec import render_limits
 
     monkeypatch.setattr(render_limits, "CPU_LIMIT_SECONDS", 1)

@@ -23,11 +23,6 @@ CONFIG = "clusters:\n  a: {bootstrap: 'h:1', vars: {n: 3}}\n  b: {bootstrap: 'h:
 GOOD = "topics:\n  - name: ok.{{ cluster }}\n    partitions: 1\n"
 
 
-@pytest.fixture(autouse=True)
-def quick_limits(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(render_limits, "CPU_LIMIT_SECONDS", 2)
-
-
 def repo_with(tmp_path: Path, body: str) -> Path:
     (tmp_path / "topics").mkdir()
     (tmp_path / "reconciler.yaml").write_text(CONFIG)
