@@ -108,6 +108,17 @@ def _quick_template_limit(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _quick_pattern_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user regular expression that backtracks without end is stopped after 0.2 s of CPU
+    rather than the product's 1 (patterns.MATCH_SECONDS, `regex`'s timeout, which counts the
+    process's CPU time, so a loaded machine does not trip it): the tests of R508 waited the
+    whole second out, and a real name matches in microseconds."""
+    from reconciler import patterns
+
+    monkeypatch.setattr(patterns, "MATCH_SECONDS", 0.2)
+
+
+@pytest.fixture(autouse=True)
 def _garbage_collected_here(request: pytest.FixtureRequest) -> Iterator[None]:
     """In a test on real brokers, Python's cyclic garbage collector runs only on the test's own
     thread, at its end. Left to itself it runs on whichever thread allocates, librdkafka's
