@@ -30,9 +30,17 @@ test: kafka lint actionlint spark35
 # each test sent to whichever is free. `make test` is the whole suite, as CI runs it.
 CHECK_WORKERS ?= 2
 
+# Its property tests draw a fifth of their examples (the `check` profile, tests/conftest.py).
+# Each module is compiled once, into $(PYCACHE) outside the clone, even where
+# PYTHONDONTWRITEBYTECODE is set: without bytecode every worker compiled (and assertion-rewrote)
+# every module at each run, and every CLI run a test spawns compiled reconciler again
+# (docs/testing.md).
+PYCACHE := $(CACHE)/pycache
+
 check: lint
-	$(BIN)/pytest -q -m "not kafka and not spark and not slow" -p no:cacheprovider \
-	  -n $(CHECK_WORKERS) --dist load
+	env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(PYCACHE) \
+	  $(BIN)/pytest -q -m "not kafka and not spark and not slow" -p no:cacheprovider \
+	  --hypothesis-profile=check -n $(CHECK_WORKERS) --dist load
 
 # The core journey (tests/compat/test_journey.py) on the newest patch of every minor Kafka line,
 # 2.4 to 4.4 (MATRIX in tests/compat/conftest.py), each version's cluster started once, ZooKeeper

@@ -18,6 +18,10 @@ __all__ = ["kafka1", "kafka3", "kafka_dist", "ns"]
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+# `make check` (--hypothesis-profile=check): every property runs, on a fifth of the examples
+# (20 where the default is 100; a test's own count through tests/property_examples.py), on
+# top of the profile loaded above; `make test` draws them all.
+settings.register_profile("check", parent=settings.default, max_examples=20)
 
 # The Spark drivers the tests start for one job each run the JIT's quick tier only (C2's
 # compiles were a third of such a JVM's CPU): tests/spark_jvm.py
@@ -89,6 +93,29 @@ def _short_sample(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatc
     The tests of the window itself (tests/apply/test_in_use_kafka.py `default_sample`) unset it."""
     if request.node.get_closest_marker("kafka") is not None:
         monkeypatch.setenv("RECONCILER_SAMPLE_MS", "200")
+
+
+@pytest.fixture(autouse=True)
+def _quick_template_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A template that spins is stopped after 1 s of CPU rather than the product's 5
+    (render_limits.CPU_LIMIT_SECONDS; the child inherits it at fork): each test of R606 (the
+    corpus's case through load_repo and the in-process CLI, tests/spec/test_template_limits.py)
+    burned the whole limit, and a normal template takes milliseconds. CLI runs in a child
+    process keep the product's 5 s."""
+    from reconciler.spec import render_limits
+
+    monkeypatch.setattr(render_limits, "CPU_LIMIT_SECONDS", 1)
+
+
+@pytest.fixture(autouse=True)
+def _quick_pattern_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user regular expression that backtracks without end is stopped after 0.2 s of CPU
+    rather than the product's 1 (patterns.MATCH_SECONDS, `regex`'s timeout, which counts the
+    process's CPU time, so a loaded machine does not trip it): the tests of R508 waited the
+    whole second out, and a real name matches in microseconds."""
+    from reconciler import patterns
+
+    monkeypatch.setattr(patterns, "MATCH_SECONDS", 0.2)
 
 
 @pytest.fixture(autouse=True)

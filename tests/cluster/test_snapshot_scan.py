@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from reconciler.cluster.snapshot import from_json, load_snapshot
 from reconciler.errors import ConfigError
+from tests.property_examples import examples
 
 SCHEMA = jsonschema.Draft202012Validator(
     json.loads(
@@ -79,7 +80,7 @@ _SPACING = st.sampled_from([None, 0, 1, 2, "\t"])
 _SEPARATORS = st.sampled_from([(",", ":"), (", ", ": "), (" ,\n", " :\r\n ")])
 
 
-@settings(max_examples=150, derandomize=True, deadline=None,
+@settings(max_examples=examples(150), derandomize=True, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(
     order=st.permutations(sorted(_DOCUMENT)),

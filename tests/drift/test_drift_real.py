@@ -25,6 +25,7 @@ from kafka.admin import KafkaAdminClient
 from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_config, wait_for_topic
 from tests.spec_repo import SpecRepo
+from tests.unreachable import UNREACHABLE_MS
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.kafka
@@ -153,7 +154,10 @@ def test_errors_exit_1_and_markdown_says_what_failed(repo: SpecRepo, ns: str) ->
         "reconciler.yaml",
         {
             "clusters": {
-                "test": {"bootstrap": "127.0.0.1:1", "client": {"request.timeout.ms": 3000}}
+                "test": {
+                    "bootstrap": "127.0.0.1:1",
+                    "client": {"request.timeout.ms": UNREACHABLE_MS},
+                }
             }
         },
     )

@@ -16,6 +16,7 @@ import pytest
 from reconciler.cluster.snapshot import write_snapshot
 from tests.planning.factories import cluster, spread, topic
 from tests.spec_repo import Result, SpecRepo
+from tests.unreachable import UNREACHABLE_MS
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAN_SCHEMA = json.loads((ROOT / "schemas" / "plan.schema.json").read_text())
@@ -118,7 +119,10 @@ def test_an_unreachable_cluster_is_a_comment_naming_the_bootstrap(repo: SpecRepo
         "reconciler.yaml",
         {
             "clusters": {
-                "test": {"bootstrap": "127.0.0.1:1", "client": {"request.timeout.ms": 3000}}
+                "test": {
+                    "bootstrap": "127.0.0.1:1",
+                    "client": {"request.timeout.ms": UNREACHABLE_MS},
+                }
             }
         },
     )

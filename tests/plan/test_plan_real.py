@@ -19,6 +19,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_topic
 from tests.spec_repo import Result, SpecRepo
+from tests.unreachable import UNREACHABLE_MS
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAN_SCHEMA = json.loads((ROOT / "schemas" / "plan.schema.json").read_text())
@@ -266,7 +267,7 @@ def test_unreachable_cluster_is_one_clear_error(tmp_path: Path) -> None:
     repo.write(
         "reconciler.yaml",
         {"clusters": {"test": {"bootstrap": "127.0.0.1:1",
-                               "client": {"request.timeout.ms": 3000}}}},
+                               "client": {"request.timeout.ms": UNREACHABLE_MS}}}},
     )  # fmt: skip
     repo.topics({"name": "t.unreachable.x"})
 

@@ -20,6 +20,7 @@ from reconciler.planning.changes import Action, Hazard
 from reconciler.planning.plan import Plan
 from reconciler.render.markdown import DEFAULT_MAX_CHARS, render_failure, render_markdown
 from tests.planning import samples
+from tests.property_examples import examples
 
 MORE_CHANGES = re.compile(
     r"\*… and ([\d,]+) more change\(s\) \(([\d,]+) to create, ([\d,]+) to update, ([\d,]+) to "
@@ -123,7 +124,7 @@ PLANS: dict[str, Callable[[], Plan]] = {
 }
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(name=st.sampled_from(sorted(PLANS)), max_chars=st.integers(2000, 150_000))
 def test_the_comment_never_exceeds_max_chars(name: str, max_chars: int) -> None:
     plan = PLANS[name]()

@@ -16,6 +16,7 @@ from reconciler.planning.placement import (
     shift_load,
 )
 from tests.planning.factories import brokers, cluster, topic
+from tests.property_examples import examples
 
 ABC = brokers("a", "b", "c")
 AABBC = brokers("a", "a", "b", "b", "c")  # 1,2 on a; 3,4 on b; 5 on c
@@ -164,7 +165,7 @@ def _racks(broker_list: tuple[BrokerState, ...], replicas: tuple[int, ...]) -> s
     return {rack[r] for r in replicas}
 
 
-@settings(max_examples=400, database=None, derandomize=True)
+@settings(max_examples=examples(400), database=None, derandomize=True)
 @given(scenarios())
 def test_placement_properties(
     scenario: tuple[tuple[BrokerState, ...], list[ReplicaSet], int, dict[int, int]],
@@ -194,7 +195,7 @@ def test_placement_properties(
         assert kept == [r for r in current if r in after]
 
 
-@settings(max_examples=200, database=None, derandomize=True)
+@settings(max_examples=examples(200), database=None, derandomize=True)
 @given(scenarios(), st.integers(1, 12))
 def test_new_partitions_are_spread(
     scenario: tuple[tuple[BrokerState, ...], list[ReplicaSet], int, dict[int, int]], count: int
@@ -208,7 +209,7 @@ def test_new_partitions_are_spread(
         assert len(_racks(broker_list, replicas)) == min(rf, len(racks))
 
 
-@settings(max_examples=100, database=None, derandomize=True)
+@settings(max_examples=examples(100), database=None, derandomize=True)
 @given(scenarios())
 def test_placement_is_deterministic(
     scenario: tuple[tuple[BrokerState, ...], list[ReplicaSet], int, dict[int, int]],

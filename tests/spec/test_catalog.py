@@ -24,6 +24,7 @@ from reconciler.spec.catalog import (
     unknown_key_message,
 )
 from reconciler.spec.units import BYTES_PER_UNIT, MS_PER_UNIT
+from tests.property_examples import examples
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "configs.md"
 
@@ -584,7 +585,7 @@ def duration_spellings(draw: st.DrawFn) -> str:
     return "".join(f"{draw(st.integers(1, 100_000))}{unit}" for unit in chosen)
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(st.sampled_from(_MS_KEYS), duration_spellings())
 def test_durations_normalise_idempotently(key: str, spelling: str) -> None:
     once = normalise(key, spelling)
@@ -592,7 +593,7 @@ def test_durations_normalise_idempotently(key: str, spelling: str) -> None:
     assert int(once) > 0
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(
     st.sampled_from(_LONG_BYTES_KEYS),
     st.integers(0, 1024),  # 1024PiB fits a Java long; 8192PiB does not
@@ -604,7 +605,7 @@ def test_sizes_normalise_idempotently(key: str, count: int, unit: str) -> None:
     assert normalise(key, once) == once
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(st.floats(0, 1, allow_nan=False))
 def test_ratios_normalise_idempotently(ratio: float) -> None:
     once = normalise("min.cleanable.dirty.ratio", ratio)

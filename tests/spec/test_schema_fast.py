@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reconciler.spec import schema
+from tests.property_examples import examples
 
 # Names the schemas know, so generated documents reach deep into them, plus a few they do not.
 _KEYS = [
@@ -129,14 +130,14 @@ def test_the_bases_are_valid(name: str, base: dict[str, Any]) -> None:
     assert not list(schema._validator(name).iter_errors(base))
 
 
-@settings(max_examples=400, derandomize=True, deadline=None,
+@settings(max_examples=examples(400), derandomize=True, deadline=None,
           suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 @given(_documents(_TOPIC_FILE))
 def test_topic_files_same_verdict(document: Any) -> None:
     _agree(schema.TOPICS_SCHEMA, document)
 
 
-@settings(max_examples=300, derandomize=True, deadline=None,
+@settings(max_examples=examples(300), derandomize=True, deadline=None,
           suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 @given(_documents(_REPO))
 def test_repo_configs_same_verdict(document: Any) -> None:

@@ -19,6 +19,7 @@ from reconciler.spec.units import (
     parse_integer,
     parse_size_bytes,
 )
+from tests.property_examples import examples
 
 SECOND = 1000
 MINUTE = 60 * SECOND
@@ -213,26 +214,26 @@ def durations(draw: st.DrawFn) -> tuple[str, int]:
     return text, sum(count * MS_PER_UNIT[unit] for count, unit in parts)
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(durations())
 def test_generated_durations_parse_to_their_sum(case: tuple[str, int]) -> None:
     text, expected = case
     assert parse_duration_ms(text) == expected
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(st.integers(1, 2**63 - 1))
 def test_format_duration_round_trips(ms: int) -> None:
     assert parse_duration_ms(format_duration_ms(ms)) == ms
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(st.integers(0, 2**20), st.sampled_from(list(BYTES_PER_UNIT)))
 def test_sizes_parse_exactly(count: int, unit: str) -> None:
     assert parse_size_bytes(f"{count}{unit}") == count * BYTES_PER_UNIT[unit]
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(st.integers(1, 2**63 - 1))
 def test_format_size_round_trips(size: int) -> None:
     text = format_size_bytes(size)

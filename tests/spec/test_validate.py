@@ -24,6 +24,7 @@ from reconciler.spec import templates
 from reconciler.spec.loader import load_repo
 from reconciler.spec.model import Presence
 from reconciler.spec.source import read_source
+from tests.property_examples import examples
 from tests.spec.helpers import run_cli
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -426,7 +427,9 @@ def test_missing_repository(tmp_path: Path) -> None:
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(content=st.binary(max_size=300) | st.text(max_size=300).map(str.encode))
 def test_no_input_raises(tmp_path: Path, content: bytes) -> None:
@@ -452,7 +455,9 @@ _TOPIC_FIELDS = st.dictionaries(st.sampled_from(_FIELDS), _VALUES)
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(topics=st.lists(_TOPIC_FIELDS, max_size=4))
 def test_no_structure_raises(tmp_path: Path, topics: list[dict[str, object]]) -> None:
