@@ -20,10 +20,12 @@ demo: kafka
 # The suite waits on brokers, JVMs and child processes more than it computes (a serial run used
 # half a core): it runs on $(TEST_WORKERS) pytest-xdist workers, each file whole on one
 # (tests/worker_groups.py); each worker starts its own kafka1/kafka3. TEST_WORKERS=0: one process.
+# Everything but the `matrix` tests (a Spark version or a way to deploy the fleet job, each in a
+# JVM of its own), which `make compat` runs: docs/testing.md.
 TEST_WORKERS ?= 2
 
-test: kafka lint actionlint spark35
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
+test: kafka lint actionlint
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile -m "not matrix"
 
 # The fast loop: lint, types and every test that starts no Kafka broker or Spark JVM and is not
 # marked slow (tests/conftest.py marks them all), on $(CHECK_WORKERS) pytest-xdist workers,
@@ -42,20 +44,24 @@ check: lint
 	  $(BIN)/pytest -q -m "not kafka and not spark and not slow" -p no:cacheprovider \
 	  --hypothesis-profile=check -n $(CHECK_WORKERS) --dist load
 
-# The core journey (tests/compat/test_journey.py) on the newest patch of every minor Kafka line,
-# 2.4 to 4.4 (MATRIX in tests/compat/conftest.py), each version's cluster started once, ZooKeeper
-# mode before 3.9: docs/compatibility.md. CI runs it after `make test`, which runs only the ends.
-# The jars are fetched first (cached after); $(COMPAT_WORKERS) versions run at a time;
-# COMPAT_BROKERS=3: on three racked brokers.
+# The version and deployment matrix, as one pytest run on the scheduler of `make test`
+# (tests/worker_groups.py), $(COMPAT_WORKERS) units at a time: docs/compatibility.md.
+# - the core journey (tests/compat/test_journey.py, marked `journey`) on the newest patch of every
+#   minor Kafka line, 2.4 to 4.4 (MATRIX in tests/compat/conftest.py), each version's cluster
+#   started once, ZooKeeper mode before 3.9 (`make test` runs only the ends); the jars are
+#   fetched first (cached after); COMPAT_BROKERS=3: on three racked brokers;
+# - the `matrix` tests: the fleet job on PySpark 3.5 (.venv-spark35, `make spark35`) and 4.x, on
+#   a standalone cluster, through spark-submit, over s3a://, and from the installed wheel.
+# CI runs it after `make test`.
 COMPAT_WORKERS ?= 2
 COMPAT_BROKERS ?= 2
 COMPAT_VERSIONS ?= matrix
 
-compat: env
+compat: env spark35
 	@versions='$(COMPAT_VERSIONS)'; [ "$$versions" != matrix ] || \
 	  versions=$$($(BIN)/python -c 'from tests.compat.conftest import MATRIX; print(*MATRIX)'); \
 	for v in $${versions//,/ }; do $(BIN)/reconciler local fetch --kafka-version $$v || exit 1; done
-	$(BIN)/pytest tests/compat/test_journey.py -p no:cacheprovider \
+	$(BIN)/pytest tests -m "journey or matrix" -p no:cacheprovider \
 	  --kafka-versions=$(COMPAT_VERSIONS) --kafka-brokers=$(COMPAT_BROKERS) \
 	  $(if $(filter 0,$(COMPAT_WORKERS)),,-n $(COMPAT_WORKERS) --dist loadfile)
 
@@ -127,7 +133,7 @@ $(ACTIONLINT):
 	GOPATH=$(CACHE)/go GOMODCACHE=$(CACHE)/go/mod GOCACHE=$(CACHE)/go/build GOFLAGS=-modcacherw \
 	  GOBIN=$(dir $(ACTIONLINT)) $(GO) install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
 
-# The fleet job runs on PySpark 3.5 as well as on the 4.x of .venv: a second virtualenv with
+# The fleet job runs on PySpark 3.5 as well as on the 4.x of .venv (`make compat`): a second virtualenv with
 # the newest 3.5 patch and reconciler (editable), in which tests/fleet/test_spark_versions.py
 # runs the same job on the same snapshots and compares the tables, and type-checks the job
 # against PySpark 3.5's annotations (hence the stubs mypy needs beside them). pyspark is a

@@ -46,7 +46,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.kafka)
         if "spark" in names:
             item.add_marker(pytest.mark.spark)
-        if names & _SLOW_FIXTURES:
+        # a `matrix` test (a Spark version or a way to deploy the fleet job, in a JVM of its
+        # own: `make compat` runs it) is slow too, so `make check` never runs one
+        if names & _SLOW_FIXTURES or item.get_closest_marker("matrix") is not None:
             item.add_marker(pytest.mark.slow)
 
 

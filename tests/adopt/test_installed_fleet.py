@@ -12,10 +12,15 @@ import subprocess
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from bench import fleet_gen
 from reconciler.fleet.java_regex import translate
 from tests.adopt.conftest import Installed
 from tests.fleet.test_differential import Fleet, python_drift, spark_drift
+
+# a way to deploy the job (pip install of the wheel): `make compat` runs it (docs/testing.md)
+pytestmark = pytest.mark.matrix
 
 SHAPE = fleet_gen.Shape(clusters=4, topics=12, dates=2, seed=31)
 # An inline flag: Python's dialect only, so the job matches it in a Python UDF on the workers

@@ -34,7 +34,7 @@ from tests.compat.conftest import journey_versions, start_version
 from tests.kafka_helpers import KEEPS_OLD_RECORDS, wait_for_topics
 from tests.spec_repo import SpecRepo
 
-pytestmark = pytest.mark.kafka
+pytestmark = [pytest.mark.kafka, pytest.mark.journey]  # `make compat` selects it by `journey`
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -12,11 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import pyspark
+import pytest
 from pyspark.sql import SparkSession
 
 from reconciler.cli import spark_submit
 from reconciler.fleet import job
 from tests.fleet.conftest import SmallRun
+
+# a way to deploy the job: `make compat` runs it (docs/testing.md)
+pytestmark = pytest.mark.matrix
 
 SPARK_HOME = Path(pyspark.__file__).resolve().parent
 

@@ -1,7 +1,7 @@
 """The fleet job on PySpark 3.5 and on this environment's 4.x: the same tables, row for row.
 
 A second virtualenv holds the newest PySpark 3.5 and reconciler from this checkout (`make
-spark35`, which `make test` runs first: .venv-spark35, its Python in $RECONCILER_SPARK35).
+spark35`, which `make compat` runs first: .venv-spark35, its Python in $RECONCILER_SPARK35).
 The job runs on the same generated snapshots under each: on 4.x in the suite's session (a JVM
 fewer to start), on 3.5 as the command, `reconciler fleet drift` on a local master. The four
 tables (schema and every row), summary.md and the numbers of report.html must be equal. Two
@@ -32,7 +32,8 @@ from reconciler.fleet import job
 from reconciler.fleet.java_regex import translate
 from tests.fleet.test_inputs import whole, with_lines
 
-pytestmark = pytest.mark.slow
+# a Spark version: `make compat` runs it, beside the Kafka versions (docs/testing.md)
+pytestmark = pytest.mark.matrix
 
 ROOT = Path(__file__).resolve().parents[2]
 SHAPE = fleet_gen.Shape(clusters=6, topics=20, dates=4, seed=13)
@@ -41,12 +42,12 @@ ODD_SHAPE = fleet_gen.Shape(clusters=3, topics=10, dates=2, seed=17, edge_cases=
 
 def spark35() -> Path:
     """The Python of the PySpark 3.5 environment; the test fails, saying how to make it, when
-    it is missing (it is part of `make test`)."""
+    it is missing (it is part of `make compat`)."""
     configured = os.environ.get("RECONCILER_SPARK35")  # exported by the Makefile
     python = Path(configured) if configured else ROOT / ".venv-spark35" / "bin" / "python"
     if not python.is_file():
         pytest.fail(
-            f"no PySpark 3.5 environment at {python}: run `make spark35` (`make test` does it "
+            f"no PySpark 3.5 environment at {python}: run `make spark35` (`make compat` does it "
             "first)",
             pytrace=False,
         )
@@ -176,10 +177,10 @@ def tables(spark: SparkSession, out: Path) -> dict[str, Any]:
     return found
 
 
-# The generated fleet with bad lines (json-source) is not yet held to 3.5 in `make test`: on
+# The generated fleet with bad lines (json-source) is not yet held to 3.5 (`make compat`): on
 # 2026-11-28, with a 6 GiB driver heap, its 3.5 command had not finished after 10 minutes on the
 # 2-core machine at load average 5 to 8 (the odd fleet's comparison passed in 6 min 4 s there),
-# and one run of the suite's fleet worker cannot give it more: docs/fleet.md, "Spark versions".
+# and one worker of the matrix's run cannot give it more: docs/fleet.md, "Spark versions".
 NOT_YET = pytest.mark.skip(reason="3.5 on the generated fleet: over 10 min here (docs/fleet.md)")
 
 

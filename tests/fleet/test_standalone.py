@@ -29,6 +29,9 @@ from reconciler.fleet.java_regex import translate
 from tests import spark_jvm
 from tests.spec_repo import run_cli
 
+# a way to deploy the job: `make compat` runs it (docs/testing.md)
+pytestmark = pytest.mark.matrix
+
 SPARK_HOME = Path(pyspark.__file__).resolve().parent
 MASTER = "org.apache.spark.deploy.master.Master"
 WORKER = "org.apache.spark.deploy.worker.Worker"
