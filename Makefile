@@ -24,8 +24,15 @@ demo: kafka
 # JVM of its own), which `make compat` runs: docs/testing.md.
 TEST_WORKERS ?= 2
 
+# Every test run compiles each module once, into $(PYCACHE) outside the clone, even where
+# PYTHONDONTWRITEBYTECODE is set: without bytecode every worker compiled (and assertion-rewrote)
+# every module at each run, and every CLI run or JVM-launching Python a test spawns compiled
+# reconciler again (docs/testing.md).
+PYCACHE := $(CACHE)/pycache
+COMPILED := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(PYCACHE)
+
 test: kafka lint actionlint
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile -m "not matrix"
+	$(COMPILED) $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile -m "not matrix"
 
 # The fast loop: lint, types and every test that starts no Kafka broker or Spark JVM and is not
 # marked slow (tests/conftest.py marks them all), on $(CHECK_WORKERS) pytest-xdist workers,
@@ -33,15 +40,8 @@ test: kafka lint actionlint
 CHECK_WORKERS ?= 2
 
 # Its property tests draw a fifth of their examples (the `check` profile, tests/conftest.py).
-# Each module is compiled once, into $(PYCACHE) outside the clone, even where
-# PYTHONDONTWRITEBYTECODE is set: without bytecode every worker compiled (and assertion-rewrote)
-# every module at each run, and every CLI run a test spawns compiled reconciler again
-# (docs/testing.md).
-PYCACHE := $(CACHE)/pycache
-
 check: lint
-	env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(PYCACHE) \
-	  $(BIN)/pytest -q -m "not kafka and not spark and not slow" -p no:cacheprovider \
+	$(COMPILED) $(BIN)/pytest -q -m "not kafka and not spark and not slow" -p no:cacheprovider \
 	  --hypothesis-profile=check -n $(CHECK_WORKERS) --dist load
 
 # The version and deployment matrix, as one pytest run on the scheduler of `make test`
@@ -61,7 +61,7 @@ compat: env spark35
 	@versions='$(COMPAT_VERSIONS)'; [ "$$versions" != matrix ] || \
 	  versions=$$($(BIN)/python -c 'from tests.compat.conftest import MATRIX; print(*MATRIX)'); \
 	for v in $${versions//,/ }; do $(BIN)/reconciler local fetch --kafka-version $$v || exit 1; done
-	$(BIN)/pytest tests -m "journey or matrix" -p no:cacheprovider \
+	$(COMPILED) $(BIN)/pytest tests -m "journey or matrix" -p no:cacheprovider \
 	  --kafka-versions=$(COMPAT_VERSIONS) --kafka-brokers=$(COMPAT_BROKERS) \
 	  $(if $(filter 0,$(COMPAT_WORKERS)),,-n $(COMPAT_WORKERS) --dist loadfile)
 
