@@ -133,11 +133,12 @@ $(ACTIONLINT):
 	GOPATH=$(CACHE)/go GOMODCACHE=$(CACHE)/go/mod GOCACHE=$(CACHE)/go/build GOFLAGS=-modcacherw \
 	  GOBIN=$(dir $(ACTIONLINT)) $(GO) install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
 
-# The fleet job runs on PySpark 3.5 as well as on the 4.x of .venv (`make compat`): a second virtualenv with
-# the newest 3.5 patch and reconciler (editable), in which tests/fleet/test_spark_versions.py
-# runs the same job on the same snapshots and compares the tables, and type-checks the job
-# against PySpark 3.5's annotations (hence the stubs mypy needs beside them). pyspark is a
-# ~300 MB source distribution: pip builds its wheel once into $(PIP_CACHE_DIR), then reuses it.
+# The fleet job runs on PySpark 3.5 as well as on the 4.x of .venv (`make compat` proves it): a
+# second virtualenv with the newest 3.5 patch and reconciler (editable), in which
+# tests/fleet/test_spark_versions.py runs the same job on the same snapshots and compares the
+# tables, and type-checks the job against PySpark 3.5's annotations (hence the stubs mypy needs
+# beside them). pyspark is a ~300 MB source distribution: pip builds its wheel once into
+# $(PIP_CACHE_DIR), then reuses it.
 SPARK35_VERSION := 3.5.9
 SPARK35 := .venv-spark35
 export RECONCILER_SPARK35 := $(CURDIR)/$(SPARK35)/bin/python
