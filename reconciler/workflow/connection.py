@@ -5,7 +5,6 @@ from `connect` and speak to it through cluster/ports.py."""
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,16 +40,17 @@ def connection(cluster: ClusterConfig) -> adapter.Connection:
 
 
 def made_by(clients: bool = False) -> MadeBy:
-    """This reconciler and its client libraries, as a saved plan records them: librdkafka's
-    version as loaded when the command loaded the clients (a live plan, or `clients`: apply,
-    which loads them anyway); a plan from a snapshot loads none (their import costs ~0.5 s), so
-    it records the installed distributions only."""
+    """This reconciler and its client libraries, as a saved plan records them: with `clients`
+    (a live plan; apply, which loads them anyway), librdkafka's version as loaded; a plan from
+    a snapshot talks to no cluster and loads no client (their import costs ~0.5 s), so it
+    records the installed distributions only. Said by the caller, not inferred from what
+    happens to be imported."""
     from importlib.metadata import version
 
     from reconciler import __version__
     from reconciler.planning.plan import MadeBy
 
-    if clients or "reconciler.cluster.adapter" in sys.modules:
+    if clients:
         from reconciler.cluster.adapter.boundary import library_versions
 
         return MadeBy(__version__, library_versions())

@@ -109,7 +109,7 @@ def plan(
     whole = judged(whole)
     # the digest of the bytes just planned, not of a second read (workflow/context.py)
     source = PlanSource(commit or head_commit(repo), context.digest(cluster))
-    whole = dataclasses.replace(whole, source=source, made_by=made_by())
+    whole = dataclasses.replace(whole, source=source, made_by=made_by(snapshot is None))
     if changed_since is None or changed is None:
         return whole
     from reconciler.changed_since import caused_by_change, policy_at
