@@ -21,7 +21,7 @@ from __future__ import annotations
 import gc
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
@@ -82,8 +82,13 @@ def live_clients() -> int:
     return _HOLDS.clients
 
 
-def collect_stragglers() -> None:
-    """Free, on this thread, the clients that only a reference cycle still holds. Call it where
-    clients are let go (a Cluster's close), never from a librdkafka callback."""
-    if _HOLDS.clients:
-        gc.collect()
+def collect_stragglers(client: Callable[[], object] | None = None) -> None:
+    """Free, on this thread, the clients that only a reference cycle still holds (`client`
+    alone, when given). Call it where clients are let go (a Cluster's close), never from a
+    librdkafka callback. The young generations first: a cycle made while the client lived is
+    there (the collector was paused since), and they are a small part of a long-lived
+    process's heap; a full collection costs 0.3 s in a test worker's (measured)."""
+    for generation in (1, 2):
+        if _HOLDS.clients == 0 or (client is not None and client() is None):
+            return
+        gc.collect(generation)

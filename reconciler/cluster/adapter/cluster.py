@@ -114,7 +114,7 @@ class Cluster:
         client = None if self._librdkafka is None else weakref.ref(self._librdkafka)
         self._librdkafka = None
         if client is not None and client() is not None:
-            gcpause.collect_stragglers()
+            gcpause.collect_stragglers(client)
 
     def reconnected(self) -> Cluster:
         """The same cluster with clients of its own: new connections, so librdkafka may pick
