@@ -40,7 +40,8 @@ def _needs_a_fresh_interpreter(env: Mapping[str, str]) -> bool:
     def startup(variables: Mapping[str, str]) -> dict[str, str]:
         return {k: v for k, v in variables.items() if k.startswith(_STARTUP_VARIABLES)}
 
-    return startup(env) != startup(_Server.started_with)
+    # the server starts with this process's environment, or has started with it
+    return startup(env) != startup(_Server.started_with or os.environ)
 
 
 class _Server:
@@ -96,13 +97,12 @@ def run(
     """`python -m reconciler ARGS` with captured text output, as subprocess.run gives it."""
     environment = dict(os.environ if env is None else env)
     command = [sys.executable, "-m", "reconciler", *args]
-    fork = os.environ.get("RECONCILER_TEST_FORK") != "0"
-    address = _Server.address() if fork else ""
-    if not fork or _needs_a_fresh_interpreter(environment):
+    if os.environ.get("RECONCILER_TEST_FORK") == "0" or _needs_a_fresh_interpreter(environment):
         return subprocess.run(
             command, env=environment, cwd=cwd, input=input, timeout=timeout,
             capture_output=True, text=True, check=False,
         )  # fmt: skip
+    address = _Server.address()
     stdin_r, stdin_w = os.pipe()
     stdout_r, stdout_w = os.pipe()
     stderr_r, stderr_w = os.pipe()
@@ -303,12 +303,19 @@ def _start(
     running: dict[int, socket.socket],
 ) -> None:
     conn.setblocking(True)
-    message, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
-    size = struct.unpack("!I", message[:4])[0]
-    body = message[4:]
-    while len(body) < size:
-        body += conn.recv(size - len(body))
-    request: dict[str, Any] = json.loads(body)
+    fds: list[int] = []
+    try:  # a client gone before its request was whole takes no child and leaves the server up
+        message, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
+        if len(message) < 4 or len(fds) != 3:
+            raise RuntimeError("an incomplete request")
+        size = struct.unpack("!I", message[:4])[0]
+        body = message[4:]
+        request: dict[str, Any] = json.loads(body + _read_exactly(conn, size - len(body)))
+    except (OSError, RuntimeError, ValueError):
+        for fd in fds:
+            os.close(fd)
+        conn.close()
+        return
     pid = os.fork()
     if pid == 0:
         try:
@@ -320,13 +327,17 @@ def _start(
                 os.dup2(fd, target)
                 os.close(fd)
             code = _child(request["argv"], request["env"], request["cwd"])
-        except BaseException:
+        except BaseException:  # the child's own set-up failed: said on its stderr
+            import traceback
+
+            traceback.print_exc()
             code = 70
         os._exit(code)
     for fd in fds:
         os.close(fd)
-    conn.sendall(struct.pack("!i", pid))
     running[pid] = conn
+    with contextlib.suppress(OSError):  # a client gone meanwhile: the child is reaped all the same
+        conn.sendall(struct.pack("!i", pid))
 
 
 if __name__ == "__main__":

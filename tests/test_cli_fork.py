@@ -4,6 +4,7 @@ exit code, environment, working directory and stdin, and a timeout that ends the
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -86,13 +87,33 @@ def test_a_timeout_ends_the_child(tmp_path: Path) -> None:
     assert not _children_of_the_server() - before
 
 
-def test_a_startup_variable_gets_a_fresh_interpreter() -> None:
-    """PYTHONIOENCODING is read when Python starts: a forked child could not honour it."""
+def test_a_startup_variable_gets_a_fresh_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PYTHONIOENCODING is read when Python starts: a forked child could not honour it, so that
+    run is a real subprocess, and a run without it is forked."""
+    started: list[list[str]] = []
+    real_run = subprocess.run
+
+    def recording(command: list[str], **kwargs: object) -> object:
+        started.append(command)
+        return real_run(command, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(subprocess, "run", recording)
+    plain = cli_fork.run(["--version"], env=dict(os.environ))
+    assert plain.returncode == 0 and started == []
     env = {**os.environ, "PYTHONIOENCODING": "ascii:backslashreplace"}
-    forked = cli_fork.run(["--version"], env=env)
-    assert forked.returncode == 0
-    assert cli_fork._needs_a_fresh_interpreter(env)
-    assert not cli_fork._needs_a_fresh_interpreter(dict(os.environ))
+    fresh = cli_fork.run(["--version"], env=env)
+    assert (fresh.returncode, fresh.stdout) == (0, plain.stdout)
+    assert started == [[sys.executable, "-m", "reconciler", "--version"]]
+
+
+def test_a_client_gone_mid_request_leaves_the_server_serving() -> None:
+    """A test process interrupted while sending its request costs the server nothing."""
+    assert cli_fork.run(["--version"]).returncode == 0  # the server is up
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as half:
+        half.connect(cli_fork._Server.address())
+        half.sendall(b"\0\0\1\0{")  # a length of 256, one byte of it, no descriptors
+    done = cli_fork.run(["--version"])
+    assert done.returncode == 0 and done.stdout.startswith("reconciler")
 
 
 def _children_of_the_server() -> set[int]:
