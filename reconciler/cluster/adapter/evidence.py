@@ -27,6 +27,7 @@ cluster (its authorized operations, KIP-430) every topic's evidence is unreadabl
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import defaultdict
 from collections.abc import Mapping
@@ -35,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from confluent_kafka import KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
-from reconciler.cluster.adapter import authorization, boundary, failures, records
+from reconciler.cluster.adapter import authorization, boundary, failures, records, retry
 from reconciler.cluster.adapter.connect import Connection, reason
 from reconciler.cluster.evidence import Evidence, GroupUse, TopicEvidence
 from reconciler.cluster.protocol.authorized import Authorized, lacks
@@ -321,38 +322,113 @@ def _list_offsets(
     unsupported: list[TopicPartition] | None = None,
 ) -> tuple[dict[tuple[str, int], int], dict[tuple[str, int], int]]:
     """(offsets, timestamps) by (topic, partition); a partition the broker cannot answer for
-    with this spec goes to `unsupported` when given, else to `by_topic`."""
+    with this spec goes to `unsupported` when given, else to `by_topic`.
+
+    librdkafka sends each partition's ListOffsets to the leader its metadata cache names, with
+    that leader's epoch, and does not refresh the cache when the answer says the leader moved:
+    asked again, the same client fails the same way (measured: FENCED_LEADER_EPOCH five times
+    in a row after a preferred-leader election). So partitions refused for a reason that
+    passes are asked again after the client's metadata is refreshed, with backoff, within the
+    request timeout; what still fails then is a reason (the gate fails closed)."""
     offsets: dict[tuple[str, int], int] = {}
     stamps: dict[tuple[str, int], int] = {}
+    deadline = time.monotonic() + connection.seconds
+    refused: dict[TopicPartition, tuple[KafkaException, bool]] = {}
+    pending = list(tps)
+    pause = retry.FIRST_PAUSE
+    rounds = 0
+    while pending:
+        left = max(deadline - time.monotonic(), 1.0)
+        failed, whole = _ask_offsets(
+            connection, admin, pending, spec, left, offsets, stamps, unsupported
+        )
+        refused.update((tp, (exc, whole)) for tp, exc in failed.items())
+        rounds += 1
+        pending = [tp for tp, exc in failed.items() if _passes(exc, rounds)]
+        if not pending or time.monotonic() + pause >= deadline:
+            break
+        time.sleep(pause)
+        pause = min(pause * 2, retry.MAX_PAUSE)
+        _refresh_metadata(connection, admin, deadline)
+        for tp in pending:
+            del refused[tp]  # asked again: its next answer decides
+    for tp, (exc, whole) in refused.items():
+        if failures.code_of(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
+            continue  # deleted meanwhile (unknown to every answer): nothing left to protect
+        if whole:
+            by_topic[tp.topic].append(f"its offsets could not be read ({reason(exc)})")
+        else:
+            by_topic[tp.topic].append(
+                f"partition {tp.partition}'s offsets could not be read ({reason(exc)})"
+            )
+    return offsets, stamps
+
+
+# Partition errors that pass once the client knows the partition's current leader: the leader
+# moved or is being elected, or the broker asked lags the controller (a topic just created).
+_PASSING_PARTITION_ERRORS = frozenset(
+    {
+        KafkaError.NOT_LEADER_FOR_PARTITION,
+        KafkaError.LEADER_NOT_AVAILABLE,
+        KafkaError.REPLICA_NOT_AVAILABLE,
+        KafkaError.FENCED_LEADER_EPOCH,
+        KafkaError.UNKNOWN_LEADER_EPOCH,
+        KafkaError.OFFSET_NOT_AVAILABLE,
+        KafkaError.KAFKA_STORAGE_ERROR,
+    }
+)
+# A partition unknown to the broker asked is asked again this many times (3 s of backoff: a
+# broker's metadata lags the controller's by milliseconds), then counted as deleted meanwhile.
+_UNKNOWN_ROUNDS = 5
+
+
+def _passes(exc: KafkaException, rounds: int) -> bool:
+    code = failures.code_of(exc)
+    if code == KafkaError.UNKNOWN_TOPIC_OR_PART:
+        return rounds < _UNKNOWN_ROUNDS
+    return code in _PASSING_PARTITION_ERRORS or retry.retriable(exc)
+
+
+def _ask_offsets(
+    connection: Connection,
+    admin: AdminClient,
+    tps: list[TopicPartition],
+    spec: OffsetSpec,
+    timeout: float,
+    offsets: dict[tuple[str, int], int],
+    stamps: dict[tuple[str, int], int],
+    unsupported: list[TopicPartition] | None,
+) -> tuple[dict[TopicPartition, KafkaException], bool]:
+    """One ListOffsets round (one request per leader): answers into `offsets` and `stamps`;
+    the refusals by partition, and whether the call as a whole failed."""
+    failed: dict[TopicPartition, KafkaException] = {}
     if not tps:
-        return offsets, stamps
+        return failed, False
     try:
         with boundary.librdkafka(connection, "ListOffsets"):
-            futures = admin.list_offsets(
-                dict.fromkeys(tps, spec), request_timeout=connection.seconds
-            )
+            futures = admin.list_offsets(dict.fromkeys(tps, spec), request_timeout=timeout)
     except KafkaException as exc:
-        for tp in tps:
-            by_topic[tp.topic].append(f"its offsets could not be read ({reason(exc)})")
-        return offsets, stamps
+        return dict.fromkeys(tps, exc), True
     for tp, future in futures.items():
         try:
             with boundary.librdkafka(connection, "ListOffsets"):
                 result = future.result()
         except KafkaException as exc:
-            code = failures.code_of(exc)
-            if unsupported is not None and code == KafkaError.UNSUPPORTED_VERSION:
+            if unsupported is not None and failures.code_of(exc) == KafkaError.UNSUPPORTED_VERSION:
                 unsupported.append(tp)
-                continue
-            if code == KafkaError.UNKNOWN_TOPIC_OR_PART:
-                continue  # deleted meanwhile: nothing left to protect
-            by_topic[tp.topic].append(
-                f"partition {tp.partition}'s offsets could not be read ({reason(exc)})"
-            )
+            else:
+                failed[tp] = exc
             continue
         offsets[(tp.topic, tp.partition)] = result.offset
         stamps[(tp.topic, tp.partition)] = result.timestamp
-    return offsets, stamps
+    return failed, False
+
+
+def _refresh_metadata(connection: Connection, admin: AdminClient, deadline: float) -> None:
+    """The client's metadata of every topic refreshed, in one Metadata request (whose answer
+    librdkafka's cache takes); a failure here shows in the next round's answers."""
+    with contextlib.suppress(KafkaException), boundary.librdkafka(connection, "Metadata"):
+        admin.list_topics(timeout=max(0.1, deadline - time.monotonic()))
 
 
 def _newest(
