@@ -377,7 +377,7 @@ _PASSING_PARTITION_ERRORS = frozenset(
         KafkaError.KAFKA_STORAGE_ERROR,
     }
 )
-# A partition unknown to the broker asked is asked again this many times (3 s of backoff: a
+# A partition unknown to the broker asked is asked this many times (1.5 s of backoff: a
 # broker's metadata lags the controller's by milliseconds), then counted as deleted meanwhile.
 _UNKNOWN_ROUNDS = 5
 
