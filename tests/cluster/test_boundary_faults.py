@@ -141,6 +141,13 @@ DRIVERS: list[tuple[str, Callable[[World], None], bool, Callable[[World], None] 
     ("authorized", _adapter(lambda c, w: c.authorized([w.keep])), False, None),
     ("check_visible", _adapter(lambda c, w: c.check_visible([w.absent])), False, None),
     ("evidence", _adapter(lambda c, w: c.evidence({w.keep: 1})), False, None),
+    # a partition no broker knows is asked again after a metadata refresh
+    (
+        "evidence of an unknown partition",
+        _adapter(lambda c, w: c.evidence({w.keep: 2})),
+        False,
+        None,
+    ),
     (
         "consumer groups described by librdkafka",
         _adapter(

@@ -342,7 +342,8 @@ def _list_offsets(
         failed, whole = _ask_offsets(
             connection, admin, pending, spec, left, offsets, stamps, unsupported
         )
-        refused.update((tp, (exc, whole)) for tp, exc in failed.items())
+        for tp, exc in failed.items():
+            refused[tp] = (exc, whole)
         rounds += 1
         pending = [tp for tp, exc in failed.items() if _passes(exc, rounds)]
         if not pending or time.monotonic() + pause >= deadline:
@@ -353,7 +354,7 @@ def _list_offsets(
         for tp in pending:
             del refused[tp]  # asked again: its next answer decides
     for tp, (exc, whole) in refused.items():
-        if failures.code_of(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
+        if failures.code_of(exc) in _UNKNOWN:
             continue  # deleted meanwhile (unknown to every answer): nothing left to protect
         if whole:
             by_topic[tp.topic].append(f"its offsets could not be read ({reason(exc)})")
@@ -377,6 +378,10 @@ _PASSING_PARTITION_ERRORS = frozenset(
         KafkaError.KAFKA_STORAGE_ERROR,
     }
 )
+# Unknown to the broker asked, or to the client's metadata
+_UNKNOWN = frozenset(
+    {KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_TOPIC, KafkaError._UNKNOWN_PARTITION}
+)
 # A partition unknown to the broker asked is asked this many times (1.5 s of backoff: a
 # broker's metadata lags the controller's by milliseconds), then counted as deleted meanwhile.
 _UNKNOWN_ROUNDS = 5
@@ -384,7 +389,7 @@ _UNKNOWN_ROUNDS = 5
 
 def _passes(exc: KafkaException, rounds: int) -> bool:
     code = failures.code_of(exc)
-    if code == KafkaError.UNKNOWN_TOPIC_OR_PART:
+    if code in _UNKNOWN:
         return rounds < _UNKNOWN_ROUNDS
     return code in _PASSING_PARTITION_ERRORS or retry.retriable(exc)
 
