@@ -43,6 +43,8 @@ HAZARD_CODES = (
     "segment_per_record",
     "max_message_bytes_decrease",
     "partition_increase_read",
+    "acl_revoke",
+    "acl_widen",
 )
 # The kinds whose approval names the topic alone (its id): a delete (in_use and system_topic
 # are a delete's hazards) has one transition, from existing to gone. Every other kind's

@@ -22,6 +22,6 @@ class DriftRun:
 def drift(context: Context, cluster: str) -> DriftRun:
     """What differs between the specs and the live cluster: the planner's findings, as drift."""
     specs = context.specs(cluster)
-    state = read_state(specs.cluster)
+    state = read_state(specs.cluster, desired=specs.desired)
     found = make_plan(specs.desired, state, specs.cluster, fingerprint(state, state.topics))
     return DriftRun(find_drift(found, specs.desired, state), state)

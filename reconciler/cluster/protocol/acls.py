@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 # Kafka's ResourceType and PatternType names, as the spec writes them
-ResourceType = Literal["topic", "group", "cluster", "transactional_id", "delegation_token", "user"]
+# (the ones librdkafka's admin API has: DelegationToken and User resources are not read)
+ResourceType = Literal["topic", "group", "cluster", "transactional_id"]
 PatternType = Literal["literal", "prefixed"]
 Permission = Literal["allow", "deny"]
 
@@ -24,8 +25,6 @@ _RESOURCE_WORDS: dict[ResourceType, str] = {
     "group": "Group",
     "cluster": "Cluster",
     "transactional_id": "TransactionalId",
-    "delegation_token": "DelegationToken",
-    "user": "User",
 }
 
 
@@ -59,3 +58,14 @@ class AclBinding:
             or self.pattern_type == "prefixed"
             or (self.resource_name == WILDCARD and self.resource_type != "cluster")
         )
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterAcls:
+    """What DescribeAcls answered: every binding of a kind reconciler reads, sorted, and
+    whether the brokers need IdempotentWrite on the cluster for an idempotent producer
+    (before Kafka 2.8, KIP-679; also when the brokers' release could not be told: the
+    grant is then made rather than a producer refused)."""
+
+    bindings: tuple[AclBinding, ...]
+    idempotent_write: bool = False
