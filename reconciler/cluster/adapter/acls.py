@@ -11,6 +11,7 @@ pattern that could remove more).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AclBinding as KafkaBinding
@@ -72,18 +73,11 @@ def _ours(found: KafkaBinding) -> AclBinding | None:
                       found.host)  # fmt: skip
 
 
-def _theirs(binding: AclBinding) -> KafkaBinding:
-    return KafkaBinding(
-        _KINDS[binding.resource_type], binding.resource_name, _PATTERNS[binding.pattern_type],
-        binding.principal, binding.host, _OPERATIONS[binding.operation],
-        _PERMISSIONS[binding.permission],
-    )  # fmt: skip
-
-
-def _exact(binding: AclBinding) -> AclBindingFilter:
-    """A DeleteAcls filter matching `binding` alone: every field given, the pattern type
-    literal or prefixed (never MATCH or ANY, which would reach other patterns)."""
-    return AclBindingFilter(
+def _fields(binding: AclBinding) -> tuple[Any, ...]:
+    """The client library's fields of `binding`, in AclBinding's (and an exact filter's) order:
+    every field given, the pattern type literal or prefixed (never MATCH or ANY, which would
+    reach other patterns)."""
+    return (
         _KINDS[binding.resource_type], binding.resource_name, _PATTERNS[binding.pattern_type],
         binding.principal, binding.host, _OPERATIONS[binding.operation],
         _PERMISSIONS[binding.permission],
@@ -107,12 +101,12 @@ def _security_disabled(exc: KafkaException) -> bool:
 def describe_acls(connection: Connection, admin: AdminClient, timeout: float) -> ClusterAcls:
     """Every ACL binding of the cluster, sorted: one DescribeAcls; and whether its brokers
     predate Kafka 2.8 (one ApiVersions, as kafka-python infers the release)."""
-    everything = AclBindingFilter(
-        ResourceType.ANY, None, ResourcePatternType.ANY, None, None,  # type: ignore[arg-type]
-        AclOperation.ANY, AclPermissionType.ANY,
-    )  # fmt: skip
     try:
         with boundary.librdkafka(connection, "DescribeAcls"):
+            everything = AclBindingFilter(
+                ResourceType.ANY, None, ResourcePatternType.ANY, None, None,  # type: ignore[arg-type]
+                AclOperation.ANY, AclPermissionType.ANY,
+            )  # fmt: skip
             found = admin.describe_acls(everything, request_timeout=timeout).result()
     except KafkaException as exc:
         if _security_disabled(exc):
@@ -137,8 +131,8 @@ def create_acls(
     """Grant `bindings` in one CreateAcls; each binding's refusal, else None."""
     if not bindings:
         return {}
-    theirs = {_theirs(b): b for b in bindings}
     with boundary.librdkafka(connection, "CreateAcls", mutation=True):
+        theirs = {KafkaBinding(*_fields(b)): b for b in bindings}
         futures = admin.create_acls(list(theirs), request_timeout=timeout)
     return {theirs[k]: _outcome(connection, f, "grant ACLs on") for k, f in futures.items()}
 
@@ -149,8 +143,8 @@ def delete_acls(
     """Revoke `bindings` in one DeleteAcls, one exact filter each; each one's refusal."""
     if not bindings:
         return {}
-    filters = {_exact(b): b for b in bindings}
     with boundary.librdkafka(connection, "DeleteAcls", mutation=True):
+        filters = {AclBindingFilter(*_fields(b)): b for b in bindings}
         futures = admin.delete_acls(list(filters), request_timeout=timeout)
     return {filters[k]: _outcome(connection, f, "revoke ACLs on") for k, f in futures.items()}
 
