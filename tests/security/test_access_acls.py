@@ -157,7 +157,7 @@ def test_access_applied_then_revoked_with_its_hazard_then_drift(
     topics[0]["access"] = {"producers": producers}
     _spec(repo, topics)
     planned = transcript.run(repo, "plan", "-c", "sec", "--format", "json", env=super_env)
-    assert planned.code == 0, planned.stderr
+    assert planned.code == 1, planned.stderr  # not applyable: the hazard is not approved
     (entry,) = json.loads(planned.stdout)["changes"]
     assert [(a["action"], a["operation"]) for a in entry["access"]] == [("revoke", "Read")]
     (hazard,) = entry["hazards"]
