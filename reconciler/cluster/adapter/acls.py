@@ -3,9 +3,10 @@
 Every ACL of the cluster is read in one DescribeAcls (a filter matching any binding), so the
 cost does not grow with the topics. A cluster without an authorizer answers
 SECURITY_DISABLED: that is one sentence naming the cluster, raised only when a spec declares
-access (nothing here runs otherwise). Grants are one CreateAcls of every binding, revokes one
-DeleteAcls with one exact filter per binding (a filter matching only that binding, never a
-pattern that could remove more).
+access (nothing here runs otherwise); Kafka 4 answers DescribeAcls with no bindings instead,
+so the brokers' `authorizer.class.name`, empty, is asked first (cluster.py). Grants are one
+CreateAcls of every binding, revokes one DeleteAcls with one exact filter per binding (a filter
+matching only that binding, never a pattern that could remove more).
 """
 
 from __future__ import annotations
@@ -82,6 +83,10 @@ def _fields(binding: AclBinding) -> tuple[Any, ...]:
         binding.principal, binding.host, _OPERATIONS[binding.operation],
         _PERMISSIONS[binding.permission],
     )  # fmt: skip
+
+
+# The broker config naming its authorizer: empty when it runs none (read with the state)
+AUTHORIZER_KEY = "authorizer.class.name"
 
 
 def no_authorizer(connection: Connection) -> ClusterError:

@@ -283,6 +283,10 @@ class Cluster:
         reassignments, fenced = moving.result()
         state = read.state_of(description, topics, defaults, reassignments, fenced)
         if self.connection.read_acls:
+            # Kafka 4 answers DescribeAcls without an authorizer with no bindings rather than
+            # SECURITY_DISABLED: the broker's own authorizer.class.name, empty, says so
+            if state.broker_defaults.get(acls.AUTHORIZER_KEY) == "":
+                raise acls.no_authorizer(self.connection)
             return dataclasses.replace(state, acls=self.acls())
         return state
 
