@@ -63,22 +63,29 @@ def made_by(clients: bool = False) -> MadeBy:
 def connect(cluster: ClusterConfig, desired: DesiredState | None = None) -> adapter.Cluster:
     """A client of `cluster` (a context manager: `with connect(c) as kafka:`); given the
     `desired` state, one whose reads include the ACLs when a topic declares access."""
-    from reconciler.cluster import adapter
     from reconciler.planning.acl_derivation import declares_access
 
-    acls = desired is not None and declares_access(desired.topics.values())
+    return adapter_cluster(
+        cluster, desired is not None and declares_access(desired.topics.values())
+    )
+
+
+def adapter_cluster(cluster: ClusterConfig, acls: bool) -> adapter.Cluster:
+    """A client of `cluster` whose state reads include the ACLs when `acls`."""
+    from reconciler.cluster import adapter
+
     return adapter.Cluster(connection(cluster, acls))
 
 
 def read_state(
-    cluster: ClusterConfig, snapshot: Path | None = None, desired: DesiredState | None = None
+    cluster: ClusterConfig, snapshot: Path | None = None, acls: bool = False
 ) -> ClusterState:
     """The cluster's state: from the snapshot file if given, else live in batched round trips,
     with what other applies left there (a held lock, recorded throttles: apply.leftovers)."""
     if snapshot is None:
         from reconciler.apply import leftovers
 
-        with connect(cluster, desired) as kafka:
+        with adapter_cluster(cluster, acls) as kafka:
             return leftovers.observe(kafka, kafka.read_state())
     name, state = load_snapshot(snapshot)
     if name != cluster.name:

@@ -191,3 +191,17 @@ def test_access_applied_then_revoked_with_its_hazard_then_drift(
     assert drift.code == 2, drift.stdout + drift.stderr
     assert f"User:{intern} ALLOW Read Topic:{topic} (literal)" in drift.stdout
     assert f"Topic:{prefix}other" not in drift.stdout
+
+    # import --access writes what the cluster has: planned again, nothing changes
+    fresh = write_repo(tmp_path / "imported", sasl.bootstrap, prefix, CLIENT, [])
+    (fresh / "topics" / "main.yaml").unlink()
+    imported = transcript.run(fresh, "import", "-c", "sec", "--access", env=super_env)
+    assert imported.code == 0, imported.stdout + imported.stderr
+    written = yaml.safe_load(next((fresh / "topics").glob("*.yaml")).read_text())
+    (spec,) = written["topics"]
+    assert spec["access"] == {
+        "producers": [{"principal": f"User:{writer.user}"}],
+        "consumers": [{"principal": f"User:{intern}"}],
+    }
+    replanned = transcript.run(fresh, "plan", "-c", "sec", env=super_env)
+    assert replanned.code == 0 and "No changes" in replanned.stdout, replanned.stdout
