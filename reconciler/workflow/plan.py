@@ -17,8 +17,14 @@ from reconciler.diagnostics import Diagnostic, Severity
 from reconciler.errors import ConfigError
 from reconciler.git_repo import head_commit
 from reconciler.planning.acl_changes import revoked_reads
+from reconciler.planning.acl_derivation import declares_access
 from reconciler.planning.changes import Action
-from reconciler.planning.p_codes import IN_USE_NOT_READ, KAFKA_REFUSED, KAFKA_UNCHECKED
+from reconciler.planning.p_codes import (
+    ACCESS_NOT_READ,
+    IN_USE_NOT_READ,
+    KAFKA_REFUSED,
+    KAFKA_UNCHECKED,
+)
 from reconciler.planning.plan import (
     Plan,
     PlanSource,
@@ -101,6 +107,11 @@ def plan(
         )
         if deleted := deleted_partitions(offline):
             offline = _with(offline, evidence_not_read(len(deleted)))
+        if declares_access(specs.desired.topics.values()):
+            offline = _with(offline, ACCESS_NOT_READ(
+                "the specs declare access, but the plan is made from a snapshot, which holds "
+                "no ACLs: no grant or revoke is shown; apply reads the ACLs live and plans them"
+            ))  # fmt: skip
         return offline
 
     if read is None:
