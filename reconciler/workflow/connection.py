@@ -60,20 +60,15 @@ def made_by(clients: bool = False) -> MadeBy:
     return MadeBy(__version__, tuple((name, version(name)) for name in names))
 
 
-def connect(cluster: ClusterConfig, desired: DesiredState | None = None) -> adapter.Cluster:
-    """A client of `cluster` (a context manager: `with connect(c) as kafka:`); given the
-    `desired` state, one whose reads include the ACLs when a topic declares access."""
+def connect(
+    cluster: ClusterConfig, desired: DesiredState | None = None, acls: bool = False
+) -> adapter.Cluster:
+    """A client of `cluster` (a context manager: `with connect(c) as kafka:`) whose state
+    reads include the ACLs when `acls`, or when the `desired` state declares access."""
+    from reconciler.cluster import adapter
     from reconciler.planning.acl_derivation import declares_access
 
-    return adapter_cluster(
-        cluster, desired is not None and declares_access(desired.topics.values())
-    )
-
-
-def adapter_cluster(cluster: ClusterConfig, acls: bool) -> adapter.Cluster:
-    """A client of `cluster` whose state reads include the ACLs when `acls`."""
-    from reconciler.cluster import adapter
-
+    acls = acls or (desired is not None and declares_access(desired.topics.values()))
     return adapter.Cluster(connection(cluster, acls))
 
 
@@ -85,7 +80,7 @@ def read_state(
     if snapshot is None:
         from reconciler.apply import leftovers
 
-        with adapter_cluster(cluster, acls) as kafka:
+        with connect(cluster, acls=acls) as kafka:
             return leftovers.observe(kafka, kafka.read_state())
     name, state = load_snapshot(snapshot)
     if name != cluster.name:
