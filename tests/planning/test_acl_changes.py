@@ -14,7 +14,14 @@ from reconciler.render.markdown import render_markdown
 from reconciler.render.text import render_text
 from reconciler.spec.access import ConsumerAccess, ProducerAccess, TopicAccess
 from reconciler.spec.model import ClusterConfig, Policy
-from tests.planning.factories import checked_json, cluster, desired, spec, topic
+from tests.planning.factories import (
+    approving_gates,
+    checked_json,
+    cluster,
+    desired,
+    spec,
+    topic,
+)
 
 CONFIG = ClusterConfig("test", "localhost:9092")
 ORDERS = TopicAccess(
@@ -125,3 +132,23 @@ def test_without_acls_read_the_plan_is_as_before() -> None:
     without = make_plan(desired(spec("orders")), state, CONFIG)
     assert with_access.changes == without.changes == ()
     assert to_json(with_access) == to_json(without)
+
+
+def test_topic_targeting_plans_the_access_of_the_targeted_topics_only() -> None:
+    state = dataclasses.replace(cluster(topic("orders"), topic("refunds")), acls=ClusterAcls(()))
+    refunds = TopicAccess(consumers=(ConsumerAccess("User:billing"),))
+    specs = desired(spec("orders", access=ORDERS), spec("refunds", access=refunds))
+    plan = make_plan(specs, state, CONFIG, targets=("^refunds$",))
+    assert [(c.topic, [a.binding for a in c.access]) for c in plan.changes] == [
+        ("refunds", [_read("refunds")])
+    ]
+
+
+def test_policy_severity_sets_the_level_of_an_access_hazard() -> None:
+    # lowering a gate is itself approved in reconciler.yaml (policy_gate_off)
+    policy = approving_gates(Policy(severity=(("acl_revoke", "warning"),)))
+    config = dataclasses.replace(CONFIG, policy=policy)
+    state = dataclasses.replace(cluster(topic("orders")), acls=ClusterAcls((_read("orders"),)))
+    plan = make_plan(desired(spec("orders", access=TopicAccess())), state, config)
+    (hazard,) = plan.changes[0].hazards
+    assert hazard.code == "acl_revoke" and not hazard.blocks_apply and plan.applyable
