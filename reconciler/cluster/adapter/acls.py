@@ -163,6 +163,8 @@ def _outcome(connection: Connection, future: object, action: str) -> Failure | N
             raise no_authorizer(connection) from None
         error = exc.args[0] if exc.args else None
         if isinstance(error, KafkaError):
-            return Failure(error.name(), error.str())
+            # a missing Alter on the cluster: the one sentence naming the ACL to grant
+            refused = connection.failure(action, exc)
+            return Failure(error.name(), refused.sentence() if refused else error.str())
         raise connection.error(f"{action}", exc) from exc
     return None
