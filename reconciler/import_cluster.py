@@ -14,6 +14,12 @@ prove the result exact. What each topic's spec says, and why:
     assignments          only with --keep-assignments or when the placement is visibly a
                          person's (`deliberate`): placement Kafka chose stays Kafka's, so a
                          partition increase and a rebalance (Cruise Control) are not fought
+    access               only with --access, and only when every ACL on the topic is an
+                         ALLOW Read or Write from any host (`access_of`): a producer per Write
+                         (its transactional ids and IdempotentWrite as it holds them), a
+                         consumer per Read (with the groups it may read in); anything else
+                         (a DENY, a host, another operation) would be revoked by the next
+                         apply, so the topic's ACLs are then left unmanaged, with a note
 
 Files: one per name prefix (the leading letters and digits, up to the first '.', '_' or '-'),
 topics sorted by name, at most MAX_TOPICS_PER_FILE per file (prefix.yaml, prefix-2.yaml, ...),
@@ -35,6 +41,7 @@ import yaml
 
 from reconciler import __version__
 from reconciler.cluster.overrides import OPERATIONAL_KEYS
+from reconciler.cluster.protocol.acls import ClusterAcls
 from reconciler.cluster.state import BrokerState, ClusterState, TopicState
 from reconciler.diagnostics import Diagnostic
 from reconciler.patterns import UserPattern
@@ -101,7 +108,11 @@ def select(
 
 
 def imported_topic(
-    topic: TopicState, state: ClusterState, *, keep_assignments: bool = False
+    topic: TopicState,
+    state: ClusterState,
+    *,
+    keep_assignments: bool = False,
+    access: bool = False,
 ) -> ImportedTopic:
     """The spec entry that describes `topic` exactly as the cluster has it; its placement only
     when `keep_assignments` or when it looks deliberate (`deliberate`)."""
@@ -128,10 +139,74 @@ def imported_topic(
         config[key] = spec_value(key, catalog.canonical(key, value))
     if config:
         spec["config"] = config
+    if access and state.acls is not None:
+        said, note = access_of(topic.name, state.acls)
+        if said is not None:
+            spec["access"] = said
+        if note is not None:
+            notes.append(note)
     kept = "--keep-assignments" if keep_assignments else deliberate(replicas, state.brokers)
     if len(factors) == 1 and kept is not None:
         spec["assignments"] = [_Flow(r) for r in replicas]
     return ImportedTopic(topic.name, spec, tuple(notes), kept if "assignments" in spec else None)
+
+
+def access_of(topic: str, acls: ClusterAcls) -> tuple[dict[str, Any] | None, str | None]:
+    """The topic's `access:` that derives exactly the literal ACLs on it (docs/access.md), and
+    a note when they cannot be said so; (None, None) when it has none (its ACLs stay
+    unmanaged, as before)."""
+    mine = [b for b in acls.bindings if b.resource_type == "topic" and b.pattern_type ==
+            "literal" and b.resource_name == topic]  # fmt: skip
+    if not mine:
+        return None, None
+    odd = [b for b in mine if b.permission != "allow" or b.host != "*" or b.operation not in
+           ("Read", "Write")]  # fmt: skip
+    if odd:
+        return None, (
+            f"ACL {odd[0].text} cannot be said in `access:` (only ALLOW Read and Write from any "
+            "host can): access left out, the topic's ACLs stay unmanaged"
+        )
+
+    def held(who: str, kind: str, pattern: str, operation: str) -> list[str]:
+        wanted = (who, kind, pattern, operation, "allow", "*")
+        return sorted(
+            b.resource_name
+            for b in acls.bindings
+            if (b.principal, b.resource_type, b.pattern_type, b.operation, b.permission, b.host)
+            == wanted
+        )
+
+    said: dict[str, Any] = {}
+    producers = []
+    for who in sorted({b.principal for b in mine if b.operation == "Write"}):
+        entry: dict[str, Any] = {"principal": who}
+        ids = held(who, "transactional_id", "literal", "Write")
+        prefixes = held(who, "transactional_id", "prefixed", "Write")
+        if ids:
+            entry["transactional_ids"] = ids
+        if prefixes:
+            entry["transactional_id_prefixes"] = prefixes
+        # Before Kafka 2.8 an idempotent producer holds IdempotentWrite: say what it holds
+        if (
+            acls.idempotent_write
+            and not (ids or prefixes)
+            and not held(who, "cluster", "literal", "IdempotentWrite")
+        ):
+            entry["idempotent"] = False
+        producers.append(entry)
+    consumers = []
+    for who in sorted({b.principal for b in mine if b.operation == "Read"}):
+        entry = {"principal": who}
+        if groups := held(who, "group", "literal", "Read"):
+            entry["groups"] = groups
+        if prefixes := held(who, "group", "prefixed", "Read"):
+            entry["group_prefixes"] = prefixes
+        consumers.append(entry)
+    if producers:
+        said["producers"] = producers
+    if consumers:
+        said["consumers"] = consumers
+    return said, None
 
 
 def deliberate(replicas: Sequence[tuple[int, ...]], brokers: Sequence[BrokerState]) -> str | None:

@@ -67,7 +67,7 @@ def kafka(monkeypatch: pytest.MonkeyPatch) -> FakeKafka:
     spec names (import's), c.d and b.prod absent (the plans create them)."""
     fake = FakeKafka().add(topic("a.b", [[1], [1], [1]]), topic("x.unmanaged", [[1]]))
     for module in (connection, plan_flow, apply_flow):
-        monkeypatch.setattr(module, "connect", lambda _cluster: Fake(fake, "prod"))
+        monkeypatch.setattr(module, "connect", lambda _cluster, *_, **__: Fake(fake, "prod"))
     return fake
 
 

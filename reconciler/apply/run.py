@@ -35,6 +35,7 @@ from collections.abc import Callable
 from reconciler import stopping
 from reconciler.apply import leftovers, lock
 from reconciler.apply.check import access, preflight
+from reconciler.apply.execute import acl_steps
 from reconciler.apply.execute.levels import Executor, InUse, Options
 from reconciler.apply.execute.operations import Level, levels, operations
 from reconciler.apply.record import content, interrupted, journal
@@ -121,7 +122,8 @@ def apply_plan(
         stopping.check("the first change")
         journal.close_unfinished(cluster, state, apply_id, progress, earlier, tail.throttles)
         already_applied = bool(ops) and not todo
-        if not todo and not tail.throttles:  # nothing to change or remove: nothing to journal
+        acl_work = acl_steps.remaining(plan.changes, state.acls)
+        if not todo and not tail.throttles and not acl_work:  # nothing to change: no journal
             results = tuple(OperationResult(op, Status.UNCHANGED, left.done[op.id]) for op in ops)
             return ApplyResult(cluster.name, hash_, results, None, already_applied=already_applied)
         log = journal.Journal.open(cluster, header, progress, tail.throttles)
@@ -141,8 +143,11 @@ def apply_plan(
             in_use=in_use,
         )  # fmt: skip
         try:
+            # revokes before every topic level (so before any delete), grants after them all
+            refused = acl_steps.run(cluster, acl_work.revokes, False, progress)
             results = executor.run(levels(ops))
-            undone = any(not r.status.succeeded for r in results)
+            refused += acl_steps.run(cluster, acl_work.grants, True, progress)
+            undone = bool(refused) or any(not r.status.succeeded for r in results)
             outcome = ("interrupted" if stopping.asked() else "failed") if undone else "succeeded"
             accounted = True
         except ReconcilerError as exc:

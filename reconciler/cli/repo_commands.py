@@ -195,6 +195,12 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
     help="Write every imported topic's placement as `assignments`, even where Kafka chose it.",
 )
 @click.option(
+    "--access",
+    is_flag=True,
+    help="Also write each topic's `access:` from the ACLs on it (DescribeAcls; needs an "
+    "authorizer), where the table of docs/access.md says them exactly.",
+)
+@click.option(
     "--refresh",
     is_flag=True,
     help="Instead of new files: write the cluster's current values of drifted topics into the "
@@ -216,6 +222,7 @@ def import_(
     include: str | None,
     exclude: str | None,
     keep_assignments: bool,
+    access: bool,
     refresh: bool,
     topics: tuple[str, ...],
     fmt: str,
@@ -230,7 +237,10 @@ def import_(
     keeps its assignments. Topics a spec already names, internal
     and ignored topics are left out, and no existing file is overwritten. Afterwards the new
     specs are planned against the state just read: `plan` shows no changes for them.
-    Changes nothing on the cluster. Exit 0 when the new specs are exact, 1 otherwise.
+    With --access, each topic's `access:` says who produces and consumes it, from the ACLs
+    on it, when every one of them fits docs/access.md's table (else the topic's ACLs are left
+    unmanaged, and import says why). Changes nothing on the cluster. Exit 0 when the new specs
+    are exact, 1 otherwise.
 
     With --refresh, writes no new file: the cluster's current values of drifted topics go
     into the spec files they come from, editing only the lines that change (comments, order
@@ -243,7 +253,8 @@ def import_(
 
     if refresh:
         given = [o for o, v in (("--out", out), ("--include", include), ("--exclude", exclude),
-                                ("--keep-assignments", keep_assignments)) if v]  # fmt: skip
+                                ("--keep-assignments", keep_assignments),
+                                ("--access", access)) if v]  # fmt: skip
         if given:
             raise ConfigError(
                 f"import --refresh edits the specs that exist and takes no {' or '.join(given)} "
@@ -270,8 +281,9 @@ def import_(
         return
     with Heartbeat(f"reading cluster '{cluster}'"):
         run = import_topics(
-            ctx.context, cluster, out, include, exclude, keep_assignments=keep_assignments
-        )
+            ctx.context, cluster, out, include, exclude, keep_assignments=keep_assignments,
+            access=access,
+        )  # fmt: skip
     if fmt == "json":
         root = ctx.context.repo.absolute()
         click.echo(json.dumps(import_report.import_json(run, cluster, root), indent=2))

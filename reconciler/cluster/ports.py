@@ -13,6 +13,7 @@ A function takes the narrowest port it uses, so its signature says which request
     LockStore       the per-cluster apply lock (a topic on the cluster) and its heartbeats
     AuditLog        the audit topic: made ready, appended, read back with offsets
     AccessCheck     what the principal may do (KIP-430)
+    AclStore        the ACL bindings a spec's access: manages: read, granted, revoked
     EvidenceReader  whether the topics a plan deletes are still in use
 
 Composites name a caller that needs several: `AccessProbe` (apply's ACL check), `Executing`
@@ -34,6 +35,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from reconciler.cluster.evidence import Evidence
+    from reconciler.cluster.protocol.acls import AclBinding, ClusterAcls
     from reconciler.cluster.protocol.address import ClusterAddress
     from reconciler.cluster.protocol.answers import ClusterDescription, Record
     from reconciler.cluster.protocol.authorized import Authorized
@@ -180,6 +182,17 @@ class AuditLog(Reachable, Protocol):
     def read_audit(self, wait: float = 10.0) -> list[bytes]: ...
 
 
+class AclStore(Reachable, Protocol):
+    """The cluster's ACL bindings (docs/access.md): read and changed only for a spec that
+    declares access."""
+
+    def acls(self) -> ClusterAcls: ...
+
+    def create_acls(self, bindings: Sequence[AclBinding]) -> dict[AclBinding, Failure | None]: ...
+
+    def delete_acls(self, bindings: Sequence[AclBinding]) -> dict[AclBinding, Failure | None]: ...
+
+
 class AccessCheck(Reachable, Protocol):
     def authorized(self, topics: Collection[str]) -> Authorized: ...
 
@@ -203,7 +216,7 @@ class LeftoverReader(LockStore, AuditLog, Throttles, Protocol):
     """What other applies left: a held lock, throttles recorded in the audit topic."""
 
 
-class ApplyTarget(Executing, LockStore, AuditLog, AccessCheck, Protocol):
+class ApplyTarget(Executing, LockStore, AuditLog, AccessCheck, AclStore, Protocol):
     """Everything one apply asks of its cluster (apply/run.py)."""
 
     def reconnected(self) -> ApplyTarget: ...

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from operator import itemgetter
 
+from reconciler.cluster.protocol.acls import ClusterAcls
+
 # DescribeConfigs sources (KIP-226 ConfigSource). Only DYNAMIC_TOPIC_CONFIG is a topic override;
 # every other source is a value the topic inherits.
 TOPIC_OVERRIDE = "DYNAMIC_TOPIC_CONFIG"
@@ -157,6 +159,9 @@ class ClusterState:
     # cluster without topics, a state or snapshot without them), so nobody can tell.
     # planning/cluster_configs.py decides a spec's keys from it.
     topic_config_keys: frozenset[str] | None = None
+    # The cluster's ACL bindings (DescribeAcls), read only when a spec declares access
+    # (docs/access.md); None: not read, and a snapshot does not keep them
+    acls: ClusterAcls | None = None
 
     @property
     def down_brokers(self) -> tuple[int, ...]:

@@ -15,6 +15,7 @@ from enum import Enum
 from typing import Literal
 
 from reconciler.cluster.evidence import TopicEvidence
+from reconciler.cluster.protocol.acls import AclBinding
 from reconciler.diagnostics import Severity
 from reconciler.spec.model import partitions_of, replication_factor_of
 
@@ -172,6 +173,19 @@ def transition(
     return tuple(pairs)
 
 
+AclAction = Literal["grant", "revoke"]
+
+
+@dataclass(frozen=True, slots=True)
+class AclChange:
+    """One ACL binding granted or revoked (docs/access.md): part of the topic entry whose
+    `access:` derives it (a grant) or owns it (a revoke). Apply grants after the topic changes
+    and revokes before any delete."""
+
+    action: AclAction
+    binding: AclBinding
+
+
 # Why a topic changes, relative to a git ref (`plan --changed-since REF`): "change", the spec
 # repository changed it since REF (the pull request under review); "drift", the cluster already
 # differed from specs that REF holds unchanged.
@@ -194,3 +208,5 @@ class TopicChange:
     depends_on: tuple[str, ...] = ()  # the spec's depends_on; orders creates and deletes
     # Only in a plan made with --changed-since; for the reviewer, never read by apply
     cause: Cause | None = None
+    # The topic's ACL grants then revokes (docs/access.md); () without `access:`
+    access: tuple[AclChange, ...] = ()

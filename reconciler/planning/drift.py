@@ -73,15 +73,29 @@ class DriftItem:
 
 
 @dataclass(frozen=True, slots=True)
+class AccessDrift:
+    """An ACL binding that differs (docs/access.md): one a topic's `access:` derives that the
+    cluster lacks (`granted` False), or one the cluster holds on a topic whose `access:` does
+    not derive it (`granted` True). Kept apart from the topic kinds: snapshots hold no ACLs,
+    so the fleet job cannot judge these."""
+
+    topic: str
+    binding: str  # AclBinding.text
+    granted: bool  # the cluster holds it now
+    location: Location | None = None  # the topic's `- name:` line
+
+
+@dataclass(frozen=True, slots=True)
 class DriftReport:
     cluster: str
     based_on: str  # fingerprint of the state read
     items: tuple[DriftItem, ...]  # sorted by topic, then field
     cluster_id: str | None = None  # the id the cluster reported
+    access: tuple[AccessDrift, ...] = ()  # in the plan's order; () without `access:`
 
     @property
     def in_sync(self) -> bool:
-        return not self.items
+        return not self.items and not self.access
 
     @property
     def topics(self) -> tuple[str, ...]:
@@ -105,12 +119,23 @@ def drift(plan: Plan, desired: DesiredState, state: ClusterState) -> DriftReport
     items.extend(_placement(desired, state, plan))
     items.extend(_leftover_throttles(desired, state, plan))
     items.extend(DriftItem(name, "unmanaged", "topic", None, "present") for name in plan.unmanaged)
+    access = tuple(
+        AccessDrift(c.topic, a.binding.text, a.action == "revoke", _where(desired, c.topic))
+        for c in plan.changes
+        for a in c.access
+    )
     return DriftReport(
         cluster=plan.cluster,
         based_on=plan.based_on,
         cluster_id=plan.cluster_id,
         items=tuple(sorted(items, key=_order)),
+        access=access,
     )
+
+
+def _where(desired: DesiredState, topic: str) -> Location | None:
+    spec = desired.topics.get(topic)
+    return spec.location if spec is not None else None
 
 
 def _order(item: DriftItem) -> tuple[str, str, str]:
@@ -208,6 +233,18 @@ def to_json(report: DriftReport) -> dict[str, Any]:
         "in_sync": report.in_sync,
         "summary": {"topics": len(report.topics), **{k: report.count(k) for k in KINDS}},
         "drift": [_item_json(i) for i in report.items],
+        **({"access": [_access_json(a) for a in report.access]} if report.access else {}),
+    }
+
+
+def _access_json(a: AccessDrift) -> dict[str, Any]:
+    return {
+        "topic": a.topic,
+        "binding": a.binding,
+        "spec": "revoked" if a.granted else "granted",
+        "cluster": "granted" if a.granted else "revoked",
+        "file": a.location.file if a.location else None,
+        "line": a.location.line if a.location else None,
     }
 
 

@@ -166,6 +166,20 @@ KINDS: tuple[Kind, ...] = (
         "the consumer groups the plan's evidence names (committed offsets, live members)",
         _COUNTS,
     ),
+    Kind(
+        "acl_revoke",
+        "the clients of a principal losing a right it holds (docs/access.md)",
+        "the binding; for a topic's Read, the groups the principal's Group rules cover that "
+        "read the topic, with their live members",
+        "the binding, `granted` before and `revoked` after",
+    ),
+    Kind(
+        "acl_widen",
+        "who may use a resource: a grant to `User:*`, on the `*` resource or on a prefixed "
+        "pattern reaches principals or topics nobody named",
+        "the binding",
+        "the binding, `revoked` before and `granted` after",
+    ),
     # The one kind of the cluster, not of a topic: approved in reconciler.yaml, never
     # configurable (policy.severity cannot turn off the hazard of turning gates off)
     Kind(
@@ -196,6 +210,7 @@ BY_CODE = {k.code: k for k in KINDS}
     MAX_MESSAGE_BYTES_DECREASE,
     PARTITION_INCREASE_READ,
 ) = HAZARD_CODES[:13]
+ACL_REVOKE, ACL_WIDEN = HAZARD_CODES[13:15]
 
 _RETENTION_KEYS = ("retention.ms", "retention.bytes")
 # Below these a segment holds a handful of records: Kafka rolls one per record or so, each a

@@ -27,9 +27,11 @@ from typing import Any, assert_never
 
 from reconciler import diagnostics
 from reconciler.cluster.evidence import GroupUse, TopicEvidence
+from reconciler.cluster.protocol.acls import AclBinding
 from reconciler.diagnostics import Severity
 from reconciler.planning.changes import (
     CAUSES,
+    AclChange,
     Action,
     AlterTopicConfig,
     Approval,
@@ -181,7 +183,34 @@ def topic_change_json(topic_change: TopicChange) -> Json:
     entry["depends_on"] = list(topic_change.depends_on)
     if topic_change.cause is not None:
         entry["cause"] = topic_change.cause
+    if topic_change.access:  # additive: a plan without access has no such key
+        entry["access"] = [_acl_change(a) for a in topic_change.access]
     return entry
+
+
+def _acl_change(change: AclChange) -> Json:
+    b = change.binding
+    return {
+        "action": change.action,
+        "binding": b.text,
+        "principal": b.principal,
+        "host": b.host,
+        "operation": b.operation,
+        "permission": b.permission,
+        "resource": {"type": b.resource_type, "name": b.resource_name, "pattern": b.pattern_type},
+    }
+
+
+def _read_acl_change(entry: Json) -> AclChange:
+    resource = entry["resource"]
+    action = entry["action"]
+    if action not in ("grant", "revoke"):
+        raise ValueError(f"unknown ACL action {action!r}")
+    binding = AclBinding(
+        resource["type"], resource["name"], resource["pattern"], entry["principal"],
+        entry["operation"], entry["permission"], entry["host"],
+    )  # fmt: skip
+    return AclChange(action, binding)
 
 
 def _change_fields(change: Change) -> Json:
@@ -347,7 +376,10 @@ def _read_topic_change(entry: Json) -> TopicChange:
             changes.append(DeleteTopic(topic, entry["partitions"]["current"], reason, found))
         case _:
             assert_never(action)
-    return TopicChange(topic, action, tuple(changes), hazards, depends_on, _read_cause(entry))
+    access = tuple(_read_acl_change(a) for a in entry.get("access", ()))
+    return TopicChange(
+        topic, action, tuple(changes), hazards, depends_on, _read_cause(entry), access
+    )
 
 
 def _read_cause(entry: Json) -> Cause | None:

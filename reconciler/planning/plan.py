@@ -34,7 +34,7 @@ from reconciler.cluster.evidence import Evidence
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Severity, sort_key
-from reconciler.planning import hazards, leftover_warnings, ownership, targeting
+from reconciler.planning import acl_changes, hazards, leftover_warnings, ownership, targeting
 from reconciler.planning.changes import (
     Action,
     DeleteTopic,
@@ -207,6 +207,8 @@ def make_plan(
     changes, diagnostics, unmanaged = diff(
         desired, state, policy, prune=prune, evidence=evidence, unmanaged_in=chosen
     )
+    # the grants and revokes of the topics' `access:` (only when the cluster's ACLs were read)
+    changes = acl_changes.with_access(changes, desired, state.acls, evidence)
     reviewed, approvals = hazards.review(changes, desired, policy)
     ordered = order(reviewed)
     broker_load, over_limits = check_limits(ordered, state, desired, cluster.limits, policy)

@@ -7,7 +7,7 @@ human reading (`86400000 (1d)`), and end with what to do next.
 from __future__ import annotations
 
 from reconciler.markdown_escape import code, escape
-from reconciler.planning.drift import KINDS, DriftItem, DriftKind, DriftReport
+from reconciler.planning.drift import KINDS, AccessDrift, DriftItem, DriftKind, DriftReport
 from reconciler.printable import printable
 from reconciler.render import common
 from reconciler.wrap import wrap_all
@@ -59,10 +59,16 @@ def headline(report: DriftReport) -> str:
         return f"In sync: cluster '{report.cluster}' matches the specs."
     unmanaged = report.count("unmanaged")
     managed = len(report.topics) - unmanaged
+    access = f", {len(report.access)} ACL binding(s)" if report.access else ""
     return (
         f"Drift on cluster '{report.cluster}': {len(report.items)} difference(s) on {managed} "
-        f"managed topic(s), {unmanaged} unmanaged topic(s)."
+        f"managed topic(s), {unmanaged} unmanaged topic(s){access}."
     )
+
+
+def _access_line(a: AccessDrift) -> str:
+    return (f"ACL held by the cluster, not derived by the spec: {a.binding}" if a.granted
+            else f"ACL the spec derives, missing on the cluster: {a.binding}")  # fmt: skip
 
 
 _NEXT_STEP = (
@@ -96,6 +102,9 @@ def render_drift_text(report: DriftReport, width: int | None = None, verbose: bo
             where = printable(str(item.location)) if item.location else "(no spec)"
             topic = printable(item.topic) if item.topic else "(cluster)"
             lines.append(f"  {where}  {topic}  {printable(_detail(item))}")
+        for a in report.access:
+            where = printable(str(a.location)) if a.location else "(no spec)"
+            lines.append(f"  {where}  {printable(a.topic)}  {printable(_access_line(a))}")
         lines += ["", printable(_command(report)) + _NEXT_STEP + printable(_keep(report)) + _KEEP]
     return "\n".join(wrap_all(lines, width))
 
@@ -115,6 +124,12 @@ def render_drift_markdown(report: DriftReport, max_chars: int = DEFAULT_MAX_CHAR
     head += ["| topic | what | spec | cluster | where |", "| --- | --- | --- | --- | --- |"]
     tail = ["", code(_command(report)) + _NEXT_STEP + code(_keep(report)) + escape(_KEEP)]
     rows = [_row(item) for item in report.items]
+    rows += [
+        f"| {code(a.topic)} | {escape('ACL binding')} | {'' if a.granted else code(a.binding)} "
+        f"| {code(a.binding) if a.granted else ''} | "
+        f"{code(str(a.location)) if a.location else ''} |"
+        for a in report.access
+    ]
     used = sum(len(line) + 1 for line in (*head, *tail))
     shown: list[str] = []
     for index, row in enumerate(rows):

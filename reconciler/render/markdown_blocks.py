@@ -107,6 +107,10 @@ def topic_section(topic_change: TopicChange, collapse: bool) -> list[str]:
         body.extend(_change(change))
     if topic_change.depends_on:
         body += [f"Depends on: {', '.join(code(t) for t in topic_change.depends_on)}", ""]
+    if topic_change.access:
+        body += ["| access | binding |", "|---|---|"]
+        body += [f"| {a.action} | {code(a.binding.text)} |" for a in topic_change.access]
+        body.append("")
     for hazard in topic_change.hazards:
         status = common.hazard_status(hazard)
         body += [f"> **Hazard** {code(hazard.code)} ({status}): {escape(hazard.message)}", ""]

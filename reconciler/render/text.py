@@ -140,6 +140,9 @@ def _topic(plan: Plan, topic_change: TopicChange, paint: _Painter) -> list[str]:
         lines.extend(_change(change, paint))
     if topic_change.depends_on:
         lines.append(f"{_INDENT}depends_on: {', '.join(map(printable, topic_change.depends_on))}")
+    for acl in topic_change.access:
+        sign = "+" if acl.action == "grant" else "-"
+        lines.append(f"{_INDENT}{sign} {acl.action} {printable(acl.binding.text)}")
     for hazard in topic_change.hazards:
         marker = paint.style(f"! hazard {printable(hazard.code)}", fg="magenta", bold=True)
         message = printable(hazard.message)

@@ -15,6 +15,7 @@ from typing import Any
 
 from reconciler import topic_ids
 from reconciler.diagnostics import Location
+from reconciler.spec.access import TopicAccess
 
 
 class Presence(Enum):
@@ -42,6 +43,8 @@ HAZARD_CODES = (
     "segment_per_record",
     "max_message_bytes_decrease",
     "partition_increase_read",
+    "acl_revoke",
+    "acl_widen",
 )
 # The kinds whose approval names the topic alone (its id): a delete (in_use and system_topic
 # are a delete's hazards) has one transition, from existing to gone. Every other kind's
@@ -136,6 +139,8 @@ class TopicSpec:
     clusters: tuple[str, ...] | None = None  # None: every cluster
     acknowledge: tuple[Acknowledgment, ...] = ()  # the approvals of the reviewed change
     description: str | None = None  # free text for people; never sent to Kafka
+    # Who may produce and consume (docs/access.md); None: the topic's ACLs are not managed
+    access: TopicAccess | None = None
 
     @property
     def config_map(self) -> dict[str, str]:

@@ -24,6 +24,7 @@ import re
 from typing import Any
 
 from reconciler.spec import catalog, vendors
+from reconciler.spec.access_schema import access_field
 from reconciler.spec.catalog import ConfigDef, ConfigType
 from reconciler.spec.kafka_rules import MAX_PARTITIONS, MAX_REPLICATION_FACTOR
 from reconciler.spec.model import HAZARD_CODES
@@ -276,6 +277,7 @@ def _topic_fields() -> dict[str, Schema]:
             "description": "Free text for people: what the topic carries and who reads it.",
             "type": "string",
         },
+        "access": access_field(),
         "acknowledge": {
             "description": "Approvals of this reviewed change, each naming the one transition "
             "it approves: write the plan's `approve_with` for the hazard, e.g. {delete: "

@@ -25,6 +25,7 @@ from typing import Any
 
 from reconciler.diagnostics import Diagnostic, Location, did_you_mean
 from reconciler.spec import kafka_rules, r_codes, schema
+from reconciler.spec.access import TopicAccess, read_access
 from reconciler.spec.configs import ConfigEntry, read_config
 from reconciler.spec.cross_file import Declared
 from reconciler.spec.model import HAZARD_CODES, Acknowledgment, Presence, TopicSpec
@@ -42,6 +43,7 @@ _TOMBSTONE_IGNORED = (
     "config",
     "assignments",
     "depends_on",
+    "access",
 )
 
 CountRule = Callable[[int, Location, str | None], list[Diagnostic]]
@@ -127,6 +129,10 @@ def read_topic_file(
             found += problems
     if known_clusters is not None:
         found += _unknown_clusters(doc, ("defaults",), defaults, known_clusters)
+    defaults_access, problems = read_access(
+        doc, ("defaults", "access"), defaults.get("access"), None
+    )
+    found += problems
     if "acknowledge" in defaults:
         found.append(
             r_codes.ACKNOWLEDGE_IN_DEFAULTS(
@@ -141,7 +147,7 @@ def read_topic_file(
     for index, raw in enumerate(raw_topics if isinstance(raw_topics, list) else []):
         if isinstance(raw, dict):
             topic, problems = _read_topic(
-                doc, index, raw, defaults, defaults_config, known_clusters
+                doc, index, raw, defaults, (defaults_config, defaults_access), known_clusters
             )
             found += problems
             if topic is not None:
@@ -154,9 +160,10 @@ def _read_topic(
     index: int,
     raw: dict[str, Any],
     defaults: dict[str, Any],
-    defaults_config: Mapping[str, ConfigEntry],
+    inherited: tuple[Mapping[str, ConfigEntry], TopicAccess | None],
     known_clusters: Collection[str] | None,
 ) -> tuple[Topic | None, list[Diagnostic]]:
+    defaults_config, defaults_access = inherited
     here: JsonPath = ("topics", index)
     at = doc.value_at(here)
     name = raw.get("name") if isinstance(raw.get("name"), str) and raw.get("name") else None
@@ -180,8 +187,15 @@ def _read_topic(
     config = {} if absent else {**defaults_config, **own_config}
     effective_rf = rf if rf is not None else (len(assignments[0]) if assignments else None)
     found += _min_insync(config, own_config, effective_rf, at, label)
+    # A topic's own `access:` replaces the defaults' as a whole: a grant is removed by
+    # editing one topic (docs/access.md)
+    access, problems = read_access(doc, (*here, "access"), raw.get("access"), label)
+    found += problems
+    if "access" not in raw:
+        access = defaults_access
     if absent:
         found += _tombstone(doc, fields, label)
+        access = None
     if known_clusters is not None and "clusters" in raw:
         found += _unknown_clusters(doc, here, raw, known_clusters)
     if name is None:
@@ -203,6 +217,7 @@ def _read_topic(
         clusters=_cluster_names(fields.get("clusters")),
         acknowledge=_acknowledgments(doc, fields.get("acknowledge")),
         description=fields.text("description"),
+        access=access,
     )
     return Topic(spec, Declared(name, at, tuple(depends_on), absent)), found
 

@@ -59,7 +59,7 @@ def apply(
     specs = context.specs(cluster)
     _same_specs(context, cluster, saved)
 
-    with connect(specs.cluster) as kafka:
+    with connect(specs.cluster, specs.desired) as kafka:
 
         def since_saved(partitions: Mapping[str, int], _deletes: bool) -> Evidence:
             """The evidence now, each topic's writes counted since the saved plan read its

@@ -13,7 +13,7 @@ from reconciler.cluster.snapshot import load_snapshot
 from reconciler.cluster.state import ClusterState
 from reconciler.errors import ConfigError
 from reconciler.printable import printable
-from reconciler.spec.model import ClusterConfig
+from reconciler.spec.model import ClusterConfig, DesiredState
 from reconciler.spec.repo_config import load_repo_config, select_cluster
 from reconciler.spec.settings_scope import Settings
 
@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from reconciler.planning.plan import MadeBy
 
 
-def connection(cluster: ClusterConfig) -> adapter.Connection:
+def connection(cluster: ClusterConfig, read_acls: bool = False) -> adapter.Connection:
+    """`read_acls`: its state includes the ACLs (a spec declaring access: docs/access.md)."""
     from reconciler.cluster import adapter, wait_limit
 
     # A load for another command's cluster leaves this one's settings unread and empty
@@ -36,6 +37,7 @@ def connection(cluster: ClusterConfig) -> adapter.Connection:
         cluster.client,
         wait_limit.seconds(),
         cluster_id=cluster.cluster_id,
+        read_acls=read_acls,
     )
 
 
@@ -58,20 +60,27 @@ def made_by(clients: bool = False) -> MadeBy:
     return MadeBy(__version__, tuple((name, version(name)) for name in names))
 
 
-def connect(cluster: ClusterConfig) -> adapter.Cluster:
-    """A client of `cluster` (a context manager: `with connect(c) as kafka:`)."""
+def connect(
+    cluster: ClusterConfig, desired: DesiredState | None = None, acls: bool = False
+) -> adapter.Cluster:
+    """A client of `cluster` (a context manager: `with connect(c) as kafka:`) whose state
+    reads include the ACLs when `acls`, or when the `desired` state declares access."""
     from reconciler.cluster import adapter
+    from reconciler.planning.acl_derivation import declares_access
 
-    return adapter.Cluster(connection(cluster))
+    acls = acls or (desired is not None and declares_access(desired.topics.values()))
+    return adapter.Cluster(connection(cluster, acls))
 
 
-def read_state(cluster: ClusterConfig, snapshot: Path | None = None) -> ClusterState:
+def read_state(
+    cluster: ClusterConfig, snapshot: Path | None = None, acls: bool = False
+) -> ClusterState:
     """The cluster's state: from the snapshot file if given, else live in batched round trips,
     with what other applies left there (a held lock, recorded throttles: apply.leftovers)."""
     if snapshot is None:
         from reconciler.apply import leftovers
 
-        with connect(cluster) as kafka:
+        with connect(cluster, acls=acls) as kafka:
             return leftovers.observe(kafka, kafka.read_state())
     name, state = load_snapshot(snapshot)
     if name != cluster.name:

@@ -29,6 +29,7 @@ def import_topics(
     exclude: str | None = None,
     *,
     keep_assignments: bool = False,
+    access: bool = False,
 ) -> ImportRun:
     """Write spec files for the cluster's topics that no spec names yet, then plan over them.
 
@@ -66,7 +67,7 @@ def import_topics(
             f"pass --out {where} or a folder under it whose name does not start with '.'"
         )
     writable.check_dir(out if out is not None else config.topics_dir, "--out")  # before reading
-    state = read_state(chosen)
+    state = read_state(chosen, acls=access)  # --access: with the ACLs (DescribeAcls)
     pinned = unpinned = None
     if chosen.cluster_id is None and state.cluster_id is not None:
         from reconciler.spec.pin_cluster import pin_cluster_id
@@ -87,7 +88,9 @@ def import_topics(
     schema = config.root / "schemas" / "topics.schema.json"
     files = import_cluster.layout(
         [
-            import_cluster.imported_topic(t, state, keep_assignments=keep_assignments)
+            import_cluster.imported_topic(
+                t, state, keep_assignments=keep_assignments, access=access
+            )
             for t in topics
         ],
         out_dir,

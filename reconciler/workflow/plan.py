@@ -16,8 +16,15 @@ from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Severity
 from reconciler.errors import ConfigError
 from reconciler.git_repo import head_commit
+from reconciler.planning.acl_changes import revoked_reads
+from reconciler.planning.acl_derivation import declares_access
 from reconciler.planning.changes import Action
-from reconciler.planning.p_codes import IN_USE_NOT_READ, KAFKA_REFUSED, KAFKA_UNCHECKED
+from reconciler.planning.p_codes import (
+    ACCESS_NOT_READ,
+    IN_USE_NOT_READ,
+    KAFKA_REFUSED,
+    KAFKA_UNCHECKED,
+)
 from reconciler.planning.plan import (
     Plan,
     PlanSource,
@@ -75,7 +82,7 @@ def plan(
     else:  # one connection: the state, the in-use evidence and the creates' visibility
         from reconciler.apply import leftovers
 
-        with connect(specs.cluster) as kafka:
+        with connect(specs.cluster, specs.desired) as kafka:
             state = leftovers.observe(kafka, kafka.read_state())
             # the deletes' log end offsets are watched for SAMPLE_MS: a write there is in use;
             # read once, the scoped plan below reuses it (its topics are among these)
@@ -100,6 +107,11 @@ def plan(
         )
         if deleted := deleted_partitions(offline):
             offline = _with(offline, evidence_not_read(len(deleted)))
+        if declares_access(specs.desired.topics.values()):
+            offline = _with(offline, ACCESS_NOT_READ(
+                "the specs declare access, but the plan is made from a snapshot, which holds "
+                "no ACLs: no grant or revoke is shown; apply reads the ACLs live and plans them"
+            ))  # fmt: skip
         return offline
 
     if read is None:
@@ -265,7 +277,10 @@ def planned(
                          targets=targets, evidence=evidence, scoped=scoped)  # fmt: skip
 
     first = made(None)
-    wanted = evidence_topics(first)
+    # and the topics whose Read it revokes: the evidence names the groups that lose it
+    revoked = {t: len(state.topics[t].partitions) for t in revoked_reads(first.changes)
+               if t in state.topics}  # fmt: skip
+    wanted = {**revoked, **evidence_topics(first)}
     if not wanted:
         return first
     return made(read_evidence(wanted, bool(deleted_partitions(first))))

@@ -27,6 +27,7 @@ from kafka.errors import KafkaProtocolError  # type: ignore[attr-defined]  # not
 from reconciler.cli.main import _invoked, _repos, _run
 from reconciler.cluster.adapter import Cluster, Connection, boundary, evidence, records
 from reconciler.cluster.adapter.connect import steer_controller
+from reconciler.cluster.protocol.acls import AclBinding
 from reconciler.cluster.protocol.requests import ConfigUpdate, NewTopicRequest, PartitionsRequest
 from reconciler.cluster.protocol.throttles import Moves
 from reconciler.errors import ClusterError
@@ -122,6 +123,19 @@ def _logs(cluster: Cluster, world: World) -> None:
     cluster._logs()
 
 
+def _acl_writes(cluster: Cluster, world: World) -> None:
+    """A grant and a revoke on kafka1, which runs no authorizer: Kafka answers each binding
+    SECURITY_DISABLED, the sentence access.md gives (nothing is changed)."""
+    binding = AclBinding("topic", world.keep, "literal", "User:nobody", "Read")
+    for write in (cluster.create_acls, cluster.delete_acls):
+        try:
+            write([binding])
+        except boundary.LibraryFailed:
+            raise  # an armed fault: the sentence the test judges
+        except ClusterError as exc:
+            assert "has no authorizer" in str(exc), exc
+
+
 def _untouched_throttle(world: World) -> None:
     with Cluster(world.connection) as cluster:
         cluster.remove_throttle(10_000_000, [1], [(world.keep, ["0:1"], ["0:1"])])
@@ -162,6 +176,8 @@ DRIVERS: list[tuple[str, Callable[[World], None], bool, Callable[[World], None] 
         False,
         None,
     ),
+    ("ACLs", _adapter(lambda c, w: c.acls()), False, None),
+    ("ACL writes", _adapter(_acl_writes), False, None),
     ("validate_only", _adapter(_validate_only), False, None),
     ("delete an absent topic", _adapter(lambda c, w: c.delete_topics([w.absent])), False, None),
     (

@@ -28,6 +28,7 @@ from types import TracebackType
 
 from reconciler import topic_ids
 from reconciler.cluster.evidence import Evidence, TopicEvidence
+from reconciler.cluster.protocol.acls import AclBinding, ClusterAcls
 from reconciler.cluster.protocol.address import Address
 from reconciler.cluster.protocol.answers import ClusterDescription, Record
 from reconciler.cluster.protocol.authorized import Authorized
@@ -126,6 +127,9 @@ class FakeKafka:
     refused: dict[str, Failure] = field(default_factory=dict)
     sent: list[str] = field(default_factory=list)  # each operation called, in order
     created: list[str] = field(default_factory=list)  # topics created (validate_only: not)
+    # The ACL bindings (an authorizer on); brokers before Kafka 2.8 need IdempotentWrite
+    acls: set[AclBinding] = field(default_factory=set)
+    before_2_8: bool = False
 
     def add(self, *topics: TopicState) -> FakeKafka:
         """These topics as a cluster shows them: their replicas and overrides."""
@@ -584,6 +588,27 @@ class FakeCluster:
                 f"could not write to topic {name} of cluster '{self.name}': it does not exist"
             )
         topic.records.append(Record(len(topic.records), int(time.time() * 1000), value))
+
+    # --- AclStore --------------------------------------------------------------------------------
+
+    def acls(self) -> ClusterAcls:
+        """Every binding, sorted, as one DescribeAcls answers."""
+        self.kafka._called("acls")
+        return ClusterAcls(tuple(sorted(self.kafka.acls)), self.kafka.before_2_8)
+
+    def create_acls(self, bindings: Sequence[AclBinding]) -> dict[AclBinding, Failure | None]:
+        """Kafka creates a binding that exists already without complaint."""
+        self.kafka._called("create_acls")
+        self.kafka.acls.update(bindings)
+        self.kafka._answered("create_acls")
+        return dict.fromkeys(bindings)
+
+    def delete_acls(self, bindings: Sequence[AclBinding]) -> dict[AclBinding, Failure | None]:
+        """An exact filter matching nothing deletes nothing, and is no error."""
+        self.kafka._called("delete_acls")
+        self.kafka.acls.difference_update(bindings)
+        self.kafka._answered("delete_acls")
+        return dict.fromkeys(bindings)
 
     # --- AccessCheck, EvidenceReader -------------------------------------------------------------
 

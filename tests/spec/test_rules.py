@@ -103,4 +103,4 @@ def test_codes_are_unique_and_numbered_by_family() -> None:
     codes = [r.code for r in r_codes.RULES]
     assert len(codes) == len(set(codes))
     assert len({r.name for r in r_codes.RULES}) == len(codes)
-    assert all(c[0] == "R" and c[1] in "01234567" and len(c) == 4 for c in codes)
+    assert all(c[0] == "R" and c[1] in "012345678" and len(c) == 4 for c in codes)

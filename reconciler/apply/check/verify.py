@@ -148,10 +148,15 @@ def _remaining(change: TopicChange, state: ClusterState) -> _Left | None:
                 steps.append(dataclasses.replace(step, entries=pending_entries(step, topic)))
                 continue
         steps.append(step)
-    if not steps:
+    # ACL grants the cluster shows and revokes it no longer holds are done, as steps are
+    have = set(state.acls.bindings) if state.acls is not None else None
+    access = tuple(
+        a for a in change.access if have is None or (a.binding in have) == (a.action == "revoke")
+    )
+    if not steps and not access:
         return None
-    untouched = tuple(steps) == change.changes
-    return _Left(dataclasses.replace(change, changes=tuple(steps)), untouched)
+    untouched = tuple(steps) == change.changes and access == change.access
+    return _Left(dataclasses.replace(change, changes=tuple(steps), access=access), untouched)
 
 
 def _in_use(saved: Plan, remaining: list[TopicChange], derived: Plan) -> None:

@@ -16,6 +16,7 @@ clients that avoid the brokers that do not answer, and a read that still fails n
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 import time
 import weakref
@@ -27,6 +28,7 @@ from confluent_kafka.admin import AdminClient
 
 from reconciler import gcpause
 from reconciler.cluster.adapter import (
+    acls,
     audit_topic,
     authorization,
     boundary,
@@ -50,6 +52,7 @@ from reconciler.cluster.adapter.connect import (
 )
 from reconciler.cluster.adapter.describe import describe
 from reconciler.cluster.evidence import Evidence
+from reconciler.cluster.protocol.acls import AclBinding, ClusterAcls
 from reconciler.cluster.protocol.answers import ClusterDescription, Record
 from reconciler.cluster.protocol.authorized import Authorized
 from reconciler.cluster.protocol.failures import Failure
@@ -278,7 +281,14 @@ class Cluster:
             lambda n, t: read.topics_and_defaults(self.connection, self._admin(), names, ids, n, t)
         )
         reassignments, fenced = moving.result()
-        return read.state_of(description, topics, defaults, reassignments, fenced)
+        state = read.state_of(description, topics, defaults, reassignments, fenced)
+        if self.connection.read_acls:
+            # Kafka 4 answers DescribeAcls without an authorizer with no bindings rather than
+            # SECURITY_DISABLED: the broker's own authorizer.class.name, empty, says so
+            if state.broker_defaults.get(acls.AUTHORIZER_KEY) == "":
+                raise acls.no_authorizer(self.connection)
+            return dataclasses.replace(state, acls=self.acls())
+        return state
 
     def evidence(self, partitions: Mapping[str, int], sample_ms: int = 0) -> Evidence:
         """Whether these topics (name -> partition count) are still read or written, in a
@@ -290,6 +300,19 @@ class Cluster:
         return evidence.read(
             self.connection, self._admin(), self._reassigning(), partitions, sample_ms
         )
+
+    def acls(self) -> ClusterAcls:
+        """Every ACL binding of the cluster: one DescribeAcls (acls.py), read only when a spec
+        declares access."""
+        return self._reading(lambda _, t: acls.describe_acls(self.connection, self._admin(), t))
+
+    def create_acls(self, bindings: Sequence[AclBinding]) -> dict[AclBinding, Failure | None]:
+        """Grant `bindings`: one CreateAcls."""
+        return acls.create_acls(self.connection, self._admin(), bindings, self.connection.seconds)
+
+    def delete_acls(self, bindings: Sequence[AclBinding]) -> dict[AclBinding, Failure | None]:
+        """Revoke exactly `bindings`: one DeleteAcls, an exact filter each."""
+        return acls.delete_acls(self.connection, self._admin(), bindings, self.connection.seconds)
 
     def authorized(self, topics: Collection[str]) -> Authorized:
         """What this principal may do on the cluster and on these topics (apply's pre-flight)."""

@@ -59,6 +59,9 @@ class Connection:
     client: tuple[tuple[str, str], ...] = ()  # librdkafka properties (may hold secrets)
     timeout: float | None = None  # seconds per request; None: request.timeout.ms or 30 s
     cluster_id: str | None = None  # the pinned id (reconciler.yaml): any other is refused first
+    # read_state reads the ACLs too (DescribeAcls): only for a spec that declares access, so a
+    # cluster without an authorizer, or a principal without Describe on it, plans as before
+    read_acls: bool = False
     # This connection's refused logins, as its clients report them (state, not part of the
     # value: equal connections made apart keep their own)
     watch: Watch = field(default_factory=Watch, init=False, compare=False, repr=False)

@@ -139,6 +139,8 @@ _NEEDS: tuple[tuple[re.Pattern[str], str, bool], ...] = (
     (re.compile(r"^describe$"), "Describe", False),
     (re.compile(r"^throttle the topics of"), "AlterConfigs", True),
     (re.compile(r"^set the throttle rate of broker"), "AlterConfigs", False),
+    (re.compile(r"^describe the ACLs of"), "Describe", False),
+    (re.compile(r"^(grant|revoke) ACLs on"), "Alter", False),
 )
 # Kafka's own message (kafka-python passes it on) may name the operation
 _KAFKA_SAYS = re.compile(r"needs (?P<op>[A-Z_]+) permission")

@@ -17,6 +17,8 @@ request. The operation each request needs (Kafka's "Operations and Resources on 
     ListGroups                      Describe         Cluster (else only the groups it may Describe)
     DescribeGroups, OffsetFetch     Describe         Group (the in-use evidence of a delete)
     AlterPartitionReassignments     Alter            Cluster
+    DescribeAcls                    Describe         Cluster (a spec declaring access)
+    CreateAcls, DeleteAcls          Alter            Cluster (grants and revokes)
 
 Kafka implies Describe from Read, Write, Delete and Alter, and DescribeConfigs from
 AlterConfigs. The cluster's answer (which operations the principal holds) is asked by the adapter

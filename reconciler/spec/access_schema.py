@@ -1,0 +1,97 @@
+"""The JSON Schema of a topic's `access:` (docs/access.md), for spec/schema_gen.py.
+
+Shapes only: a principal's `Type:name` form, one entry per principal and a transactional
+producer being idempotent are the R8xx rules of spec/access.py, with their own sentences.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Schema = dict[str, Any]
+
+_PRINCIPAL: Schema = {
+    "description": "Kafka's principal, `Type:name`, as the brokers' principal builder makes it: "
+    "`User:NAME` for a SASL or OAuth login, `User:CN=...` for mutual TLS; `User:*` is every "
+    "principal.",
+    "type": "string",
+    "minLength": 1,
+    "examples": ["User:billing"],
+}
+
+
+def _names(what: str, example: str) -> Schema:
+    return {
+        "description": what,
+        "type": "array",
+        "items": {"type": "string", "minLength": 1},
+        "uniqueItems": True,
+        "examples": [[example]],
+    }
+
+
+def access_field() -> Schema:
+    """The schema of `access:` (a topic's, or a file's `defaults:`)."""
+    producer: Schema = {
+        "description": "A principal that writes the topic: Write on it, and what its kind of "
+        "producer needs besides (docs/access.md).",
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["principal"],
+        "properties": {
+            "principal": _PRINCIPAL,
+            "idempotent": {
+                "description": "True (default: Java producers are idempotent since Kafka 3.0): "
+                "brokers before Kafka 2.8 also need IdempotentWrite on the cluster.",
+                "type": "boolean",
+                "default": True,
+            },
+            "transactional_ids": _names(
+                "The transactional ids it uses (Write on each TransactionalId).", "orders-tx-1"
+            ),
+            "transactional_id_prefixes": _names(
+                "Prefixes of the transactional ids it uses (a PREFIXED TransactionalId pattern).",
+                "orders-tx-",
+            ),
+        },
+    }
+    consumer: Schema = {
+        "description": "A principal that reads the topic: Read on it, and Read on each group "
+        "it consumes in (none: it assigns partitions itself and commits no offsets).",
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["principal"],
+        "properties": {
+            "principal": _PRINCIPAL,
+            "groups": _names("The consumer groups it reads in (Read on each Group).", "billing"),
+            "group_prefixes": _names(
+                "Prefixes of its consumer groups (a PREFIXED Group pattern).", "billing-"
+            ),
+        },
+    }
+    return {
+        "description": "Who may produce to and consume from this topic; reconciler derives "
+        "the ACLs (docs/access.md). Present, even empty, means every literal ACL on the topic "
+        "is managed: one the spec does not derive is revoked. A topic's own access replaces "
+        "the defaults' as a whole.",
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "producers": {
+                "description": "The principals that write the topic.",
+                "type": "array",
+                "items": producer,
+            },
+            "consumers": {
+                "description": "The principals that read the topic.",
+                "type": "array",
+                "items": consumer,
+            },
+        },
+        "examples": [
+            {
+                "producers": [{"principal": "User:orders-api"}],
+                "consumers": [{"principal": "User:billing", "groups": ["billing"]}],
+            }
+        ],
+    }

@@ -1,0 +1,227 @@
+"""Access as code on a real broker with the authorizer on (`local up --security sasl_scram`):
+a topic's `access:` applied, then its principals produce and consume as themselves; the
+consumer's grant removed plans an acl_revoke naming its live group, and once approved the
+consumer is refused; an out-of-band grant on the topic is drift (docs/access.md).
+
+reconciler runs as the cluster's super user (its password through ${KPASS}); the producer and
+the consumer are SCRAM users of their own, with no ACL but what the spec derives.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
+from confluent_kafka.admin import (
+    AclBinding,
+    AclOperation,
+    AclPermissionType,
+    AdminClient,
+    ResourcePatternType,
+    ResourceType,
+)
+
+from reconciler.local.distribution import Distribution, ensure_distribution
+from reconciler.local.state import LocalCluster
+from tests.compat.conftest import NEWEST
+from tests.security.conftest import (
+    Principal,
+    Transcript,
+    admin_of,
+    create_acls,
+    make_user,
+    start_secured,
+    write_repo,
+)
+
+pytestmark = pytest.mark.kafka
+
+CLIENT = {
+    "security.protocol": "SASL_PLAINTEXT",
+    "sasl.mechanism": "SCRAM-SHA-512",
+    "sasl.username": "${KUSER}",
+    "sasl.password": "${KPASS}",
+}
+
+
+# The pinned release and the newest supported one. The oldest (2.4.1) cannot run here: `local
+# up --security` needs KRaft (Kafka 3.9+), and 2.4 to 3.8 run in ZooKeeper mode, PLAINTEXT only
+VERSIONS = ("pinned", NEWEST)
+
+
+@pytest.fixture(scope="module", params=VERSIONS)
+def sasl(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    kafka_dist: Distribution,
+) -> Iterator[LocalCluster]:
+    """`local up --security sasl_scram` of each release: the authorizer on, SCRAM logins."""
+    version = str(request.param)
+    dist = kafka_dist if version == "pinned" else ensure_distribution(version=version)
+    yield from start_secured(request, tmp_path_factory, dist, "sasl_scram")
+
+
+@pytest.fixture(scope="module")
+def admin(sasl: LocalCluster) -> AdminClient:
+    return admin_of(sasl)
+
+
+@pytest.fixture(scope="module")
+def super_env(sasl: LocalCluster) -> dict[str, str]:
+    config = sasl.client_config()
+    return {"KUSER": config["sasl.username"], "KPASS": config["sasl.password"]}
+
+
+def _login(sasl: LocalCluster, who: Principal) -> dict[str, Any]:
+    return {
+        "bootstrap.servers": sasl.bootstrap,
+        "security.protocol": "SASL_PLAINTEXT",
+        "sasl.mechanism": "SCRAM-SHA-512",
+        "sasl.username": who.user,
+        "sasl.password": who.password,
+    }
+
+
+def _produce(sasl: LocalCluster, who: Principal, topic: str) -> None:
+    """One record as `who`, with the Java clients' default since 3.0: idempotence on."""
+    producer = Producer({**_login(sasl, who), "enable.idempotence": True})
+    failed: list[KafkaError] = []
+    producer.produce(topic, b"v", on_delivery=lambda err, _msg: failed.extend([err] if err else []))
+    assert producer.flush(30) == 0
+    assert not failed, failed
+
+
+class _Reader:
+    """A consumer of `group` that stays a live member while the test plans."""
+
+    def __init__(self, sasl: LocalCluster, who: Principal, group: str, topic: str) -> None:
+        self.consumer = Consumer({**_login(sasl, who), "group.id": group,
+                                  "auto.offset.reset": "earliest"})  # fmt: skip
+        self.consumer.subscribe([topic])
+
+    def record(self, seconds: float = 30) -> bytes | None:
+        """The first record, or None; a refusal raises."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            msg = self.consumer.poll(0.5)
+            if msg is None:
+                continue
+            if msg.error():
+                raise KafkaException(msg.error())
+            self.consumer.commit(message=msg, asynchronous=False)
+            return msg.value()
+        return None
+
+    def close(self) -> None:
+        self.consumer.close()
+
+
+@pytest.fixture
+def prefix(request: pytest.FixtureRequest) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", request.node.name.lower()).strip("-")[:30]
+    return f"a.{slug}.{uuid.uuid4().hex[:6]}."
+
+
+@pytest.fixture
+def readers() -> Iterator[list[_Reader]]:
+    made: list[_Reader] = []
+    yield made
+    for reader in made:
+        reader.close()
+
+
+def _spec(repo: Path, topics: list[dict[str, Any]]) -> None:
+    (repo / "topics" / "main.yaml").write_text(yaml.safe_dump({"topics": topics}, sort_keys=False))
+
+
+def test_access_applied_then_revoked_with_its_hazard_then_drift(
+    sasl: LocalCluster,
+    admin: AdminClient,
+    super_env: dict[str, str],
+    transcript: Transcript,
+    prefix: str,
+    tmp_path: Path,
+    readers: list[_Reader],
+) -> None:
+    transcript.dirs.append(tmp_path)
+    writer = make_user(admin, f"w-{uuid.uuid4().hex[:8]}")
+    reader = make_user(admin, f"r-{uuid.uuid4().hex[:8]}")
+    topic, group = f"{prefix}orders", f"{prefix}billing"
+    producers = [{"principal": f"User:{writer.user}"}]
+    consumer = {"principal": f"User:{reader.user}", "groups": [group]}
+    topics = [{"name": topic, "partitions": 1, "replication_factor": 1,
+               "access": {"producers": producers, "consumers": [consumer]}}]  # fmt: skip
+    repo = write_repo(tmp_path, sasl.bootstrap, prefix, CLIENT, topics)
+
+    # apply: the topic, then its grants; the principals produce and consume as themselves
+    applied = transcript.run(repo, "apply", "-c", "sec", "--auto-approve", env=super_env)
+    assert applied.code == 0, applied.stderr
+    assert f"+ grant User:{reader.user} ALLOW Read Group:{group} (literal) from *" in (
+        applied.stdout
+    )
+    _produce(sasl, writer, topic)
+    readers.append(_Reader(sasl, reader, group, topic))
+    assert readers[0].record() == b"v"
+    again = transcript.run(repo, "plan", "-c", "sec", env=super_env)
+    assert again.code == 0 and "No changes" in again.stdout, again.stdout
+
+    # the consumer's grant removed: a hazard naming its live group, apply refuses it
+    topics[0]["access"] = {"producers": producers}
+    _spec(repo, topics)
+    planned = transcript.run(repo, "plan", "-c", "sec", "--format", "json", env=super_env)
+    assert planned.code == 1, planned.stderr  # not applyable: the hazard is not approved
+    (entry,) = json.loads(planned.stdout)["changes"]
+    assert [(a["action"], a["operation"]) for a in entry["access"]] == [("revoke", "Read")]
+    (hazard,) = entry["hazards"]
+    assert hazard["code"] == "acl_revoke" and not hazard["acknowledged"]
+    assert f"{group} (Stable, 1 live member(s))" in hazard["message"], hazard["message"]
+    refused = transcript.run(repo, "apply", "-c", "sec", "--auto-approve", env=super_env)
+    assert refused.code != 0
+
+    # approved as that one transition: applied, and the consumer is refused
+    topics[0]["acknowledge"] = [hazard["approve_with"]]
+    _spec(repo, topics)
+    applied = transcript.run(repo, "apply", "-c", "sec", "--auto-approve", env=super_env)
+    assert applied.code == 0, applied.stderr
+    readers[0].close()
+    readers.clear()
+    _produce(sasl, writer, topic)  # the producer keeps its grant
+    readers.append(_Reader(sasl, reader, group, topic))
+    with pytest.raises(KafkaException) as refusal:
+        readers[0].record()
+    assert refusal.value.args[0].code() == KafkaError.TOPIC_AUTHORIZATION_FAILED
+
+    # an out-of-band grant on the topic is drift; one on another topic is not
+    intern = f"intern-{uuid.uuid4().hex[:6]}"
+    create_acls(admin, intern, [
+        AclBinding(ResourceType.TOPIC, topic, ResourcePatternType.LITERAL, f"User:{intern}",
+                   "*", AclOperation.READ, AclPermissionType.ALLOW),
+        AclBinding(ResourceType.TOPIC, f"{prefix}other", ResourcePatternType.LITERAL,
+                   f"User:{intern}", "*", AclOperation.READ, AclPermissionType.ALLOW),
+    ])  # fmt: skip
+    drift = transcript.run(repo, "drift", "-c", "sec", env=super_env)
+    assert drift.code == 2, drift.stdout + drift.stderr
+    assert f"User:{intern} ALLOW Read Topic:{topic} (literal)" in drift.stdout
+    assert f"Topic:{prefix}other" not in drift.stdout
+
+    # import --access writes what the cluster has: planned again, nothing changes
+    fresh = write_repo(tmp_path / "imported", sasl.bootstrap, prefix, CLIENT, [])
+    (fresh / "topics" / "main.yaml").unlink()
+    imported = transcript.run(fresh, "import", "-c", "sec", "--access", env=super_env)
+    assert imported.code == 0, imported.stdout + imported.stderr
+    written = yaml.safe_load(next((fresh / "topics").glob("*.yaml")).read_text())
+    (spec,) = written["topics"]
+    assert spec["access"] == {
+        "producers": [{"principal": f"User:{writer.user}"}],
+        "consumers": [{"principal": f"User:{intern}"}],
+    }
+    replanned = transcript.run(fresh, "plan", "-c", "sec", env=super_env)
+    assert replanned.code == 0 and "No changes" in replanned.stdout, replanned.stdout
