@@ -99,3 +99,42 @@ def test_a_clusters_close_frees_its_client_on_the_closing_thread(cycle: bool) ->
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr
+
+
+@pytest.mark.parametrize("cycle", [False, True])
+def test_a_close_while_an_exception_holds_the_client_leaves_it_for_later(cycle: bool) -> None:
+    """A Cluster left by an exception whose frames hold its admin client: no collection then
+    (none could free it); once the exception is dropped the client is freed on this thread,
+    by reference counting, or, held by a cycle, by the next Cluster's close."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(f"""
+            import gc, threading, weakref
+            from reconciler import gcpause
+            from reconciler.cluster.adapter import Cluster, Connection
+            freed_on, collections = [], []
+            gc.callbacks.append(lambda phase, info: phase == "start" and collections.append(info))
+            def fail(cluster):
+                admin = cluster._admin()
+                weakref.finalize(admin, lambda: freed_on.append(threading.get_ident()))
+                if {cycle}:
+                    holder = {{"admin": admin}}
+                    holder["self"] = holder
+                raise RuntimeError("a failed call")
+            try:
+                with Cluster(Connection("t", "127.0.0.1:1")) as cluster:
+                    fail(cluster)
+            except RuntimeError:
+                assert collections == [], collections
+            if {cycle}:
+                assert freed_on == [] and gcpause.pending()
+                Cluster(Connection("t", "127.0.0.1:1")).close()
+                assert collections, "the next close collected nothing"
+            else:
+                assert collections == []
+            assert freed_on == [threading.get_ident()], freed_on
+            assert gc.isenabled() and gcpause.live_clients() == 0 and not gcpause.pending()
+            print("ok")
+        """)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr

@@ -11,3 +11,6 @@ from __future__ import annotations
 from reconciler.cluster import wait_limit
 
 UNREACHABLE_MS = int(wait_limit.SHORTEST * 1000)
+
+# The same for a command given no reconciler.yaml to read it from (`init`): the global option
+SHORTEST_WAIT = ("--timeout", f"{wait_limit.SHORTEST:g}")

@@ -128,15 +128,21 @@ def init_client(root: Path, cluster: str) -> tuple[tuple[str, str], ...]:
     return chosen.client
 
 
+# How long init waits for a cluster when `--timeout` is not given: init also works before the
+# cluster is reachable from here (it then writes no cluster_id), so it waits less than plan's 30 s
+INIT_WAIT = 10.0
+
+
 def reported_cluster(
-    name: str, bootstrap: str, client: tuple[tuple[str, str], ...] = (), timeout: float = 10.0
+    name: str, bootstrap: str, client: tuple[tuple[str, str], ...] = ()
 ) -> Reported:
     """What init writes from the cluster at `bootstrap`, reached with `client` settings (as
-    plan would): see `Reported`. A cluster that does not answer within `timeout` seconds, or
-    refuses the login or the read, gives what it gave and says why."""
-    from reconciler.cluster import adapter
+    plan would): see `Reported`. A cluster that does not answer within `--timeout` seconds
+    (INIT_WAIT without it), or refuses the login or the read, gives what it gave and says why."""
+    from reconciler.cluster import adapter, wait_limit
     from reconciler.errors import ClusterError
 
+    timeout = wait_limit.seconds() or INIT_WAIT
     connection = adapter.Connection(name, bootstrap, client, timeout)
     try:
         with adapter.Cluster(connection) as kafka:

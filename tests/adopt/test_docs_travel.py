@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 from tests.adopt.conftest import Installed
+from tests.unreachable import SHORTEST_WAIT
 
 ROOT = Path(__file__).resolve().parents[2]
 # a relative path to a page (docs/spec.md, docs/x); a URL's ".../tree/main/docs/..." is fine
@@ -46,7 +47,7 @@ def test_nothing_the_package_says_points_at_a_docs_path(installed: Installed) ->
 
 
 def test_init_writes_no_docs_path(installed: Installed, tmp_path: Path) -> None:
-    done = installed.run(tmp_path, "init", "repo", "--bootstrap", "127.0.0.1:9092")
+    done = installed.run(tmp_path, *SHORTEST_WAIT, "init", "repo", "--bootstrap", "127.0.0.1:9092")
     assert done.returncode == 0, done.stderr
     assert RELATIVE.findall(done.stdout + done.stderr) == []
     for path in (tmp_path / "repo").rglob("*"):

@@ -1,6 +1,7 @@
 """`init --client KEY=VALUE`: the settings plan reads from `client:`, written there as given and
 checked as plan checks them; a literal secret or a malformed option refuses, writing nothing.
-(Logging in with them against a SASL cluster: tests/security/test_sasl_acls.py.)"""
+(Logging in with them against a SASL cluster: tests/security/test_sasl_acls.py.) How long init
+waits for the cluster: `--timeout`, as every command."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.errors import ConfigError
+from reconciler.cluster import wait_limit
+from reconciler.errors import ClusterError, ConfigError
 from reconciler.init_repo import client_pairs, scaffold
-from reconciler.workflow.connection import init_client
+from reconciler.workflow.connection import INIT_WAIT, init_client, reported_cluster
 from reconciler.workflow.context import Context
 from tests.spec_repo import RECONCILER
 
@@ -83,3 +85,24 @@ def test_a_refused_setting_writes_nothing(tmp_path: Path, client: str, says: str
     assert says in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "hunter2" not in done.stdout + done.stderr
     assert not repo.exists()
+
+
+@pytest.mark.parametrize(("given", "waited"), [(None, INIT_WAIT), (1.0, 1.0), (45.0, 45.0)])
+def test_init_asks_the_cluster_for_as_long_as_timeout_says(
+    monkeypatch: pytest.MonkeyPatch, given: float | None, waited: float
+) -> None:
+    """`--timeout` bounds init's one question to the cluster as it bounds every other
+    command's; without it init waits INIT_WAIT, and goes on without the cluster's id."""
+    from reconciler.cluster import adapter
+
+    asked: list[float | None] = []
+
+    def unanswered(connection: adapter.Connection) -> adapter.Cluster:
+        asked.append(connection.timeout)
+        raise ClusterError("did not answer")
+
+    monkeypatch.setattr(adapter, "Cluster", unanswered)
+    with wait_limit.limited(given):
+        reported = reported_cluster("prod", "kafka-1.example.com:9092")
+    assert asked == [waited]
+    assert (reported.cluster_id, reported.refused) == (None, "did not answer")

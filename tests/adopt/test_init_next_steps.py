@@ -12,6 +12,7 @@ import pytest
 
 from tests.adopt.workflow_runner import Event, Runner
 from tests.spec_repo import RECONCILER
+from tests.unreachable import SHORTEST_WAIT
 
 # slow: `make check` leaves it out (init and the generated workflows' scripts, run)
 pytestmark = pytest.mark.slow
@@ -20,7 +21,8 @@ pytestmark = pytest.mark.slow
 def _init(
     tmp_path: Path, *args: str, git_config: str = "", repo_branch: str | None = None
 ) -> tuple[subprocess.CompletedProcess[str], Path]:
-    """init of tmp_path/specs with a git configuration of our own (none of the machine's)."""
+    """init of tmp_path/specs with a git configuration of our own (none of the machine's), its
+    bootstrap a name that resolves nowhere, asked for no longer than the shortest --timeout."""
     config = tmp_path / "gitconfig"
     config.write_text(git_config)
     env = {**os.environ, "GIT_CONFIG_GLOBAL": str(config), "GIT_CONFIG_NOSYSTEM": "1"}
@@ -28,8 +30,8 @@ def _init(
     if repo_branch is not None:
         subprocess.run(["git", "init", "-q", "-b", repo_branch, str(repo)], check=True, env=env)
     done = subprocess.run(
-        [*RECONCILER, "init", str(repo), "--bootstrap", "kafka-1.example.com:9092",
-         "--cluster", "prod", *args],
+        [*RECONCILER, *SHORTEST_WAIT, "init", str(repo), "--bootstrap",
+         "kafka-1.example.com:9092", "--cluster", "prod", *args],
         capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr

@@ -53,6 +53,7 @@ from tests.adopt.workflow_runner import (
     evaluate,
 )
 from tests.kafka_helpers import wait_for_config, wait_for_topic
+from tests.unreachable import SHORTEST_WAIT
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = ROOT / ".github" / "workflows"
@@ -282,8 +283,9 @@ def spec_repository(installed: Installed, tmp_path: Path, ns: str) -> Path:
     name that resolves nowhere: only the secret the workflows export reaches the cluster."""
     repo = tmp_path / "specs"
     init = installed.run(
-        tmp_path, "init", str(repo), "--bootstrap", "kafka.invalid:9092", "--cluster", "test"
-    )
+        tmp_path, *SHORTEST_WAIT, "init", str(repo), "--bootstrap", "kafka.invalid:9092",
+        "--cluster", "test",
+    )  # fmt: skip
     assert init.returncode == 0, init.stdout + init.stderr
     # The session's cluster is shared: this repository manages its own topics only.
     replace_once(repo / "reconciler.yaml", "ignore: ['^_', '^connect-']", f"ignore: ['^(?!{ns})']")

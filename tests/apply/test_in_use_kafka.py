@@ -110,7 +110,11 @@ def _codes(change: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def test_tombstones_of_topics_in_use_need_their_own_approval(
-    kafka1: LocalCluster, ns: str, tmp_path: Path, default_sample: None
+    kafka1: LocalCluster,
+    ns: str,
+    tmp_path: Path,
+    default_sample: None,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     boot = kafka1.bootstrap
     left, live, fresh, old, never = (f"{ns}.{n}" for n in ("left", "live", "fresh", "old", "never"))
@@ -126,6 +130,9 @@ def test_tombstones_of_topics_in_use_need_their_own_approval(
 
     with _live_consumer(boot, f"{ns}-live-group", live):
         planned = repo.run("plan", "--cluster", "test", "--format", "json")
+        # The default window is this first plan's claim (window_ms below); nothing here is
+        # written during a window, so the later runs watch the suite's short one
+        monkeypatch.setenv("RECONCILER_SAMPLE_MS", "200")
         shown = repo.run("plan", "--cluster", "test")
     assert planned.code == 1, planned.stdout + planned.stderr
     changes = _by_topic(planned.json())

@@ -105,19 +105,20 @@ class Cluster:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.close()
+        self.close(in_flight=exc is not None)
 
-    def close(self) -> None:
+    def close(self, in_flight: bool = False) -> None:
         """Close the kafka-python client; librdkafka's closes when it is freed, here: if a
-        reference cycle still holds it, it is collected on this thread (reconciler.gcpause)."""
+        reference cycle still holds it, it is collected on this thread (reconciler.gcpause).
+        `in_flight`: an exception propagates, whose frames may still hold it (then later)."""
         if self._kafka_python is not None:
             with boundary.kafka_python(self.connection, "closing its client"):
                 self._kafka_python.close()
             self._kafka_python = None
         client = None if self._librdkafka is None else weakref.ref(self._librdkafka)
         self._librdkafka = None
-        if client is not None and client() is not None:
-            gcpause.collect_stragglers(client)
+        if (client is not None and client() is not None) or gcpause.pending():
+            gcpause.collect_stragglers(client, in_flight=in_flight)
 
     def reconnected(self) -> Cluster:
         """The same cluster with clients of its own: new connections, so librdkafka may pick
@@ -431,7 +432,7 @@ class Cluster:
         try:
             lock_topic.append(self.connection, holder)
         except ClusterError:
-            lock_topic.release_lock(self.connection, self._admin(), token)
+            lock_topic.release_lock(self.connection, self._admin(), token, created=True)
             raise
         return True
 

@@ -113,10 +113,19 @@ def lock_end(connection: Connection) -> int:
     return offsets(connection, LOCK_TOPIC)[1]
 
 
-def release_lock(connection: Connection, admin: AdminClient, token: int | None) -> bool:
+def release_lock(
+    connection: Connection, admin: AdminClient, token: int | None, created: bool = False
+) -> bool:
     """Delete the lock topic if it still carries `token` (None: whoever holds it); False when
-    it carries another one (it is not ours to delete). A lock already gone is fine."""
-    held = lock_token(connection, admin)
+    it carries another one (it is not ours to delete). A lock already gone is fine. `created`:
+    the caller's own create of it was just acknowledged, and the broker asked may not show it
+    yet (the controller answers first): wait for it to show rather than take it for gone,
+    which left the lock behind for the next apply to meet."""
+    held = (
+        settled_token(connection, admin, connection.seconds)
+        if created
+        else lock_token(connection, admin)
+    )
     if held is None:
         return True
     if token is not None and held != token:
