@@ -19,8 +19,11 @@ from reconciler.local.state import LocalCluster
 _LINE = re.compile(r"Completed request:(\{.*)$")
 
 
-def requests_by(cluster: LocalCluster, client_id: str, settle: float = 1.0) -> Counter[str]:
-    """Requests per API name that `client_id` sent to any node (forwarded copies left out).
+def requests_by(
+    cluster: LocalCluster, client_id: str, settle: float = 1.0, naming: str | None = None
+) -> Counter[str]:
+    """Requests per API name that `client_id` sent to any node (forwarded copies left out);
+    with `naming`, only those whose request names a topic starting with it (`"ns.`).
 
     Waits `settle` seconds first: brokers append to the log asynchronously.
     """
@@ -41,6 +44,8 @@ def requests_by(cluster: LocalCluster, client_id: str, settle: float = 1.0) -> C
                 entry = json.loads(match.group(1))
                 header = entry["requestHeader"]
                 if entry.get("isForwarded") or header.get("clientId") != client_id:
+                    continue
+                if naming is not None and f'"{naming}' not in json.dumps(entry.get("request")):
                     continue
                 counts[header["requestApiKeyName"]] += 1
     return counts

@@ -183,3 +183,21 @@ def test_a_refused_write_is_answered_per_topic_as_kafka_answers_it() -> None:
             "Invalid value soon for configuration retention.ms: Not a number of type LONG",
         )
     }
+
+
+def test_a_level_sent_in_several_requests_says_each_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A long level (100,000 creates are 30 requests) shows its progress request by request."""
+    from reconciler.apply.execute import batching
+
+    monkeypatch.setattr(batching, "MAX_RECORDS_PER_REQUEST", 4)  # two one-partition creates
+    kafka = FakeKafka()
+    specs = desired(*(spec(f"c.t{i}", partitions=1, replication_factor=1) for i in range(3)))
+    plan = make_plan(specs, kafka.client().read_state(), CONFIG)
+    said: list[str] = []
+    assert apply_plan(plan, kafka.client(), progress=said.append).ok
+    assert [line for line in said if "CreateTopics:" in line] == [
+        "  CreateTopics: request 1/2 answered (2 of 3 topic(s))",
+        "  CreateTopics: request 2/2 answered (3 of 3 topic(s))",
+    ]

@@ -3,14 +3,17 @@ against the real three-broker cluster."""
 
 from __future__ import annotations
 
+import subprocess
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
+from confluent_kafka.admin import AdminClient, NewTopic
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from reconciler.local.distribution import Distribution
 from reconciler.local.state import LocalCluster
 from reconciler.workflow.apply import apply as apply_saved
 from reconciler.workflow.context import Context
@@ -157,3 +160,47 @@ def test_any_sequence_of_edits_converges(
             assert seen[name]["partitions"] == spec["partitions"]
             assert {len(r) for r in seen[name]["replicas"]} == {spec["replication_factor"]}
             assert seen[name]["overrides"] == spec["config"]
+
+
+def _mutation_quota(cl: LocalCluster, dist: Distribution, client_id: str, rate: float) -> None:
+    """KIP-599's controller mutation quota for a client id, set as an operator would
+    (kafka-configs, from the brokers' own jars)."""
+    subprocess.run(
+        ["java", "-cp", dist.classpath, "kafka.admin.ConfigCommand", "--bootstrap-server",
+         cl.bootstrap, "--alter", "--add-config", f"controller_mutation_rate={rate}",
+         "--entity-type", "clients", "--entity-name", client_id],
+        check=True, capture_output=True, timeout=120,
+    )  # fmt: skip
+
+
+def test_apply_under_a_mutation_quota_goes_at_the_rate_the_brokers_set(
+    kafka1: LocalCluster, kafka_dist: Distribution, ns: str, tmp_path: Path
+) -> None:
+    """KIP-599: librdkafka sends CreateTopics v4 and DeleteTopics v4 (measured), which a broker
+    over its controller mutation quota accepts and then mutes the connection for the throttle
+    time, rather than refusing items (THROTTLING_QUOTA_EXCEEDED, v6+). Each next request waits
+    for that: the brokers set the rate, and apply completes."""
+    repo, client_id = repo_with_client_id(tmp_path, kafka1, ns)
+    _mutation_quota(kafka1, kafka_dist, client_id, 1)  # one partition a second
+    # The same client id spends the quota first (a burst of 11 allowed): every mutation the
+    # apply sends next (the lock topic, the creates, the lock's release) meets it.
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap, "client.id": client_id})
+    admin.create_topics([NewTopic(f"{ns}.spent", 20, 1)])[f"{ns}.spent"].result()
+    repo.topics(
+        {"name": f"{ns}.spent", "partitions": 20, "replication_factor": 1},
+        *({"name": f"{ns}.q{i}", "partitions": 1, "replication_factor": 1} for i in range(5)),
+    )
+    result = repo.run("apply", "--cluster", "test", "--auto-approve", timeout=300)
+    assert result.code == 0, result.stderr
+    assert "5 applied" in result.stdout
+    assert {f"{ns}.q{i}" for i in range(5)} <= set(independent_read(kafka1.bootstrap, ns))
+    throttled, refused = 0, 0
+    for node in kafka1.nodes:
+        for line in (kafka1.node_dir(node) / "requests.log").open(errors="replace"):
+            if f'"clientId":"{client_id}"' not in line or '"isForwarded":false' not in line:
+                continue
+            if '"CREATE_TOPICS"' in line or '"DELETE_TOPICS"' in line:
+                throttled += '"throttleTimeMs":0,' not in line.split('"response":', 1)[1][:40]
+                refused += '"errorCode":89' in line  # THROTTLING_QUOTA_EXCEEDED
+    assert throttled >= 1  # the brokers did slow this client down
+    assert refused == 0

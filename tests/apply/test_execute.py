@@ -7,13 +7,21 @@ without a broker (the real-cluster tests in this directory check the same paths 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import cast
+
+import pytest
+
+from reconciler.apply.execute import wait
 from reconciler.apply.execute.dispatch import AlreadyDone, Reassigning, Refused, send
 from reconciler.apply.execute.levels import Executor, Options
 from reconciler.apply.execute.operations import Step, levels, operations
 from reconciler.apply.record.outcome import Status
+from reconciler.cluster.ports import TopicReader
 from reconciler.cluster.protocol.failures import Failure
+from reconciler.cluster.state import TopicState
 from reconciler.planning.changes import Action, CreateTopic, TopicChange
-from tests.fakes.cluster import FakeKafka
+from tests.fakes.cluster import FakeCluster, FakeKafka
 from tests.planning.factories import cluster, topic
 
 EXISTS = Failure("TOPIC_ALREADY_EXISTS", "Topic 'a' already exists.")
@@ -54,3 +62,50 @@ def test_the_level_loop_skips_done_work_refuses_diverged_topics_and_applies_the_
     assert results["new"].status is Status.APPLIED
     assert results["other"].status is Status.FAILED
     assert "other was created with other settings" in results["other"].message
+
+
+class _Clock:
+    """Virtual time for wait.py: sleeping advances it."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class _ShowsSlowly:
+    """A reader whose brokers show one more of the topics every `every` seconds, up to `upto`
+    (as three busy brokers showed 20,000 creates: 3,333 within 120 s, the rest later)."""
+
+    def __init__(self, fake: FakeCluster, clock: _Clock, every: float, upto: int) -> None:
+        self.fake, self.clock, self.every, self.upto = fake, clock, every, upto
+
+    def topics(self, names: Sequence[str], *, configs: bool = False) -> dict[str, TopicState]:
+        everything = sorted(self.fake.read_state().topics)
+        shown = set(everything[: min(self.upto, int(self.clock.now // self.every))])
+        return {n: t for n, t in self.fake.topics(names, configs=configs).items() if n in shown}
+
+
+def test_a_level_the_brokers_keep_showing_more_of_is_waited_for_past_the_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    names = [f"t{i}" for i in range(5)]
+    kafka = FakeKafka().add(*(topic(n) for n in names))
+    ops = operations(tuple(create(n) for n in names))
+    clock = _Clock()
+    monkeypatch.setattr(wait, "time", clock)
+    # one more every 50 s: 250 s in all, never 120 s without one more
+    steady = cast(TopicReader, _ShowsSlowly(kafka.client(), clock, every=50.0, upto=5))
+    assert wait.for_level(steady, Step.CREATE, ops, timeout=120.0, poll_interval=1.0) == {}
+    assert clock.now >= 250.0
+    # two show, then nothing more: the rest is late 120 s after the last one showed
+    clock.now = 0.0
+    stalled = cast(TopicReader, _ShowsSlowly(kafka.client(), clock, every=50.0, upto=2))
+    late = wait.for_level(stalled, Step.CREATE, ops, timeout=120.0, poll_interval=1.0)
+    assert sorted(late) == [2, 3, 4]
+    assert 220.0 <= clock.now <= 222.0
+    assert "did not show it, nor more of its level, for 120 s" in late[2]

@@ -84,11 +84,11 @@ def send(
     """Send `ops`, all of step `step`, in as few requests as Kafka allows; by operation id."""
     match step:
         case Step.CREATE:
-            return _create(cluster, state, ops)
+            return _create(cluster, state, ops, progress)
         case Step.CONFIG | Step.RAISE_ISR:
-            return _configure(cluster, state, ops)
+            return _configure(cluster, state, ops, progress)
         case Step.PARTITIONS:
-            return _partitions(cluster, ops)
+            return _partitions(cluster, ops, progress)
         case Step.REASSIGN:
             answers = reassign.start_and_follow(
                 cluster,
@@ -104,7 +104,7 @@ def send(
                 for i, a in answers.items()
             }
         case Step.DELETE:
-            return _delete(cluster, ops)
+            return _delete(cluster, ops, progress)
         case _:
             assert_never(step)
 
@@ -119,14 +119,25 @@ def _answer(answers: dict[str, Failure | None], topic: str) -> Sent:
 
 
 def _each(
-    batches: Iterable[list[T]], request: Callable[[list[T]], dict[str, Failure | None]]
+    batches: Iterable[list[T]],
+    request: Callable[[list[T]], dict[str, Failure | None]],
+    progress: Callable[[str], None],
+    what: str,
 ) -> dict[str, Failure | None]:
-    """Send the batches one request each, stopping between two requests when asked to."""
+    """Send the batches one request each, one after another (each waits for the answer to the
+    previous one: the brokers set the pace), stopping between two requests when asked to. When
+    there are several, each answer is a progress line: a level of 100,000 creates is 30
+    requests of seconds each."""
     answers: dict[str, Failure | None] = {}
-    for number, batch in enumerate(batches):
+    every = list(batches)
+    total = sum(len(batch) for batch in every)
+    for number, batch in enumerate(every):
         if number and stopping.asked():
             break
         answers |= request(batch)
+        if len(every) > 1:
+            progress(f"  {what}: request {number + 1}/{len(every)} answered "
+                     f"({len(answers):,} of {total:,} topic(s))")  # fmt: skip
     return answers
 
 
@@ -154,7 +165,12 @@ def _unless_done(
     return sent
 
 
-def _create(cluster: Executing, state: ClusterState, ops: Sequence[Operation]) -> dict[int, Sent]:
+def _create(
+    cluster: Executing,
+    state: ClusterState,
+    ops: Sequence[Operation],
+    progress: Callable[[str], None],
+) -> dict[int, Sent]:
     changes = {op.id: op.change for op in ops if isinstance(op.change, CreateTopic)}
     answers = _each(
         batching.batches(
@@ -163,6 +179,8 @@ def _create(cluster: Executing, state: ClusterState, ops: Sequence[Operation]) -
             batching.MAX_RECORDS_PER_REQUEST,
         ),
         lambda batch: cluster.create_topics([batching.new_topic(c) for c in batch]),
+        progress,
+        "CreateTopics",
     )
     # Someone (an interrupted apply, another tool) made it meanwhile: as planned is success,
     # with other settings a refusal.
@@ -177,7 +195,10 @@ def _create(cluster: Executing, state: ClusterState, ops: Sequence[Operation]) -
 
 
 def _configure(
-    cluster: TopicWriter, state: ClusterState, ops: Sequence[Operation]
+    cluster: TopicWriter,
+    state: ClusterState,
+    ops: Sequence[Operation],
+    progress: Callable[[str], None],
 ) -> dict[int, Sent]:
     updates = {
         op.id: batching.config_update(op.change, state.topics.get(op.topic))
@@ -189,17 +210,23 @@ def _configure(
             list(updates.values()), batching.update_weight, batching.MAX_RECORDS_PER_REQUEST
         ),
         cluster.alter_topic_configs,
+        progress,
+        "IncrementalAlterConfigs",
     )
     return {op_id: _answer(answers, u.topic) for op_id, u in updates.items()}
 
 
-def _partitions(cluster: Executing, ops: Sequence[Operation]) -> dict[int, Sent]:
+def _partitions(
+    cluster: Executing, ops: Sequence[Operation], progress: Callable[[str], None]
+) -> dict[int, Sent]:
     changes = {op.id: op.change for op in ops if isinstance(op.change, IncreasePartitions)}
     answers = _each(
         batching.batches(
             list(changes.values()), batching.increase_weight, batching.MAX_PARTITIONS_PER_REQUEST
         ),
         lambda batch: cluster.create_partitions([batching.partitions_request(c) for c in batch]),
+        progress,
+        "CreatePartitions",
     )
     # A count already reached is refused as INVALID_PARTITIONS (counts are absolute, KIP-195)
     return _unless_done(
@@ -211,10 +238,14 @@ def _partitions(cluster: Executing, ops: Sequence[Operation]) -> dict[int, Sent]
     )
 
 
-def _delete(cluster: TopicWriter, ops: Sequence[Operation]) -> dict[int, Sent]:
+def _delete(
+    cluster: TopicWriter, ops: Sequence[Operation], progress: Callable[[str], None]
+) -> dict[int, Sent]:
     answers = _each(
         batching.batches([op.topic for op in ops], lambda _: 1, batching.MAX_RECORDS_PER_REQUEST),
         cluster.delete_topics,
+        progress,
+        "DeleteTopics",
     )
     sent: dict[int, Sent] = {}
     for op in ops:

@@ -37,8 +37,13 @@ def for_level(
     timeout: float,
     poll_interval: float,
 ) -> dict[int, str]:
-    """Poll until metadata shows every op's change; for ops it still does not show within
-    `timeout` seconds, why (a sentence), by operation id."""
+    """Poll until metadata shows every op's change; for ops it still does not show after
+    `timeout` seconds in which it showed no more of them, why (a sentence), by operation id.
+
+    The timeout counts from the last poll that showed more: brokers show a large level at
+    their own pace (measured: 20,000 creates on three busy brokers showed 3,333 within 120 s,
+    the rest later, as the brokers made each partition's log), and a level that keeps showing
+    more is not late."""
     configs = step in CONFIG_STEPS
     deadline = time.monotonic() + timeout
     pending = list(ops)
@@ -47,7 +52,10 @@ def for_level(
     while pending:
         names = sorted({op.topic for op in pending})
         seen = cluster.topics(names, configs=configs)
+        before = len(pending)
         pending = [op for op in pending if not shows(op, seen.get(op.topic), configs)]
+        if len(pending) < before and not cut:
+            deadline = time.monotonic() + timeout  # progress: the brokers set the pace
         if not cut and stopping.asked():
             deadline, cut = min(deadline, time.monotonic() + STOP_GRACE), True
         if not pending or time.monotonic() > deadline:
@@ -69,7 +77,8 @@ def _late(op: Operation, topic: TopicState | None, timeout: float) -> str:
             "metadata showed it; re-run apply, which checks the cluster and only does what is left"
         )
     return (
-        f"Kafka accepted it but metadata did not show it within {timeout:.0f} s; re-run "
+        f"Kafka accepted it but metadata did not show it, nor more of its level, for "
+        f"{timeout:.0f} s; re-run "
         "apply, which checks the cluster and only does what is left"
     )
 

@@ -1,0 +1,290 @@
+"""Every command the scale issue names, live, at growing topic counts (10,000, 30,000, ... 100,000).
+
+Starts one local KRaft cluster sized for the largest count (`brokers_for`: this machine allows
+20,000 open files and 65,530 memory maps per process, and a broker keeps one open file and two
+maps, index and time index, per partition replica), every request logged, its data under /tmp.
+Then, per size, in a fresh `reconciler` process each, timed with its peak RSS and the Kafka
+requests the brokers served it (by type, and the sum of their own totalTimeMs):
+
+- apply of the creates (the topics this size adds; from empty at the first size), by `apply`;
+- plan with no change; plan with 1% of the topics changed; the PR comment of that plan
+  (`plan --format markdown`); drift of that 1%;
+- apply of 1,000 config changes;
+- snapshot; import into an empty repository, and `plan` there (the round trip: "No changes");
+- beside them, the client library alone reading the same (Metadata of every topic, every
+  topic's DescribeConfigs, one broker's, ListPartitionReassignments; `raw_reads`), which is as
+  fast as any tool reading the state can be: the brokers' own answer time.
+
+Topics have 1 partition, replication factor 1 and one override (retention.ms), 1,000 per spec
+file. Each row is one JSON line, with os.getloadavg() at its end (the machine may be shared).
+
+    .venv/bin/python -m bench.bench_scale --sizes 10000 30000 [--brokers N] [--heap-mib M]
+
+A size whose creates fail, or a command that exceeds --timeout, is reported and ends the run
+(the cluster is stopped either way, and dies with this process if it is killed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from bench.bench_read_state import RequestLogs, brokers_ms, by_api, load
+
+PER_FILE = 1000
+PREFIX = "s"
+# A broker here holds at most ~19,000 partition replicas (the open-file limit, 20,000, less the
+# sockets, jars and the metadata log); 15,000 leaves room for the controller's own files.
+REPLICAS_PER_BROKER = 15_000
+CHANGED_SHARE = 100  # 1 topic in 100 changed for "plan with 1% changed"
+CONFIG_CHANGES = 1000
+
+
+def brokers_for(topics: int) -> int:
+    """Brokers needed for `topics` one-partition topics (replication factor 1), at least 3."""
+    return max(3, math.ceil(topics / REPLICAS_PER_BROKER))
+
+
+def name(i: int) -> str:
+    return f"{PREFIX}.t{i:06d}"
+
+
+# --- the spec repository ------------------------------------------------------------------------
+
+
+def write_config(root: Path, bootstrap: str, client_id: str) -> None:
+    (root / "topics").mkdir(parents=True, exist_ok=True)
+    (root / "reconciler.yaml").write_text(
+        "clusters:\n  bench:\n"
+        f"    bootstrap: '{bootstrap}'\n"
+        # 30 s per request (the default) is too short for 10,000+ topics' configs from brokers
+        # on a busy 2-core machine (measured: a plan of 10,000 timed out at load 10)
+        f"    client: {{client.id: {client_id}, request.timeout.ms: 300000}}\n"
+        "    policy: {ignore: ['^_'], max_partitions_per_topic: 100}\n"
+        "    limits: {max_broker_partitions: 1000000, max_partitions: 10000000}\n"
+    )
+
+
+def write_topics(root: Path, retention: list[str]) -> None:
+    """One spec file per PER_FILE topics; topic i's retention.ms is retention[i]."""
+    folder = root / "topics"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    for start in range(0, len(retention), PER_FILE):
+        lines = ["topics:"]
+        for i in range(start, min(start + PER_FILE, len(retention))):
+            lines += [f"  - name: {name(i)}", "    partitions: 1", "    replication_factor: 1",
+                      f"    config: {{retention.ms: {retention[i]}}}"]  # fmt: skip
+        (folder / f"f{start:06d}.yaml").write_text("\n".join(lines) + "\n")
+
+
+# --- one command, measured ----------------------------------------------------------------------
+
+
+def run(
+    logs: RequestLogs,
+    root: Path,
+    bootstrap: str,
+    label: str,
+    size: int,
+    argv: list[str],
+    expect: tuple[int, ...],
+    timeout: float,
+) -> dict[str, Any]:
+    """`reconciler ARGV` in a fresh process: wall time, peak RSS (wait4's ru_maxrss: this parent
+    stays small, so the child's figure is its own), exit code, the requests the brokers served."""
+    client_id = f"bench-{uuid.uuid4().hex[:8]}"
+    write_config(root, bootstrap, client_id)
+    logs.mark()
+    cmd = [sys.executable, "-m", "reconciler", "--repo", str(root), *argv]
+    env = {**os.environ, "NO_COLOR": "1", "CI": "1"}
+    out = root.parent / f"{label.replace(' ', '_').replace(':', '')}.out"
+    began = time.monotonic()
+    with out.open("w") as sink:
+        proc = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.STDOUT, env=env)
+        try:
+            _, status, usage = _wait(proc.pid, began + timeout)
+        except TimeoutError:
+            proc.kill()
+            proc.wait()
+            row = {"size": size, "command": label, "timed_out_after_s": timeout, "load": load()}
+            print(json.dumps(row), flush=True)
+            raise
+    wall = time.monotonic() - began
+    code = os.waitstatus_to_exitcode(status)
+    served = logs.served(client_id)
+    row = {
+        "size": size,
+        "command": label,
+        "wall_s": round(wall, 2),
+        "peak_rss_mib": round(usage.ru_maxrss / 1024),
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
+        "exit": code,
+        "requests": len(served),
+        "brokers_s": round(brokers_ms(served) / 1000, 2),
+        "by_api": {api: int(v["n"]) for api, v in by_api(served).items()},
+        "load": load(),
+    }
+    print(json.dumps(row), flush=True)
+    if code not in expect:
+        tail = out.read_text(errors="replace")[-3000:]
+        raise SystemExit(f"{label} at {size} exited {code} (expected {expect}):\n{tail}")
+    return row
+
+
+def _wait(pid: int, deadline: float) -> tuple[int, int, resource.struct_rusage]:
+    while True:
+        found, status, usage = os.wait4(pid, os.WNOHANG)
+        if found:
+            return found, status, usage
+        if time.monotonic() > deadline:
+            raise TimeoutError
+        time.sleep(0.05)
+
+
+# --- the client library alone -------------------------------------------------------------------
+
+RAW = r"""
+import sys, time
+from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
+from kafka.admin import KafkaAdminClient
+bootstrap, client_id = sys.argv[1], sys.argv[2]
+began = time.monotonic()
+admin = AdminClient({"bootstrap.servers": bootstrap, "client.id": client_id})
+md = admin.list_topics(timeout=300)
+names = [t for t in md.topics if not t.startswith("_")]
+chunk = -(-len(names) // 8)
+futures = []
+for i in range(0, len(names), chunk):
+    res = [ConfigResource(ResourceType.TOPIC, n) for n in names[i:i + chunk]]
+    futures += list(admin.describe_configs(res, request_timeout=300).values())
+broker = min(md.brokers)
+futures += list(admin.describe_configs([ConfigResource(ResourceType.BROKER, str(broker))]).values())
+kp = KafkaAdminClient(bootstrap_servers=bootstrap, client_id=client_id, request_timeout_ms=300000)
+kp.list_partition_reassignments()
+for f in futures:
+    f.result()
+print(len(names), round(time.monotonic() - began, 2))
+"""
+
+
+def raw_reads(logs: RequestLogs, work: Path, bootstrap: str, size: int) -> dict[str, Any]:
+    """The reads of the state by the client libraries alone, nothing converted or compared."""
+    client_id = f"bench-raw-{uuid.uuid4().hex[:8]}"
+    logs.mark()
+    script = work / "raw_reads.py"
+    script.write_text(RAW)
+    began = time.monotonic()
+    proc = subprocess.Popen([sys.executable, str(script), bootstrap, client_id],
+                            stdout=subprocess.PIPE, text=True)  # fmt: skip
+    _, status, usage = _wait(proc.pid, began + 1800)
+    wall = time.monotonic() - began
+    assert proc.stdout is not None
+    seen = proc.stdout.read().split()
+    served = logs.served(client_id)
+    row = {
+        "size": size,
+        "command": "client library alone (Metadata, DescribeConfigs, ListPartitionReassignments)",
+        "wall_s": round(wall, 2),
+        "topics_seen": int(seen[0]) if seen else None,
+        "peak_rss_mib": round(usage.ru_maxrss / 1024),
+        "exit": os.waitstatus_to_exitcode(status),
+        "requests": len(served),
+        "brokers_s": round(brokers_ms(served) / 1000, 2),
+        "by_api": {api: int(v["n"]) for api, v in by_api(served).items()},
+        "load": load(),
+    }
+    print(json.dumps(row), flush=True)
+    return row
+
+
+# --- the run ------------------------------------------------------------------------------------
+
+
+def measure(cl: Any, work: Path, sizes: list[int], timeout: float) -> None:
+    logs = RequestLogs(cl)
+    root = work / "repo"
+    retention: list[str] = []
+    for size in sorted(sizes):
+        retention += ["1d"] * (size - len(retention))
+
+        def cmd(label: str, argv: list[str], expect: tuple[int, ...] = (0,)) -> dict[str, Any]:
+            return run(logs, root, cl.bootstrap, label, size, argv, expect, timeout)  # noqa: B023
+
+        write_topics(root, retention)
+        cmd("apply: creates", ["apply", "--cluster", "bench", "--auto-approve"])
+        cmd("plan: no change", ["plan", "--cluster", "bench", "--detailed-exitcode"])
+        raw_reads(logs, work, cl.bootstrap, size)
+        changed = list(retention)
+        for i in range(0, size, CHANGED_SHARE):
+            changed[i] = "3d" if changed[i] != "3d" else "4d"
+        write_topics(root, changed)
+        cmd("plan: 1% changed", ["plan", "--cluster", "bench", "--detailed-exitcode"], (2,))
+        cmd("plan: PR comment", ["plan", "--cluster", "bench", "--format", "markdown"])
+        cmd("drift: 1% changed", ["drift", "--cluster", "bench"], (2,))
+        for i in range(min(CONFIG_CHANGES, size)):
+            retention[i] = "2d" if retention[i] != "2d" else "1d"
+        write_topics(root, retention)
+        cmd("apply: 1,000 config changes", ["apply", "--cluster", "bench", "--auto-approve"])
+        cmd("snapshot", ["snapshot", "--cluster", "bench", "-o", str(work / "snapshot.json")])
+        adopted = work / f"adopted-{size}"
+        write_config(adopted, cl.bootstrap, "x")
+        run(logs, adopted, cl.bootstrap, "import: empty repository", size,
+            ["import", "--cluster", "bench"], (0,), timeout)  # fmt: skip
+        run(logs, adopted, cl.bootstrap, "import: plan after", size,
+            ["plan", "--cluster", "bench", "--detailed-exitcode"], (0,), timeout)  # fmt: skip
+        shutil.rmtree(adopted)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 30_000])
+    parser.add_argument("--brokers", type=int, help="default: brokers_for(the largest size)")
+    parser.add_argument("--heap-mib", type=int, default=1536, help="each broker's heap")
+    parser.add_argument("--timeout", type=float, default=1800, help="per command, seconds")
+    parser.add_argument("--keep", action="store_true", help="keep /tmp/bench-scale-* afterwards")
+    args = parser.parse_args()
+
+    from reconciler.local import cluster as local_cluster
+    from reconciler.local.cluster import JVM_OPTS_ENV, default_overrides
+    from reconciler.local.distribution import ensure_distribution
+
+    brokers = args.brokers or brokers_for(max(args.sizes))
+    os.environ[JVM_OPTS_ENV] = f"-Xms{args.heap_mib // 2}m -Xmx{args.heap_mib}m"
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    print(f"# {platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"open files {hard}, vm.max_map_count "
+          f"{Path('/proc/sys/vm/max_map_count').read_text().strip()}, load {load()}")  # fmt: skip
+    work = Path(tempfile.mkdtemp(prefix="bench-scale-", dir="/tmp"))
+    try:
+        began = time.monotonic()
+        cl = local_cluster.start(
+            work / "kafka", ensure_distribution(), brokers=brokers,
+            overrides=default_overrides(brokers), tie_to_parent=True, request_log=True,
+        )  # fmt: skip
+        print(f"# {brokers} brokers, {args.heap_mib} MiB heap each, started in "
+              f"{time.monotonic() - began:.1f} s; data in {work}", flush=True)  # fmt: skip
+        try:
+            measure(cl, work, args.sizes, args.timeout)
+        finally:
+            local_cluster.stop(cl)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
