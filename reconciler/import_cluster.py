@@ -152,7 +152,7 @@ def imported_topic(
 
 
 def access_of(topic: str, acls: ClusterAcls) -> tuple[dict[str, Any] | None, str | None]:
-    """The topic's `access:` that derives exactly the literal ACLs on it (docs/access.md), and
+    """The topic's `access:` that derives exactly the literal ACLs on it (`help access`), and
     a note when they cannot be said so; (None, None) when it has none (its ACLs stay
     unmanaged, as before)."""
     mine = [b for b in acls.bindings if b.resource_type == "topic" and b.pattern_type ==

@@ -198,7 +198,7 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
     "--access",
     is_flag=True,
     help="Also write each topic's `access:` from the ACLs on it (DescribeAcls; needs an "
-    "authorizer), where the table of docs/access.md says them exactly.",
+    "authorizer), where the table of `reconciler help access` says them exactly.",
 )
 @click.option(
     "--refresh",
@@ -238,7 +238,7 @@ def import_(
     and ignored topics are left out, and no existing file is overwritten. Afterwards the new
     specs are planned against the state just read: `plan` shows no changes for them.
     With --access, each topic's `access:` says who produces and consumes it, from the ACLs
-    on it, when every one of them fits docs/access.md's table (else the topic's ACLs are left
+    on it, when every one of them fits `help access`'s table (else the topic's ACLs are left
     unmanaged, and import says why). Changes nothing on the cluster. Exit 0 when the new specs
     are exact, 1 otherwise.
 

@@ -64,7 +64,7 @@ REQUESTS = (
     Request("lock and audit", "apply", ("Read", "Write", "Create", "Delete"),
             "topics `_reconciler_lock`, `_reconciler_audit` (the lock is released by deleting "
             "its topic)", LOCK_AND_AUDIT, "apply"),
-    Request("DescribeAcls", "every read, when a spec declares `access:` (docs/access.md)",
+    Request("DescribeAcls", "every read, when a spec declares `access:` (`reconciler help access`)",
             ("Describe",), "Cluster", (CLUSTER,), "plan"),
     Request("CreateAcls, DeleteAcls", "apply, when the plan grants or revokes ACLs", ("Alter",),
             "Cluster", (CLUSTER,), "apply"),

@@ -183,7 +183,7 @@ class AuditLog(Reachable, Protocol):
 
 
 class AclStore(Reachable, Protocol):
-    """The cluster's ACL bindings (docs/access.md): read and changed only for a spec that
+    """The cluster's ACL bindings (`reconciler help access`): read and changed only for a spec that
     declares access."""
 
     def acls(self) -> ClusterAcls: ...

@@ -160,7 +160,7 @@ class ClusterState:
     # planning/cluster_configs.py decides a spec's keys from it.
     topic_config_keys: frozenset[str] | None = None
     # The cluster's ACL bindings (DescribeAcls), read only when a spec declares access
-    # (docs/access.md); None: not read, and a snapshot does not keep them
+    # (`reconciler help access`); None: not read, and a snapshot does not keep them
     acls: ClusterAcls | None = None
 
     @property

@@ -1,5 +1,5 @@
 """Access changes of the plan: the grants and revokes that bring the cluster's ACLs to what the
-topics' `access:` derive (docs/access.md), attached to the topic entries, with their hazards.
+topics' `access:` derive (`help access`), attached to the topic entries, with their hazards.
 
 Ownership: a topic with `access:` (in scope, targeted) owns every literal binding on its topic
 resource, so one the spec does not derive is revoked; any other binding is granted when a topic

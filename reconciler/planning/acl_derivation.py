@@ -1,4 +1,4 @@
-"""The ACL bindings a spec's `access:` derives: docs/access.md's table per client kind.
+"""The ACL bindings a spec's `access:` derives: `reconciler help access`'s table per client kind.
 
 Pure: from the topics' `access:` to bindings, each with the topics that derive it (a binding
 several topics derive, such as a consumer's group or the cluster's IdempotentWrite, is granted

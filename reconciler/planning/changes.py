@@ -178,7 +178,7 @@ AclAction = Literal["grant", "revoke"]
 
 @dataclass(frozen=True, slots=True)
 class AclChange:
-    """One ACL binding granted or revoked (docs/access.md): part of the topic entry whose
+    """One ACL binding granted or revoked (`reconciler help access`): part of the topic entry whose
     `access:` derives it (a grant) or owns it (a revoke). Apply grants after the topic changes
     and revokes before any delete."""
 
@@ -208,5 +208,5 @@ class TopicChange:
     depends_on: tuple[str, ...] = ()  # the spec's depends_on; orders creates and deletes
     # Only in a plan made with --changed-since; for the reviewer, never read by apply
     cause: Cause | None = None
-    # The topic's ACL grants then revokes (docs/access.md); () without `access:`
+    # The topic's ACL grants then revokes (`reconciler help access`); () without `access:`
     access: tuple[AclChange, ...] = ()

@@ -74,7 +74,7 @@ class DriftItem:
 
 @dataclass(frozen=True, slots=True)
 class AccessDrift:
-    """An ACL binding that differs (docs/access.md): one a topic's `access:` derives that the
+    """An ACL binding that differs (`help access`): one a topic's `access:` derives that the
     cluster lacks (`granted` False), or one the cluster holds on a topic whose `access:` does
     not derive it (`granted` True). Kept apart from the topic kinds: snapshots hold no ACLs,
     so the fleet job cannot judge these."""

@@ -168,7 +168,7 @@ KINDS: tuple[Kind, ...] = (
     ),
     Kind(
         "acl_revoke",
-        "the clients of a principal losing a right it holds (docs/access.md)",
+        "the clients of a principal losing a right it holds (`reconciler help access`)",
         "the binding; for a topic's Read, the groups the principal's Group rules cover that "
         "read the topic, with their live members",
         "the binding, `granted` before and `revoked` after",

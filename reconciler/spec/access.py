@@ -1,4 +1,4 @@
-"""A topic's `access:`: who may produce to it and who may consume it (docs/access.md).
+"""A topic's `access:`: who may produce to it and who may consume it (`reconciler help access`).
 
 The values planning derives ACL bindings from (planning/acl_derivation.py), read from a topic
 file after the JSON Schema pass, and the rules of the spec language about them (R8xx): a
@@ -23,7 +23,7 @@ class ProducerAccess:
 
     principal: str
     # Java producers are idempotent by default since Kafka 3.0: brokers before 2.8 then need
-    # IdempotentWrite on the cluster (docs/access.md)
+    # IdempotentWrite on the cluster (`reconciler help access`)
     idempotent: bool = True
     transactional_ids: tuple[str, ...] = ()  # literal TransactionalId resources
     transactional_id_prefixes: tuple[str, ...] = ()  # prefixed TransactionalId resources

@@ -1,4 +1,4 @@
-"""The JSON Schema of a topic's `access:` (docs/access.md), for spec/schema_gen.py.
+"""The JSON Schema of a topic's `access:` (`reconciler help access`), for spec/schema_gen.py.
 
 Shapes only: a principal's `Type:name` form, one entry per principal and a transactional
 producer being idempotent are the R8xx rules of spec/access.py, with their own sentences.
@@ -34,7 +34,7 @@ def access_field() -> Schema:
     """The schema of `access:` (a topic's, or a file's `defaults:`)."""
     producer: Schema = {
         "description": "A principal that writes the topic: Write on it, and what its kind of "
-        "producer needs besides (docs/access.md).",
+        "producer needs besides (`reconciler help access`).",
         "type": "object",
         "additionalProperties": False,
         "required": ["principal"],
@@ -71,7 +71,7 @@ def access_field() -> Schema:
     }
     return {
         "description": "Who may produce to and consume from this topic; reconciler derives "
-        "the ACLs (docs/access.md). Present, even empty, means every literal ACL on the topic "
+        "the ACLs (`help access`). Present, even empty, means every literal ACL on the topic "
         "is managed: one the spec does not derive is revoked. A topic's own access replaces "
         "the defaults' as a whole.",
         "type": "object",

@@ -139,7 +139,7 @@ class TopicSpec:
     clusters: tuple[str, ...] | None = None  # None: every cluster
     acknowledge: tuple[Acknowledgment, ...] = ()  # the approvals of the reviewed change
     description: str | None = None  # free text for people; never sent to Kafka
-    # Who may produce and consume (docs/access.md); None: the topic's ACLs are not managed
+    # Who may produce and consume (`reconciler help access`); None: the topic's ACLs are not managed
     access: TopicAccess | None = None
 
     @property

@@ -188,7 +188,7 @@ def _read_topic(
     effective_rf = rf if rf is not None else (len(assignments[0]) if assignments else None)
     found += _min_insync(config, own_config, effective_rf, at, label)
     # A topic's own `access:` replaces the defaults' as a whole: a grant is removed by
-    # editing one topic (docs/access.md)
+    # editing one topic (`reconciler help access`)
     access, problems = read_access(doc, (*here, "access"), raw.get("access"), label)
     found += problems
     if "access" not in raw:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 def connection(cluster: ClusterConfig, read_acls: bool = False) -> adapter.Connection:
-    """`read_acls`: its state includes the ACLs (a spec declaring access: docs/access.md)."""
+    """`read_acls`: its state includes the ACLs (a spec declaring access: `help access`)."""
     from reconciler.cluster import adapter, wait_limit
 
     # A load for another command's cluster leaves this one's settings unread and empty

@@ -1,4 +1,4 @@
-"""The plan's ACL grants and revokes, as apply runs them (docs/access.md): every revoke in one
+"""The plan's ACL grants and revokes, as apply runs them (`help access`): every revoke in one
 DeleteAcls before the topic levels (so before any delete: Kafka keeps a deleted topic's ACLs
 for a namesake created later), every grant in one CreateAcls after them (so after the creates).
 What the cluster already shows is not sent again: a resumed apply repeats nothing.

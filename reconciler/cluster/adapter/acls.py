@@ -1,4 +1,4 @@
-"""DescribeAcls, CreateAcls and DeleteAcls through librdkafka's admin API (docs/access.md).
+"""DescribeAcls, CreateAcls and DeleteAcls through librdkafka's admin API (`help access`).
 
 Every ACL of the cluster is read in one DescribeAcls (a filter matching any binding), so the
 cost does not grow with the topics. A cluster without an authorizer answers

@@ -1,7 +1,7 @@
 """ACL bindings as Kafka stores them: one principal, host, operation and permission on one
 resource pattern (KIP-290). The planner compares these, the adapter sends them (CreateAcls,
 DeleteAcls with an exact filter) and reads them (DescribeAcls), and every output names one by
-`text`, the same line everywhere (docs/access.md).
+`text`, the same line everywhere (`reconciler help access`).
 """
 
 from __future__ import annotations
