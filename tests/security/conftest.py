@@ -263,3 +263,13 @@ def write_repo(root: Path, bootstrap: str, prefix: str, client: dict[str, str],
     (root / "reconciler.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     (root / "topics" / "main.yaml").write_text(yaml.safe_dump({"topics": topics}, sort_keys=False))
     return root
+
+
+# The reconciler.yaml `client:` of a spec repository logging in as the SCRAM user the test made
+# (KUSER/KPASS from the environment the test sets): shared by the SASL and access tests
+SCRAM_CLIENT = {
+    "security.protocol": "SASL_PLAINTEXT",
+    "sasl.mechanism": "SCRAM-SHA-512",
+    "sasl.username": "${KUSER}",
+    "sasl.password": "${KPASS}",
+}

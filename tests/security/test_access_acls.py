@@ -33,6 +33,7 @@ from reconciler.local.distribution import Distribution, ensure_distribution
 from reconciler.local.state import LocalCluster
 from tests.compat.conftest import NEWEST
 from tests.security.conftest import (
+    SCRAM_CLIENT,
     Principal,
     Transcript,
     admin_of,
@@ -44,12 +45,7 @@ from tests.security.conftest import (
 
 pytestmark = pytest.mark.kafka
 
-CLIENT = {
-    "security.protocol": "SASL_PLAINTEXT",
-    "sasl.mechanism": "SCRAM-SHA-512",
-    "sasl.username": "${KUSER}",
-    "sasl.password": "${KPASS}",
-}
+CLIENT = SCRAM_CLIENT
 
 
 # The pinned release and the newest supported one. The oldest (2.4.1) cannot run here: `local

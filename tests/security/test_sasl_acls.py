@@ -32,6 +32,7 @@ from reconciler.cluster.adapter import Cluster, Connection
 from reconciler.local import security
 from reconciler.local.state import LocalCluster
 from tests.security.conftest import (
+    SCRAM_CLIENT,
     SIX,
     Principal,
     Run,
@@ -47,12 +48,7 @@ from tests.security.conftest import (
 
 pytestmark = pytest.mark.kafka
 
-CLIENT = {
-    "security.protocol": "SASL_PLAINTEXT",
-    "sasl.mechanism": "SCRAM-SHA-512",
-    "sasl.username": "${KUSER}",
-    "sasl.password": "${KPASS}",
-}
+CLIENT = SCRAM_CLIENT
 PASSWORDS: list[str] = []  # every password this module used: none may leak
 
 
