@@ -103,10 +103,15 @@ def _quick_template_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     (render_limits.CPU_LIMIT_SECONDS; the child inherits it at fork): each test of R606 (the
     corpus's case through load_repo and the in-process CLI, tests/spec/test_template_limits.py)
     burned the whole limit, and a normal template takes milliseconds. CLI runs in a child
-    process keep the product's 5 s."""
+    process keep the product's 5 s.
+
+    The memory limit shrinks with it (512 MiB to 192): a template that doubles a string until
+    MemoryError (R607, the corpus's r607_template_memory) copies twice the limit's bytes first,
+    which took over 1 s of CPU on a loaded machine, so R606 came first and the case failed."""
     from reconciler.spec import render_limits
 
     monkeypatch.setattr(render_limits, "CPU_LIMIT_SECONDS", 1)
+    monkeypatch.setattr(render_limits, "MEMORY_LIMIT_BYTES", 192 * 2**20)
 
 
 @pytest.fixture(autouse=True)

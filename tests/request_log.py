@@ -20,12 +20,19 @@ _LINE = re.compile(r"Completed request:(\{.*)$")
 
 
 def requests_by(
-    cluster: LocalCluster, client_id: str, settle: float = 1.0, naming: str | None = None
+    cluster: LocalCluster,
+    client_id: str,
+    settle: float = 1.0,
+    naming: str | None = None,
+    broker_lists: bool = False,
 ) -> Counter[str]:
     """Requests per API name that `client_id` sent to any node (forwarded copies left out);
     with `naming`, only those whose request names a topic starting with it (`"ns.`).
 
-    Waits `settle` seconds first: brokers append to the log asynchronously.
+    Metadata requests for the broker list alone (no topic) are left out unless `broker_lists`:
+    librdkafka sends them when a connection comes up and every few seconds while a client
+    lives (the adapter's METADATA_REFRESH_MS), so their number follows the command's duration,
+    never its topics. Waits `settle` seconds first: brokers append to the log asynchronously.
     """
     time.sleep(settle)
     counts: Counter[str] = Counter()
@@ -45,7 +52,11 @@ def requests_by(
                 header = entry["requestHeader"]
                 if entry.get("isForwarded") or header.get("clientId") != client_id:
                     continue
-                if naming is not None and f'"{naming}' not in json.dumps(entry.get("request")):
+                request = entry.get("request") or {}
+                if naming is not None and f'"{naming}' not in json.dumps(request):
                     continue
-                counts[header["requestApiKeyName"]] += 1
+                kind = header["requestApiKeyName"]
+                if kind == "METADATA" and request.get("topics") == [] and not broker_lists:
+                    continue
+                counts[kind] += 1
     return counts

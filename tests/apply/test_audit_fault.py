@@ -1,4 +1,4 @@
-"""The fault drill (Finding 7): a broker stopped during an apply of 300 changes with
+"""The fault drill (Finding 7): a broker killed (SIGKILL) during an apply of 300 changes with
 dependencies. The apply reports what finished and what did not, the audit record says the same,
 and after the broker is started again a re-run converges with nothing lost.
 
@@ -82,16 +82,22 @@ def test_broker_stopped_mid_apply_is_reported_journaled_and_converges(
             break
     else:
         pytest.fail("apply never reached level 3:\n" + "".join(seen))
-    # Freeze the apply at level 3 while the broker goes, so the fault lands mid-apply
+    # Broker 3 crashes (SIGKILL: no controlled shutdown, its connections just drop) while the
+    # apply is frozen at level 3, so the fault lands mid-apply. The freeze lasts milliseconds:
+    # a graceful stop took up to its 30 s grace on a loaded machine, all of it counted against
+    # the apply's lock lease as if the apply itself had hung.
     os.kill(run.pid, signal.SIGSTOP)
     try:
-        cluster = local_cluster.stop_node(own3, 3)
+        cluster = local_cluster.stop_node(own3, 3, grace=0)
     finally:
         os.kill(run.pid, signal.SIGCONT)
     out, err = run.communicate(timeout=600)
     err = "".join(seen) + err
     try:
         assert run.returncode in (0, 1), err[-3000:]
+        # Requests bound for the controller went to a live broker, not the dead one librdkafka
+        # last took for it: the lock was released (its DescribeConfigs, its DeleteTopics)
+        assert "apply lock was not released" not in err, err[-3000:]
         reported = _reported(out, names)
         assert set(reported) == names, err[-3000:]  # every planned change, not fewer
         assert (run.returncode == 0) == (set(reported.values()) == {"applied"})
@@ -104,7 +110,16 @@ def test_broker_stopped_mid_apply_is_reported_journaled_and_converges(
         assert entry["end"] == "finished"
         assert {c["topic"]: c["result"] for c in entry["changes"]} == reported
         by_level = {c["topic"]: c["result"] for p in entry["progress"] for c in p["changes"]}
-        assert by_level == reported  # the progress records say the same
+        # the progress records say the same, of every level that ran to its end
+        assert by_level == {t: reported[t] for t in by_level}, err[-3000:]
+        if "apply interrupted:" not in err:
+            assert by_level == reported, err[-3000:]
+        else:
+            # A request the broker's death broke stops execution (interrupted.py): the levels
+            # after it never ran, so they have no progress record, and the final record
+            # accounts for them from what the cluster shows
+            unrecorded = {r for t, r in reported.items() if t not in by_level}
+            assert unrecorded <= {"failed"}, err[-3000:]
         present = set(independent_read(own3.bootstrap, ns))
         assert applied <= present  # what it says it made is there
         assert not skipped & present  # what it says it did not start is not

@@ -173,6 +173,9 @@ class Connection:
         )
 
 
+METADATA_REFRESH_MS = 5000
+
+
 @boundary.calls("setting up its client", "confluent-kafka")
 def librdkafka_admin(connection: Connection) -> AdminClient:
     """A librdkafka admin client; connections open lazily on the first request."""
@@ -180,6 +183,14 @@ def librdkafka_admin(connection: Connection) -> AdminClient:
         "bootstrap.servers": connection.bootstrap,
         "client.id": DEFAULT_CLIENT_ID,
         "socket.connection.setup.timeout.ms": int(min(connection.seconds, 10.0) * 1000),
+        # Controller-bound requests (CreateTopics, DeleteTopics, CreatePartitions, Describe-
+        # and AlterConfigs) go to the broker the last Metadata answer named as controller (in
+        # KRaft a random live broker). When that broker dies, librdkafka waits for it until
+        # the request times out ("Timed out waiting for controller") and asks again only at
+        # its periodic refresh, 5 minutes by default: one lost broker stalled an apply and its
+        # lock's heartbeat. A broker-list refresh (no topics, so no cost per topic) every
+        # METADATA_REFRESH_MS names a live one within seconds (docs/cluster-state.md).
+        "topic.metadata.refresh.interval.ms": METADATA_REFRESH_MS,
     }
     conf.update(client_security.librdkafka_settings(connection.name, dict(connection.client)))
     if (tokens := connection.tokens()) is not None:
