@@ -55,6 +55,7 @@ from typing import Any
 import yaml
 
 from bench.bench_plan import PER_FILE, create_topics, kind, set_client_id, write_repo
+from bench.bytecode import as_installed
 from reconciler.local import cluster as local_cluster
 from reconciler.local import state as local_state
 from reconciler.local.cluster import JVM_OPTS_ENV, default_overrides
@@ -535,6 +536,7 @@ def measure(size: int, rounds: int, topicctl: Path | None, work: Path) -> None:
 
 
 def main() -> None:
+    as_installed()  # bytecode, as pip installs it (bench/bytecode.py)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 3000])
     parser.add_argument("--with-10k", action="store_true", help="add 10,000 topics to --sizes")
