@@ -524,6 +524,11 @@ def measure(size: int, rounds: int, topicctl: Path | None, work: Path) -> None:
         local_cluster.stop(cl)
     tools = ", ".join(ROWS[k].split(" (")[0].split(",")[0] for k in runs)
     print(f"\n{table(size, runs)}\n")
+    if "check" in runs:  # round by round, so that the machine's drift cancels out
+        ratios = [c.wall / p.wall for p, c in zip(runs["plan"], runs["check"], strict=True)]
+        print(f"topicctl check / reconciler plan, round by round: "
+              f"{', '.join(f'{r:.2f}' for r in ratios)}; median {statistics.median(ratios):.2f} "
+              "(above 1: plan faster)")  # fmt: skip
     print(f"Differences ({len(expected)}: {kinds['create']} new topics, {kinds['partitions']} "
           f"partition increases, {kinds['config']} retention.ms changes): reported exactly, in "
           f"every round, by {tools}.")  # fmt: skip
