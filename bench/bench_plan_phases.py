@@ -16,9 +16,10 @@ CPU seconds of the whole process (every thread's):
   kafka-python's ListPartitionReassignments and fenced brokers on their thread beside), what
   other applies left, planning, Kafka's validate_only answers and rendering.
 
-Steps on the kafka-python thread overlap the main thread's: their wall times do not add up to
-the whole. Medians (min) over the runs; the cluster and the repository are the caller's (e.g.
-`reconciler local up` and bench_plan's `create_topics` and `write_repo`).
+Steps on the kafka-python thread overlap the main thread's, and the in-use evidence is read
+within planning: their wall times do not add up to the whole. Medians (min) over the runs;
+the cluster and the repository are the caller's (e.g. `reconciler local up` and bench_plan's
+`create_topics` and `write_repo`).
 """
 
 from __future__ import annotations
@@ -80,8 +81,8 @@ if preimport:
     timed("topics, configs, defaults", read, "topics_and_defaults")
     timed("reassignments, fenced brokers (thread)", acluster, "_reassignments_apart")
     timed("what other applies left", leftovers, "observe")
-    timed("in-use evidence", wplan, "sampled")
-    timed("planning", wplan, "planned")
+    timed("planning (the in-use evidence's reads included)", wplan, "planned")
+    timed("  of which the in-use evidence (ListGroups, ListOffsets)", acluster.Cluster, "evidence")
     timed("validate_only answers", wplan, "kafka_answers")
     timed("made_by", wplan, "made_by")
     timed("rendering", rjson, "render_json")
