@@ -73,19 +73,22 @@ if preimport:
     from reconciler.cluster.adapter import cluster as acluster, read
     from reconciler.apply import leftovers
     from reconciler.render import json as rjson
-    timed("load specs", context.Context, "specs")
-    timed("librdkafka client made", acluster, "librdkafka_admin")
-    timed("kafka-python client made (thread)", acluster, "kafka_python_admin")
-    timed("DescribeCluster", acluster.Cluster, "describe")
-    timed("topic names (Metadata)", read, "topic_names")
-    timed("topics, configs, defaults", read, "topics_and_defaults")
-    timed("reassignments, fenced brokers (thread)", acluster, "_reassignments_apart")
-    timed("what other applies left", leftovers, "observe")
-    timed("planning (the in-use evidence's reads included)", wplan, "planned")
-    timed("  of which the in-use evidence (ListGroups, ListOffsets)", acluster.Cluster, "evidence")
-    timed("validate_only answers", wplan, "kafka_answers")
-    timed("made_by", wplan, "made_by")
-    timed("rendering", rjson, "render_json")
+    for label, owner, attr in [
+        ("load specs", context.Context, "specs"),
+        ("librdkafka client made", acluster, "librdkafka_admin"),
+        ("kafka-python client made (thread)", acluster, "kafka_python_admin"),
+        ("DescribeCluster", acluster.Cluster, "describe"),
+        ("topic names (Metadata)", read, "topic_names"),
+        ("topics, configs, defaults", read, "topics_and_defaults"),
+        ("reassignments, fenced brokers (thread)", acluster, "_reassignments_apart"),
+        ("what other applies left", leftovers, "observe"),
+        ("planning (the in-use evidence's reads included)", wplan, "planned"),
+        ("  of which the in-use evidence (ListGroups, ListOffsets)", acluster.Cluster, "evidence"),
+        ("validate_only answers", wplan, "kafka_answers"),
+        ("made_by", wplan, "made_by"),
+        ("rendering", rjson, "render_json"),
+    ]:
+        timed(label, owner, attr)
 from reconciler.cli import main
 a, c = time.perf_counter(), time.process_time()
 try:
