@@ -22,6 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench.bytecode import as_installed
+
 # Runs the CLI as `python -m reconciler` does, then says how many modules it loaded.
 COUNT = (
     "import runpy, sys\n"
@@ -63,6 +65,7 @@ def run(tree: Path, args: list[str], importtime: bool) -> tuple[float, int, floa
 
 
 def main() -> None:
+    as_installed()  # bytecode, as pip installs it (bench/bytecode.py)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--against", type=Path, help="another checkout, measured side by side")
     parser.add_argument("--rounds", type=int, default=11)

@@ -55,6 +55,7 @@ from typing import Any
 import yaml
 
 from bench.bench_plan import PER_FILE, create_topics, kind, set_client_id, write_repo
+from bench.bytecode import as_installed
 from reconciler.local import cluster as local_cluster
 from reconciler.local import state as local_state
 from reconciler.local.cluster import JVM_OPTS_ENV, default_overrides
@@ -523,6 +524,11 @@ def measure(size: int, rounds: int, topicctl: Path | None, work: Path) -> None:
         local_cluster.stop(cl)
     tools = ", ".join(ROWS[k].split(" (")[0].split(",")[0] for k in runs)
     print(f"\n{table(size, runs)}\n")
+    if "check" in runs:  # round by round, so that the machine's drift cancels out
+        ratios = [c.wall / p.wall for p, c in zip(runs["plan"], runs["check"], strict=True)]
+        print(f"topicctl check / reconciler plan, round by round: "
+              f"{', '.join(f'{r:.2f}' for r in ratios)}; median {statistics.median(ratios):.2f} "
+              "(above 1: plan faster)")  # fmt: skip
     print(f"Differences ({len(expected)}: {kinds['create']} new topics, {kinds['partitions']} "
           f"partition increases, {kinds['config']} retention.ms changes): reported exactly, in "
           f"every round, by {tools}.")  # fmt: skip
@@ -535,6 +541,7 @@ def measure(size: int, rounds: int, topicctl: Path | None, work: Path) -> None:
 
 
 def main() -> None:
+    as_installed()  # bytecode, as pip installs it (bench/bytecode.py)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 3000])
     parser.add_argument("--with-10k", action="store_true", help="add 10,000 topics to --sizes")

@@ -50,6 +50,25 @@ def test_no_client_library_is_imported(args: list[str]) -> None:
     assert last == "LOADED", (args, last)
 
 
+# Each command's module is imported when that command runs (cli/main.py `_Commands`)
+COMMAND_MODULES = (
+    *(f"reconciler.cli.{m}_commands" for m in ("repo", "plan", "state", "fleet", "local")),
+    "reconciler.cli.help_topics",
+)
+
+
+def test_version_imports_no_command_module() -> None:
+    _, last = _run(["--version"], COMMAND_MODULES)
+    assert last == "LOADED", last
+
+
+def test_validate_imports_only_its_own_command_module(tmp_path: Path) -> None:
+    (tmp_path / "topics").mkdir()
+    (tmp_path / "reconciler.yaml").write_text("clusters:\n  dev: {bootstrap: 127.0.0.1:9092}\n")
+    output, last = _run(["--repo", str(tmp_path), "validate"], COMMAND_MODULES)
+    assert last == "LOADED reconciler.cli.repo_commands", (output, last)
+
+
 VALIDATE_HEAVY = ("confluent_kafka", "kafka", "pyspark", "git", "jsonschema", "reconciler.apply",
                   "reconciler.planning.plan", "reconciler.local.cluster")  # fmt: skip
 
@@ -93,7 +112,11 @@ def test_plan_against_a_snapshot_loads_no_kafka_python(tmp_path: Path) -> None:
 # --changed-since, the fleet's code and Spark.
 PLAN_HEAVY = ("jinja2", "reconciler.spec.templates", "reconciler.apply.run",
               "reconciler.apply.execute.levels", "reconciler.apply.execute.dispatch",
-              "jsonschema", "git", "reconciler.fleet", "pyspark")  # fmt: skip
+              "reconciler.apply.execute.reassign", "jsonschema", "git", "reconciler.fleet",
+              "pyspark", "reconciler.render.markdown", "reconciler.cli.fleet_commands",
+              "reconciler.cli.local_commands")  # fmt: skip
+# ... nor, without a lock topic or a throttled replica, apply's journal and lock record
+NO_LEFTOVERS_HEAVY = ("reconciler.apply.record.journal", "reconciler.apply.lock")
 
 
 def _snapshot_repo(root: Path) -> list[str]:
@@ -110,7 +133,8 @@ def _snapshot_repo(root: Path) -> list[str]:
 
 def test_plan_loads_no_template_engine_nor_applys_machinery(tmp_path: Path) -> None:
     # from a snapshot: no Kafka client either
-    output, last = _run(_snapshot_repo(tmp_path), (*PLAN_HEAVY, "confluent_kafka", "kafka"))
+    heavy = (*PLAN_HEAVY, *NO_LEFTOVERS_HEAVY, "confluent_kafka", "kafka")
+    output, last = _run(_snapshot_repo(tmp_path), heavy)
     assert "No changes" in output, output
     assert last == "LOADED", last
 

@@ -18,11 +18,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from reconciler.apply.execute import reassign
-from reconciler.apply.lock import Holder
-from reconciler.apply.record import journal
 from reconciler.cluster.ports import Executing, LeftoverReader, LockStore, Throttles
 from reconciler.cluster.protocol.reserved import LOCK_TOPIC
 from reconciler.cluster.protocol.throttles import FOLLOWER_REPLICAS, LEADER_REPLICAS
@@ -30,6 +27,13 @@ from reconciler.cluster.state import ClusterState, LeftoverThrottle, LockShown
 from reconciler.errors import ClusterError
 from reconciler.planning import p_codes
 from reconciler.planning.plan import Plan
+
+if TYPE_CHECKING:
+    from reconciler.apply.record import journal
+
+# Apply's journal, lock record and reassignment follower are imported where they are used: a
+# plan of a cluster with no lock topic and no throttled replica needs none of them (about a
+# tenth of a live plan's imports; docs/benchmarks.md, start-up).
 
 Progress = Callable[[str], None]
 _LISTS = (LEADER_REPLICAS, FOLLOWER_REPLICAS)
@@ -46,6 +50,8 @@ def observe(cluster: LeftoverReader, state: ClusterState) -> ClusterState:
     throttled = any(k in t.overrides for t in state.topics.values() for k in _LISTS)
     left: tuple[LeftoverThrottle, ...] = ()
     if throttled:
+        from reconciler.apply.record import journal
+
         try:
             left = leftovers(cluster, state, journal.read_tail(cluster).throttles)
         except ClusterError:
@@ -63,6 +69,8 @@ def _lock(cluster: LockStore) -> LockShown | None:
         raw = cluster.lock_holder()
     except ClusterError as exc:
         return LockShown(f"a holder whose record could not be read ({exc})", None)
+    from reconciler.apply.lock import Holder
+
     holder = Holder.decode(raw)
     if holder is None:
         return LockShown("a holder that has not recorded itself (yet)", None)
@@ -168,5 +176,7 @@ def _still_moving(
         f"following the partition moves apply {entry.get('apply_id')} started under its "
         f"throttle ({len(now)} partition(s) of {', '.join(sorted({r.topic for r in now}))})"
     )
+    from reconciler.apply.execute import reassign
+
     left = reassign.follow(cluster, topics, len(now), timeout, poll_interval, progress)
     return sum(left.values())

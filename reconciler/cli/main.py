@@ -15,16 +15,11 @@ import click
 
 from reconciler import __version__, redaction
 from reconciler.cli import option_placement, output, process_exit, signals
-from reconciler.cli.fleet_commands import fleet
-from reconciler.cli.help_topics import help_
 from reconciler.cli.number_options import Seconds
-from reconciler.cli.plan_commands import apply, plan
-from reconciler.cli.repo_commands import compile_, import_, init, validate
 from reconciler.cli.shared import (
     CONTEXT,
     Ctx,
 )
-from reconciler.cli.state_commands import drift, snapshot
 from reconciler.cluster import wait_limit
 from reconciler.errors import ClusterError, Interrupted, InvalidSpecs, ReconcilerError
 
@@ -37,18 +32,34 @@ _repos: list[Path] = []  # the --repo of the command run, for _local_deaths
 
 
 class _Commands(click.Group):
-    """The command group, with `local` imported only when it is run or listed: its cluster
-    tooling is a fifth of the start-up of every other command."""
+    """The command group, each command's module imported only when the command is run or
+    listed (`--help`): a process runs one command, and `local`'s cluster tooling alone was a
+    fifth of every other command's start-up (docs/benchmarks.md, start-up)."""
 
-    _LAZY: ClassVar[dict[str, str]] = {"local": "reconciler.cli.local_commands"}
+    # command name -> (module, the click command's name there)
+    _LAZY: ClassVar[dict[str, tuple[str, str]]] = {
+        "init": ("reconciler.cli.repo_commands", "init"),
+        "validate": ("reconciler.cli.repo_commands", "validate"),
+        "import": ("reconciler.cli.repo_commands", "import_"),
+        "compile": ("reconciler.cli.repo_commands", "compile_"),
+        "plan": ("reconciler.cli.plan_commands", "plan"),
+        "apply": ("reconciler.cli.plan_commands", "apply"),
+        "drift": ("reconciler.cli.state_commands", "drift"),
+        "snapshot": ("reconciler.cli.state_commands", "snapshot"),
+        "fleet": ("reconciler.cli.fleet_commands", "fleet"),
+        "local": ("reconciler.cli.local_commands", "local"),
+        "help": ("reconciler.cli.help_topics", "help_"),
+    }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *self._LAZY})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name in self._LAZY and cmd_name not in self.commands:
-            module = importlib.import_module(self._LAZY[cmd_name])
-            self.add_command(getattr(module, cmd_name))
+        # An unknown name loads them all: click suggests the nearest of those it holds
+        for lazy in [cmd_name] if cmd_name in self._LAZY else self._LAZY:
+            if lazy not in self.commands:
+                module, name = self._LAZY[lazy]
+                self.add_command(getattr(importlib.import_module(module), name), lazy)
         return super().get_command(ctx, cmd_name)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
@@ -97,10 +108,6 @@ def cli(ctx: click.Context, repo: Path, debug: bool, timeout: float | None) -> N
     # Every library's log records (kafka-python's, librdkafka's, ours) only with --debug, and
     # through the filter that replaces secret values (reconciler.redaction).
     redaction.install_logging(debug)
-
-
-for command in (init, validate, plan, apply, drift, import_, snapshot, compile_, fleet, help_):
-    cli.add_command(command)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -184,9 +184,6 @@ def plan(
     still prints a Markdown comment that says what failed.
     """
     from reconciler.planning.json_plan import to_json
-    from reconciler.render.json import render_json
-    from reconciler.render.markdown import render_markdown
-    from reconciler.render.text import render_text
     from reconciler.workflow.plan import pin_advice
     from reconciler.workflow.plan import plan as plan_for
 
@@ -217,11 +214,18 @@ def plan(
     if out is not None:
         write_json(out, to_json(result))
     partial_warning(result)
+    # only the chosen format's renderer is imported
     if fmt == "json":
+        from reconciler.render.json import render_json
+
         click.echo(render_json(result))
     elif fmt == "markdown":
+        from reconciler.render.markdown import render_markdown
+
         click.echo(render_markdown(result, max_chars).rstrip("\n"))
     else:
+        from reconciler.render.text import render_text
+
         shown = render_text(result, color=use_color(), width=text_width(), verbose=verbose)
         click.echo(shown.rstrip("\n"))
     if (advice := pin_advice(ctx.context, cluster, result.cluster_id)) is not None:
