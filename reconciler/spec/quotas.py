@@ -32,7 +32,7 @@ EntityType = Literal["user", "client-id"]
 ENTITY_FIELDS: tuple[tuple[str, EntityType], ...] = (("user", "user"), ("client_id", "client-id"))
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@dataclass(frozen=True, slots=True)
 class QuotaEntity:
     """A user, a client id or both; None: not part of the entity; DEFAULT: the default one."""
 
@@ -44,6 +44,11 @@ class QuotaEntity:
         """(Kafka's entity type, its name: None for the default), user first."""
         named = ((kind, getattr(self, f)) for f, kind in ENTITY_FIELDS)
         return tuple((kind, None if name == DEFAULT else name) for kind, name in named if name)
+
+    @property
+    def order(self) -> tuple[str, str]:
+        """Sorted by user, then client id (the entities without one first)."""
+        return (self.user or "", self.client_id or "")
 
     @property
     def text(self) -> str:
