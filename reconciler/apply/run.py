@@ -35,7 +35,7 @@ from collections.abc import Callable
 from reconciler import stopping
 from reconciler.apply import leftovers, lock
 from reconciler.apply.check import access, preflight
-from reconciler.apply.execute import acl_steps
+from reconciler.apply.execute import acl_steps, quota_steps
 from reconciler.apply.execute.levels import Executor, InUse, Options
 from reconciler.apply.execute.operations import Level, levels, operations
 from reconciler.apply.record import content, interrupted, journal
@@ -70,7 +70,7 @@ def apply_plan(
     hash_ = content.plan_hash(plan)
     preflight.check_plan(plan, cluster.name)
     preflight.check_cluster_id(plan, cluster)
-    if not plan.changes and not leftovers.reported(plan):
+    if plan.empty and not leftovers.reported(plan):
         return ApplyResult(cluster.name, hash_, (), None)
     who = content.actor()
     me = lock.Holder.me(who, hash_)
@@ -123,7 +123,8 @@ def apply_plan(
         journal.close_unfinished(cluster, state, apply_id, progress, earlier, tail.throttles)
         already_applied = bool(ops) and not todo
         acl_work = acl_steps.remaining(plan.changes, state.acls)
-        if not todo and not tail.throttles and not acl_work:  # nothing to change: no journal
+        quota_work = quota_steps.remaining(plan.quotas, state.quotas)
+        if not todo and not tail.throttles and not acl_work and not quota_work:  # no journal
             results = tuple(OperationResult(op, Status.UNCHANGED, left.done[op.id]) for op in ops)
             return ApplyResult(cluster.name, hash_, results, None, already_applied=already_applied)
         log = journal.Journal.open(cluster, header, progress, tail.throttles)
@@ -147,6 +148,7 @@ def apply_plan(
             refused = acl_steps.run(cluster, acl_work.revokes, False, progress)
             results = executor.run(levels(ops))
             refused += acl_steps.run(cluster, acl_work.grants, True, progress)
+            refused += quota_steps.run(cluster, quota_work, progress)
             undone = bool(refused) or any(not r.status.succeeded for r in results)
             outcome = ("interrupted" if stopping.asked() else "failed") if undone else "succeeded"
             accounted = True

@@ -114,4 +114,5 @@ def _number(value: object) -> bool:
 def value_text(value: float) -> str:
     """A quota value as every output and approval says it: Kafka stores a double, a whole
     one (every byte rate) is written without its `.0`."""
+    value = float(value)
     return str(int(value)) if value.is_integer() else repr(value)
