@@ -10,8 +10,9 @@ none` for a removal.
 
 Ownership: a listed entity's every key is managed (a key it no longer lists is removed). An
 entity the list does not name is removed only when it is within `policy.manage` (when set):
-each of its names (user, client id) matches a pattern; a default entity (`<default>`) only
-when `policy.manage` is unset, as no pattern names it.
+each name it has (user, client id) matches a pattern, so `user=payments-api,client-id=<default>`
+is within `^payments-`; an entity of defaults only (`client-id=<default>`) only when
+`policy.manage` is unset, as no pattern names it.
 
 Pure: the adapter reads, this decides; drift and apply take the decision from here.
 """
@@ -26,7 +27,7 @@ from reconciler.planning.changes import Hazard, transition
 from reconciler.planning.ownership import owned
 from reconciler.planning.policy_changes import cluster_hazard
 from reconciler.spec.model import Policy
-from reconciler.spec.quotas import DEFAULT, ClientQuota, QuotaEntity, value_text
+from reconciler.spec.quotas import ClientQuota, QuotaEntity, value_text
 
 QUOTA_LOWER, QUOTA_REMOVE = "quota_lower", "quota_remove"
 QUOTA_CODES = (QUOTA_LOWER, QUOTA_REMOVE)
@@ -83,8 +84,8 @@ def quota_changes(
 def _owned(entity: QuotaEntity, policy: Policy) -> bool:
     if not policy.manage:
         return True
-    names = [n for _, n in entity.parts]
-    return all(n is not None and n != DEFAULT and owned(n, policy) for n in names)
+    names = [n for _, n in entity.parts if n is not None]  # a default part names nobody
+    return bool(names) and all(owned(n, policy) for n in names)
 
 
 def _with_hazard(change: QuotaChange, policy: Policy) -> QuotaChange:

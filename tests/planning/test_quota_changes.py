@@ -94,7 +94,10 @@ def test_an_entity_not_listed_is_removed_only_within_policy_manage() -> None:
     assert len(everything.quotas) == 4 and {h.code for q in everything.quotas for h in
                                             q.hazards} == {"quota_remove"}  # fmt: skip
     scoped = _plan((), have, Policy(manage=("^payments-",)))
-    assert [q.entity.text for q in scoped.quotas] == ["user=payments-api"]
+    assert [q.entity.text for q in scoped.quotas] == [
+        "user=payments-api",
+        "user=payments-api,client-id=<default>",
+    ]
 
 
 def test_a_cluster_without_quotas_or_a_state_without_them_plans_none() -> None:
