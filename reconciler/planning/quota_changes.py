@@ -27,7 +27,7 @@ from reconciler.planning.changes import Hazard, transition
 from reconciler.planning.ownership import owned
 from reconciler.planning.policy_changes import cluster_hazard
 from reconciler.spec.model import Policy
-from reconciler.spec.quotas import ClientQuota, QuotaEntity, value_text
+from reconciler.spec.quotas import ClientQuota, QuotaEntity, shown_value, value_text
 
 QUOTA_LOWER, QUOTA_REMOVE = "quota_lower", "quota_remove"
 QUOTA_CODES = (QUOTA_LOWER, QUOTA_REMOVE)
@@ -52,11 +52,8 @@ class QuotaChange:
     @property
     def text(self) -> str:
         """`user=billing producer_byte_rate: 1048576 -> 524288` (`(none)` for no quota)."""
-        return f"{self.entity.text} {self.key}: {_shown(self.before)} -> {_shown(self.after)}"
-
-
-def _shown(value: float | None) -> str:
-    return "(none)" if value is None else value_text(value)
+        values = f"{shown_value(self.before)} -> {shown_value(self.after)}"
+        return f"{self.entity.text} {self.key}: {values}"
 
 
 def quota_changes(

@@ -37,7 +37,7 @@ from reconciler.planning.plan import Plan
 from reconciler.planning.refusal import refusal
 from reconciler.render import common
 from reconciler.render import markdown_blocks as parts
-from reconciler.spec.quotas import value_text
+from reconciler.spec.quotas import shown_value
 
 COLLAPSE_ABOVE = 20  # topics (or unmanaged names); beyond this, their lists are collapsible
 DEFAULT_MAX_CHARS = 60_000  # GitHub refuses a comment or issue body over 65,536 characters
@@ -160,15 +160,11 @@ def _policy(plan: Plan) -> list[str]:
         for c in plan.policy_changes
     ]
     quotas = [
-        (f"{code(q.entity.text)} {code(q.key)}: {code(_value(q.before))} → "
-         f"{code(_value(q.after))}", q.hazards)
+        (f"{code(q.entity.text)} {code(q.key)}: {code(shown_value(q.before))} → "
+         f"{code(shown_value(q.after))}", q.hazards)
         for q in plan.quotas
     ]  # fmt: skip
     return _section("### Policy changes", policy) + _section("### Client quota changes", quotas)
-
-
-def _value(value: float | None) -> str:
-    return "(none)" if value is None else value_text(value)
 
 
 def _section(title: str, rows: list[tuple[str, tuple[Hazard, ...]]]) -> list[str]:

@@ -116,3 +116,8 @@ def value_text(value: float) -> str:
     one (every byte rate) is written without its `.0`."""
     value = float(value)
     return str(int(value)) if value.is_integer() else repr(value)
+
+
+def shown_value(value: float | None) -> str:
+    """A quota value in a plan or drift line: `(none)` for no quota."""
+    return "(none)" if value is None else value_text(value)

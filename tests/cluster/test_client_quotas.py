@@ -105,6 +105,10 @@ def test_applied_quotas_are_what_kafkas_java_client_reads_and_drift_is_planned_b
     line = f"~ quota user={user} producer_byte_rate: 4194304 -> 1048576"
     assert line in " ".join(drifted.stdout.split()), drifted.stdout
     assert "hazard quota_lower (needs acknowledgment)" in drifted.stdout
+    report = repo.run("drift", "--cluster", "test", "--format", "json")
+    assert report.code == 2, report.stderr
+    assert report.json()["quotas"] == [{"entity": f"user={user}", "key": "producer_byte_rate",
+                                        "desired": 1048576, "current": 4194304}]  # fmt: skip
 
 
 def test_lowering_or_removing_a_quota_is_refused_until_the_cluster_approves_it(
@@ -135,3 +139,30 @@ def test_lowering_or_removing_a_quota_is_refused_until_the_cluster_approves_it(
     seen = shown(cl, dist)
     assert seen[f"user={user}"] == {"consumer_byte_rate": 1048576}
     assert f"user={every},client-id=<default>" not in seen  # its one quota removed
+
+
+@pytest.fixture(scope="module")
+def before_2_6(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LocalCluster]:
+    """Kafka 2.5.1 (ZooKeeper mode): the last release without DescribeClientQuotas (KIP-546)."""
+    yield from start_version(request, tmp_path_factory, "2.5.1", 1)
+
+
+def test_below_kafka_2_6_quotas_are_one_sentence_and_a_spec_without_them_plans_as_before(
+    before_2_6: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    repo = _repo(tmp_path / "with", before_2_6, ns, [{"user": f"{ns}-a", "producer_byte_rate": 1}])
+    refused = repo.run("plan", "--cluster", "test")
+    assert refused.code == 1
+    said = " ".join(refused.stderr.split())
+    assert "runs Kafka 2.5" in said and "client quotas need Kafka 2.6 or later" in said, said
+    assert "nothing was changed" in said
+    applied = repo.run("apply", "--cluster", "test", "--auto-approve")
+    assert applied.code == 1 and "need Kafka 2.6 or later" in applied.stderr
+    # without `quotas:` no quota request is sent: the plan is the topics' alone
+    plain = SpecRepo(tmp_path / "without", before_2_6.bootstrap, ns)
+    plain.topics({"name": f"{ns}.t", "partitions": 1, "replication_factor": 1})
+    planned = plain.run("plan", "--cluster", "test")
+    assert planned.code == 0, planned.stderr
+    assert "+ create" in planned.stdout and "quota change" not in planned.stdout.lower()
