@@ -87,6 +87,7 @@ def apply_plan(
     log: journal.Journal | None = None
     header: Started | None = None
     accounted = False  # every planned operation has a result
+    besides, refused = 0, list[str]()  # ACL and quota changes sent, and Kafka's refusals
     already_applied = False  # the cluster showed every planned change before this apply
     try:
         stopping.test_point("locked")
@@ -149,6 +150,7 @@ def apply_plan(
             results = executor.run(levels(ops))
             refused += acl_steps.run(cluster, acl_work.grants, True, progress)
             refused += quota_steps.run(cluster, quota_work, progress)
+            besides = len(acl_work.revokes) + len(acl_work.grants) + len(quota_work)
             undone = bool(refused) or any(not r.status.succeeded for r in results)
             outcome = ("interrupted" if stopping.asked() else "failed") if undone else "succeeded"
             accounted = True
@@ -172,4 +174,5 @@ def apply_plan(
         finally:
             renewal.stop()
             lock.release(cluster, me, progress)
-    return ApplyResult(cluster.name, hash_, results, record, audit_error, already_applied)
+    return ApplyResult(cluster.name, hash_, results, record, audit_error, already_applied,
+                       besides, tuple(refused))  # fmt: skip

@@ -625,16 +625,20 @@ class FakeCluster:
     def alter_quotas(
         self, alterations: Sequence[QuotaAlteration]
     ) -> dict[QuotaEntity, Failure | None]:
-        """Kafka removes a key that has no quota without complaint."""
+        """Kafka removes a key that has no quota without complaint; an entity in `refused` (by
+        its text) is refused whole."""
         self.kafka._called("alter_quotas")
+        answers = {a.entity: self.kafka.refused.get(a.entity.text) for a in alterations}
         for a in alterations:
             values = self.kafka.quotas.setdefault(a.entity, {})
+            if answers[a.entity] is not None:
+                continue
             if a.value is None:
                 values.pop(a.key, None)
             else:
                 values[a.key] = a.value
         self.kafka._answered("alter_quotas")
-        return {a.entity: None for a in alterations}
+        return answers
 
     # --- AccessCheck, EvidenceReader -------------------------------------------------------------
 
