@@ -39,16 +39,24 @@ def too_old(connection: Connection) -> ClusterError:
     )
 
 
-def _send(connection: Connection, admin: KafkaAdminClient, request: Any, timeout: float) -> Any:
-    """`request` on kafka-python's connection manager; UNSUPPORTED_VERSION: `too_old`."""
-    from kafka import errors
+def _send(
+    connection: Connection,
+    admin: KafkaAdminClient,
+    name: str,
+    request: Any,
+    timeout: float,
+    mutation: bool = False,
+) -> Any:
+    """`request` (Kafka's request `name`) on kafka-python's connection manager, its answer;
+    a broker that does not know it (UNSUPPORTED_VERSION, or absent from ApiVersions): `too_old`."""
+    with boundary.kafka_python(connection, name, admin, mutation=mutation):
+        from kafka import errors
 
-    manager = admin._manager
-    try:
-        future = manager.run(manager.send, request, None, int(timeout * 1000))
-    except (errors.IncompatibleBrokerVersion, errors.UnsupportedVersionError):
-        raise too_old(connection) from None
-    return future
+        manager = admin._manager
+        try:
+            return manager.run(manager.send, request, None, int(timeout * 1000))
+        except (errors.IncompatibleBrokerVersion, errors.UnsupportedVersionError):
+            raise too_old(connection) from None
 
 
 def describe_quotas(
@@ -59,9 +67,8 @@ def describe_quotas(
         from kafka import errors
         from kafka.protocol.admin import DescribeClientQuotasRequest
 
-        answer = _send(
-            connection, admin, DescribeClientQuotasRequest(components=[], strict=False), timeout
-        )
+        everything = DescribeClientQuotasRequest(components=[], strict=False)
+        answer = _send(connection, admin, "DescribeClientQuotas", everything, timeout)
         error = errors.for_code(answer.error_code)
         if error is errors.UnsupportedVersionError:
             raise too_old(connection)
@@ -103,7 +110,8 @@ def alter_quotas(
             )
             for entity, changes in by_entity.items()
         ]  # fmt: skip
-        answer = _send(connection, admin, Request(entries=entries, validate_only=False), timeout)
+        request = Request(entries=entries, validate_only=False)
+        answer = _send(connection, admin, "AlterClientQuotas", request, timeout, mutation=True)
         outcome: dict[QuotaEntity, Failure | None] = {}
         for entry in answer.entries:
             names = {e.entity_type: e.entity_name for e in entry.entity}
