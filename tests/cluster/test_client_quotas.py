@@ -21,6 +21,7 @@ import pytest
 from reconciler.local.distribution import Distribution, ensure_distribution
 from reconciler.local.state import LocalCluster
 from tests.compat.conftest import NEWEST, start_version
+from tests.request_log import requests_by
 from tests.spec_repo import SpecRepo
 
 pytestmark = pytest.mark.kafka
@@ -59,13 +60,19 @@ def shown(cl: LocalCluster, dist: Distribution) -> dict[str, dict[str, float]]:
     return found
 
 
-def _repo(root: Path, cl: LocalCluster, ns: str, quotas: list[dict[str, Any]],
-          approve: list[dict[str, Any]] | None = None) -> SpecRepo:  # fmt: skip
+def _repo(root: Path, cl: LocalCluster, ns: str, quotas: list[dict[str, Any]] | None,
+          approve: list[dict[str, Any]] | None = None, client_id: str | None = None,
+          ) -> SpecRepo:  # fmt: skip
+    """A repository of this test's namespace; `quotas` None: no `quotas:` at all."""
     repo = SpecRepo(root, cl.bootstrap, ns)
     policy: dict[str, Any] = {"ignore": [f"^(?!{re.escape(ns)})"], "manage": [f"^{re.escape(ns)}"]}
     if approve:
         policy["acknowledge"] = approve
-    cluster = {"bootstrap": "${KAFKA_BOOTSTRAP}", "policy": policy, "quotas": quotas}
+    cluster: dict[str, Any] = {"bootstrap": "${KAFKA_BOOTSTRAP}", "policy": policy}
+    if client_id is not None:  # the requests it sends, counted in the brokers' request log
+        cluster["client"] = {"client.id": client_id}
+    if quotas is not None:
+        cluster["quotas"] = quotas
     repo.write("reconciler.yaml", {"topics": "topics/", "clusters": {"test": cluster}})
     repo.topics()
     return repo
@@ -161,8 +168,34 @@ def test_below_kafka_2_6_quotas_are_one_sentence_and_a_spec_without_them_plans_a
     applied = repo.run("apply", "--cluster", "test", "--auto-approve")
     assert applied.code == 1 and "need Kafka 2.6 or later" in applied.stderr
     # without `quotas:` no quota request is sent: the plan is the topics' alone
-    plain = SpecRepo(tmp_path / "without", before_2_6.bootstrap, ns)
+    plain = _repo(tmp_path / "without", before_2_6, ns, None)
     plain.topics({"name": f"{ns}.t", "partitions": 1, "replication_factor": 1})
     planned = plain.run("plan", "--cluster", "test")
     assert planned.code == 0, planned.stderr
     assert "+ create" in planned.stdout and "quota change" not in planned.stdout.lower()
+
+
+def test_one_request_reads_every_quota_one_changes_them_and_none_without_quotas(
+    kafka1: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    """Counted in the broker's own request log by each repository's client.id: the number of
+    requests does not grow with the entities, and a cluster without `quotas:` sends none."""
+    many = [{"user": f"{ns}-u{i}", "client_id": f"{ns}-c{i % 3}", "producer_byte_rate": 1000 + i}
+            for i in range(30)]  # fmt: skip
+    client_id = f"quotas-{ns}".replace(".", "-")
+    repo = _repo(tmp_path / "with", kafka1, ns, many, client_id=client_id)
+    planned = repo.run("plan", "--cluster", "test", "--format", "json")
+    assert planned.code == 0, planned.stderr
+    assert len(planned.json()["quotas"]) == 30
+    assert requests_by(kafka1, client_id)["DESCRIBE_CLIENT_QUOTAS"] == 1
+    applied = repo.run("apply", "--cluster", "test", "--auto-approve")
+    assert applied.code == 0, applied.stderr
+    assert requests_by(kafka1, client_id)["ALTER_CLIENT_QUOTAS"] == 1
+    assert len([e for e in shown(kafka1, ensure_distribution()) if ns in e]) == 30
+
+    plain_id = f"noquotas-{ns}".replace(".", "-")
+    plain = _repo(tmp_path / "without", kafka1, ns, None, client_id=plain_id)
+    plain.topics({"name": f"{ns}.t", "partitions": 1, "replication_factor": 1})
+    assert plain.run("plan", "--cluster", "test").code == 0
+    sent = requests_by(kafka1, plain_id)
+    assert sent["METADATA"] > 0 and sent["DESCRIBE_CLIENT_QUOTAS"] == 0, sent
