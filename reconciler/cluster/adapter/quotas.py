@@ -57,6 +57,14 @@ def _send(
             return manager.run(manager.send, request, None, int(timeout * 1000))
         except (errors.IncompatibleBrokerVersion, errors.UnsupportedVersionError):
             raise too_old(connection) from None
+        except errors.KafkaError as exc:  # the missing ACL, a timeout (retried), ...: a sentence
+            raise connection.error(_ACTIONS[name], exc) from exc
+
+
+_ACTIONS = {
+    "DescribeClientQuotas": "describe the client quotas of",
+    "AlterClientQuotas": "alter the client quotas of",
+}
 
 
 def describe_quotas(
@@ -73,7 +81,7 @@ def describe_quotas(
         if error is errors.UnsupportedVersionError:
             raise too_old(connection)
         if error is not errors.NoError:
-            raise error(answer.error_message)
+            raise connection.error(_ACTIONS["DescribeClientQuotas"], error(answer.error_message))
         found = []
         for entry in answer.entries or ():
             names = {e.entity_type: e.entity_name for e in entry.entity}
