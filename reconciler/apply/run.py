@@ -35,7 +35,7 @@ from collections.abc import Callable
 from reconciler import stopping
 from reconciler.apply import leftovers, lock
 from reconciler.apply.check import access, preflight
-from reconciler.apply.execute import acl_steps
+from reconciler.apply.execute import acl_steps, quota_steps
 from reconciler.apply.execute.levels import Executor, InUse, Options
 from reconciler.apply.execute.operations import Level, levels, operations
 from reconciler.apply.record import content, interrupted, journal
@@ -70,7 +70,7 @@ def apply_plan(
     hash_ = content.plan_hash(plan)
     preflight.check_plan(plan, cluster.name)
     preflight.check_cluster_id(plan, cluster)
-    if not plan.changes and not leftovers.reported(plan):
+    if plan.empty and not leftovers.reported(plan):
         return ApplyResult(cluster.name, hash_, (), None)
     who = content.actor()
     me = lock.Holder.me(who, hash_)
@@ -87,6 +87,7 @@ def apply_plan(
     log: journal.Journal | None = None
     header: Started | None = None
     accounted = False  # every planned operation has a result
+    besides, refused = 0, list[str]()  # ACL and quota changes sent, and Kafka's refusals
     already_applied = False  # the cluster showed every planned change before this apply
     try:
         stopping.test_point("locked")
@@ -123,7 +124,8 @@ def apply_plan(
         journal.close_unfinished(cluster, state, apply_id, progress, earlier, tail.throttles)
         already_applied = bool(ops) and not todo
         acl_work = acl_steps.remaining(plan.changes, state.acls)
-        if not todo and not tail.throttles and not acl_work:  # nothing to change: no journal
+        quota_work = quota_steps.remaining(plan.quotas, state.quotas)
+        if not todo and not tail.throttles and not acl_work and not quota_work:  # no journal
             results = tuple(OperationResult(op, Status.UNCHANGED, left.done[op.id]) for op in ops)
             return ApplyResult(cluster.name, hash_, results, None, already_applied=already_applied)
         log = journal.Journal.open(cluster, header, progress, tail.throttles)
@@ -147,6 +149,8 @@ def apply_plan(
             refused = acl_steps.run(cluster, acl_work.revokes, False, progress)
             results = executor.run(levels(ops))
             refused += acl_steps.run(cluster, acl_work.grants, True, progress)
+            refused += quota_steps.run(cluster, quota_work, progress)
+            besides = len(acl_work.revokes) + len(acl_work.grants) + len(quota_work)
             undone = bool(refused) or any(not r.status.succeeded for r in results)
             outcome = ("interrupted" if stopping.asked() else "failed") if undone else "succeeded"
             accounted = True
@@ -170,4 +174,5 @@ def apply_plan(
         finally:
             renewal.stop()
             lock.release(cluster, me, progress)
-    return ApplyResult(cluster.name, hash_, results, record, audit_error, already_applied)
+    return ApplyResult(cluster.name, hash_, results, record, audit_error, already_applied,
+                       besides, tuple(refused))  # fmt: skip

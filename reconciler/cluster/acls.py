@@ -68,6 +68,11 @@ REQUESTS = (
             ("Describe",), "Cluster", (CLUSTER,), "plan"),
     Request("CreateAcls, DeleteAcls", "apply, when the plan grants or revokes ACLs", ("Alter",),
             "Cluster", (CLUSTER,), "apply"),
+    Request("DescribeClientQuotas", "every read, when reconciler.yaml declares the cluster's "
+            "`quotas:` (`reconciler help access`)", ("DescribeConfigs",), "Cluster", (CLUSTER,),
+            "plan"),
+    Request("AlterClientQuotas", "apply, when the plan changes client quotas",
+            ("AlterConfigs",), "Cluster", (CLUSTER,), "apply"),
     Request("DeleteTopics", "apply, once `policy.allow_delete` is true", ("Delete",), "Topic",
             (EVERY_TOPIC,), "delete"),
 )  # fmt: skip

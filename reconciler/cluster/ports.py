@@ -14,6 +14,7 @@ A function takes the narrowest port it uses, so its signature says which request
     AuditLog        the audit topic: made ready, appended, read back with offsets
     AccessCheck     what the principal may do (KIP-430)
     AclStore        the ACL bindings a spec's access: manages: read, granted, revoked
+    QuotaStore      the client quotas a cluster's quotas: manages: read, altered
     EvidenceReader  whether the topics a plan deletes are still in use
 
 Composites name a caller that needs several: `AccessProbe` (apply's ACL check), `Executing`
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from reconciler.cluster.protocol.answers import ClusterDescription, Record
     from reconciler.cluster.protocol.authorized import Authorized
     from reconciler.cluster.protocol.failures import Failure
+    from reconciler.cluster.protocol.quotas import ClusterQuotas, QuotaAlteration
     from reconciler.cluster.protocol.requests import (
         ConfigUpdate,
         NewTopicRequest,
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
     )
     from reconciler.cluster.protocol.throttles import Moves, Throttle
     from reconciler.cluster.state import ClusterState, Reassignment, TopicState
+    from reconciler.spec.quotas import QuotaEntity
 
 
 class Reachable(Protocol):
@@ -193,6 +196,17 @@ class AclStore(Reachable, Protocol):
     def delete_acls(self, bindings: Sequence[AclBinding]) -> dict[AclBinding, Failure | None]: ...
 
 
+class QuotaStore(Reachable, Protocol):
+    """The cluster's client quotas (`reconciler help access`): read and changed only for a
+    cluster whose reconciler.yaml declares `quotas:`."""
+
+    def quotas(self) -> ClusterQuotas: ...
+
+    def alter_quotas(
+        self, alterations: Sequence[QuotaAlteration]
+    ) -> dict[QuotaEntity, Failure | None]: ...
+
+
 class AccessCheck(Reachable, Protocol):
     def authorized(self, topics: Collection[str]) -> Authorized: ...
 
@@ -216,7 +230,7 @@ class LeftoverReader(LockStore, AuditLog, Throttles, Protocol):
     """What other applies left: a held lock, throttles recorded in the audit topic."""
 
 
-class ApplyTarget(Executing, LockStore, AuditLog, AccessCheck, AclStore, Protocol):
+class ApplyTarget(Executing, LockStore, AuditLog, AccessCheck, AclStore, QuotaStore, Protocol):
     """Everything one apply asks of its cluster (apply/run.py)."""
 
     def reconnected(self) -> ApplyTarget: ...

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 
 from reconciler.cluster.protocol.acls import ClusterAcls
+from reconciler.cluster.protocol.quotas import ClusterQuotas
 
 # DescribeConfigs sources (KIP-226 ConfigSource). Only DYNAMIC_TOPIC_CONFIG is a topic override;
 # every other source is a value the topic inherits.
@@ -162,6 +163,9 @@ class ClusterState:
     # The cluster's ACL bindings (DescribeAcls), read only when a spec declares access
     # (`reconciler help access`); None: not read, and a snapshot does not keep them
     acls: ClusterAcls | None = None
+    # The client quotas (DescribeClientQuotas), read only when reconciler.yaml declares the
+    # cluster's `quotas:`; None: not read, and a snapshot does not keep them
+    quotas: ClusterQuotas | None = None
 
     @property
     def down_brokers(self) -> tuple[int, ...]:

@@ -45,6 +45,7 @@ from reconciler.planning.changes import (
     ReassignReplicas,
 )
 from reconciler.planning.plan import Plan
+from reconciler.planning.quota_changes import QuotaChange
 from reconciler.spec.model import DesiredState, Presence
 
 FORMAT_VERSION = 1
@@ -92,10 +93,12 @@ class DriftReport:
     items: tuple[DriftItem, ...]  # sorted by topic, then field
     cluster_id: str | None = None  # the id the cluster reported
     access: tuple[AccessDrift, ...] = ()  # in the plan's order; () without `access:`
+    # The plan's quota changes (planning/quota_changes.py); () without `quotas:`
+    quotas: tuple[QuotaChange, ...] = ()
 
     @property
     def in_sync(self) -> bool:
-        return not self.items and not self.access
+        return not self.items and not self.access and not self.quotas
 
     @property
     def topics(self) -> tuple[str, ...]:
@@ -130,6 +133,7 @@ def drift(plan: Plan, desired: DesiredState, state: ClusterState) -> DriftReport
         cluster_id=plan.cluster_id,
         items=tuple(sorted(items, key=_order)),
         access=access,
+        quotas=plan.quotas,
     )
 
 
@@ -234,7 +238,12 @@ def to_json(report: DriftReport) -> dict[str, Any]:
         "summary": {"topics": len(report.topics), **{k: report.count(k) for k in KINDS}},
         "drift": [_item_json(i) for i in report.items],
         **({"access": [_access_json(a) for a in report.access]} if report.access else {}),
+        **({"quotas": [_quota_json(q) for q in report.quotas]} if report.quotas else {}),
     }
+
+
+def _quota_json(q: QuotaChange) -> dict[str, Any]:
+    return {"entity": q.entity.text, "key": q.key, "desired": q.after, "current": q.before}
 
 
 def _access_json(a: AccessDrift) -> dict[str, Any]:

@@ -189,8 +189,22 @@ KINDS: tuple[Kind, ...] = (
         "(planning/policy_changes.py)",
         "the setting, its default and its new value, in the cluster's policy.acknowledge:",
     ),
+    # The cluster's client quotas (planning/quota_changes.py), approved the same way
+    Kind(
+        "quota_lower",
+        "the clients of a user or client id throttled sooner when its quota goes down",
+        "the entity, the quota key, its value before and after",
+        "the entity and key, the values before and after, in the cluster's policy.acknowledge:",
+    ),
+    Kind(
+        "quota_remove",
+        "the clients of an entity whose quota is removed: they fall back to a less specific "
+        "quota (the default entity's, possibly lower) or to none",
+        "the entity, the quota key, its value before",
+        "the entity and key, the value before and `none`, in the cluster's policy.acknowledge:",
+    ),
 )
-CLUSTER_KINDS = frozenset({"policy_gate_off"})
+CLUSTER_KINDS = frozenset({"policy_gate_off", "quota_lower", "quota_remove"})
 if tuple(k.code for k in KINDS if k.code not in CLUSTER_KINDS) != HAZARD_CODES:
     raise AssertionError("planning/hazards.py KINDS and spec/model.py HAZARD_CODES differ")
 BY_CODE = {k.code: k for k in KINDS}

@@ -49,7 +49,9 @@ from reconciler.planning.changes import (
 from reconciler.planning.limits import BrokerLoad
 from reconciler.planning.plan import Drift, MadeBy, Plan, PlanSource
 from reconciler.planning.policy_changes import PolicyChange
+from reconciler.planning.quota_changes import QuotaChange
 from reconciler.spec.model import APPROVAL_FIELDS
+from reconciler.spec.quotas import ENTITY_FIELDS, QuotaEntity
 
 FORMAT_VERSION = 1
 
@@ -100,7 +102,27 @@ def to_json(plan: Plan) -> Json:
             }
             for p in plan.policy_changes
         ]
+    if plan.quotas:  # additive: a plan of a cluster without `quotas:` has no such key
+        data["quotas"] = [_quota_change(q) for q in plan.quotas]
     return data
+
+
+def _quota_change(change: QuotaChange) -> Json:
+    entity = {f: getattr(change.entity, f) for f, _ in ENTITY_FIELDS}
+    return {
+        "entity": {f: name for f, name in entity.items() if name is not None},
+        "key": change.key,
+        "before": change.before,
+        "after": change.after,
+        "hazards": [_hazard(h) for h in change.hazards],
+    }
+
+
+def _read_quota_change(entry: Json) -> QuotaChange:
+    entity = QuotaEntity(*(entry["entity"].get(f) for f, _ in ENTITY_FIELDS))
+    hazards = tuple(_read_hazard(h) for h in entry.get("hazards", ()))
+    before, after = (None if v is None else float(v) for v in (entry["before"], entry["after"]))
+    return QuotaChange(entity, entry["key"], before, after, hazards)
 
 
 def from_json(data: Json) -> Plan:
@@ -139,6 +161,7 @@ def from_json(data: Json) -> Plan:
                 )
                 for p in data.get("policy_changes", ())
             ),
+            quotas=tuple(_read_quota_change(q) for q in data.get("quotas", ())),
         )
     except (KeyError, TypeError) as error:
         raise ValueError(f"not a valid plan: missing or malformed field {error}") from error

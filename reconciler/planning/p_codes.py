@@ -58,7 +58,8 @@ IN_USE_NOT_READ = Rule("P134", "in_use_not_read", _WARNING)
 # Kafka's validate_only answers to the plan's requests, asked at plan time (workflow.plan)
 KAFKA_REFUSED = Rule("P135", "kafka_refused", _ERROR)
 KAFKA_UNCHECKED = Rule("P136", "kafka_unchecked", _WARNING)
-# A plan from a snapshot of a spec declaring access: a snapshot holds no ACLs (workflow.plan)
+# A plan from a snapshot of a spec declaring access or quotas: a snapshot holds no ACLs and no
+# client quotas (workflow.plan)
 ACCESS_NOT_READ = Rule("P137", "access_not_read", _WARNING)
 
 RULES: tuple[Rule, ...] = (

@@ -48,6 +48,7 @@ from reconciler.planning.limits import BrokerLoad, check_limits
 from reconciler.planning.order import order
 from reconciler.planning.policies import check_policies
 from reconciler.planning.policy_changes import PolicyChange, policy_changes, stale_approvals
+from reconciler.planning.quota_changes import QuotaChange, quota_changes
 from reconciler.spec.model import ClusterConfig, DesiredState, Policy
 
 
@@ -122,11 +123,19 @@ class Plan:
     policy_changes: tuple[PolicyChange, ...] = ()
     # The reconciler (and client libraries) that made the plan; None for a Plan built in memory
     made_by: MadeBy | None = None
+    # The cluster's client quota changes (`reconciler help access`), by entity then key; () when
+    # its `quotas:` are not declared
+    quotas: tuple[QuotaChange, ...] = ()
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
         """The error diagnostics, in diagnostic order: each one blocks the plan."""
         return tuple(d for d in self.diagnostics if d.is_error)
+
+    @property
+    def empty(self) -> bool:
+        """No topic change and no quota change: applying it changes nothing."""
+        return not self.changes and not self.quotas
 
     @property
     def applyable(self) -> bool:
@@ -137,13 +146,14 @@ class Plan:
     @property
     def unacknowledged_hazards(self) -> tuple[tuple[str, Hazard], ...]:
         """(topic, hazard) for each error-severity hazard the specs do not acknowledge, in
-        execution order, then the policy's (topic "policy"): apply refuses the plan while any
-        is left."""
+        execution order, then the policy's (topic "policy") and the quotas' (topic "quotas"):
+        apply refuses the plan while any is left."""
         ours = tuple((c.topic, h) for c in self.changes for h in c.hazards if h.blocks_apply)
         gates = tuple(
             ("policy", h) for p in self.policy_changes for h in p.hazards if h.blocks_apply
         )
-        return ours + gates
+        quotas = tuple(("quotas", h) for q in self.quotas for h in q.hazards if h.blocks_apply)
+        return ours + gates + quotas
 
     @property
     def load_near_limit(self) -> bool:
@@ -223,7 +233,10 @@ def make_plan(
         *outside_scope,
     }
     gates = policy_changes(policy, base_policy, policy.acknowledge)
-    found.update(stale_approvals(policy, gates))
+    # the cluster's quotas: not topics, so neither targeted by --topic nor scoped (only when read)
+    quotas = quota_changes(cluster.quotas, state.quotas, policy)
+    cluster_hazards = [h for c in gates for h in c.hazards] + [h for q in quotas for h in q.hazards]
+    found.update(stale_approvals(policy, cluster_hazards))
     if based_on is None:
         based_on = fingerprint(state, [c.topic for c in ordered])
     return Plan(
@@ -237,6 +250,7 @@ def make_plan(
         targets=targets,
         scoped=scoped,
         policy_changes=gates,
+        quotas=quotas,
     )
 
 

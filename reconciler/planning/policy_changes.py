@@ -14,12 +14,12 @@ on merge (which has no base) ask for the same item.
 
 from __future__ import annotations
 
-import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from reconciler.diagnostics import Diagnostic, Severity
 from reconciler.planning import p_codes
-from reconciler.planning.changes import Hazard, transition
+from reconciler.planning.changes import Hazard, Transition, transition
 from reconciler.planning.hazards import compared, entry
 from reconciler.spec.model import Acknowledgment, Policy
 from reconciler.spec.units import format_duration_ms
@@ -94,36 +94,46 @@ def _hazard(
         if after == "off"
         else f"{name} is shown but no longer blocks apply on this cluster"
     )
-    hazard = Hazard(
-        POLICY_GATE_OFF,
-        f"{what}: {consequence}",
-        approval=transition(default, after, None, setting),
-    )
-    wanted = compared(hazard.approval) if hazard.approval is not None else None
-    approved = any(a.code == POLICY_GATE_OFF and a.value == wanted for a in approvals)
-    written = entry(POLICY_GATE_OFF, hazard.approval)
+    return cluster_hazard(
+        POLICY_GATE_OFF, f"{what}: {consequence}", transition(default, after, None, setting),
+        approvals,
+    )  # fmt: skip
+
+
+def cluster_hazard(
+    code: str, message: str, approval: Transition, approvals: tuple[Acknowledgment, ...]
+) -> Hazard:
+    """A hazard of the cluster rather than of a topic (a gate turned off, a quota lowered),
+    approved by `{code: approval}` in the cluster's `policy.acknowledge:`, always an error
+    (policy.severity cannot turn off the approval of its own changes)."""
+    wanted = compared(approval)
+    approved = any(a.code == code and a.value == wanted for a in approvals)
+    written = entry(code, approval)
     tail = (
         f"approved by `{written}` in the cluster's policy.acknowledge:"
         if approved
         else f"apply refuses the plan until the cluster's policy approves it with `- {written}` "
         "under `policy.acknowledge:` in reconciler.yaml, in the reviewed change"
     )
-    return dataclasses.replace(
-        hazard, message=f"{hazard.message}; {tail}", acknowledged=approved, severity=Severity.ERROR
-    )
+    return Hazard(code, f"{message}; {tail}", approved, Severity.ERROR, approval)
 
 
-def stale_approvals(policy: Policy, changes: tuple[PolicyChange, ...]) -> tuple[Diagnostic, ...]:
-    """`policy.acknowledge:` items approving no gate this policy turns off: a warning at each
-    (acknowledge_stale), as a topic's are: the gate was turned back on, or the item names
-    another level; remove it."""
-    approved = {compared(h.approval) for c in changes for h in c.hazards if h.approval is not None}
+def stale_approvals(policy: Policy, hazards: Iterable[Hazard]) -> tuple[Diagnostic, ...]:
+    """`policy.acknowledge:` items approving none of the cluster's `hazards` (the gates this
+    policy turns off, the quotas the plan lowers): a warning at each (acknowledge_stale), as a
+    topic's are: the gate was turned back on, the quota applied, or the item names another
+    value; remove it."""
+    approved = {(h.code, compared(h.approval)) for h in hazards if h.approval is not None}
     return tuple(
         p_codes.ACKNOWLEDGE_STALE(
-            f"policy.acknowledge: `{entry(item.code, item.value)}` approves no gate this policy "
-            "turns off: remove it (it never approves another one)",
+            f"policy.acknowledge: `{entry(item.code, item.value)}` approves no "
+            f"{_APPROVES.get(item.code, 'change of this plan')}: remove it (it never approves "
+            "another one)",
             item.location,
         )
         for item in policy.acknowledge
-        if item.value not in approved
+        if (item.code, item.value) not in approved
     )
+
+
+_APPROVES = {POLICY_GATE_OFF: "gate this policy turns off"}

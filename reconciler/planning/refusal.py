@@ -11,6 +11,7 @@ hazard lines of the plan itself list them all.
 from __future__ import annotations
 
 from reconciler.diagnostics import Diagnostic
+from reconciler.planning.changes import Hazard
 from reconciler.planning.hazards import entry
 from reconciler.planning.plan import Plan
 from reconciler.words import listing
@@ -30,19 +31,31 @@ def refusal(plan: Plan) -> str | None:
         named = listing([_named(d) for d in errors], LISTED, "; ")
         steps.append(f"fix {_the(len(errors), 'error')} ({named})")
     pending = plan.unacknowledged_hazards
-    if pending:
-        by_topic: dict[str, list[str]] = {}
-        for topic, hazard in pending[:LISTED]:
-            by_topic.setdefault(topic, []).append(f"`- {entry(hazard.code, hazard.approval)}`")
-        items = "; ".join(f"{topic}: {', '.join(found)}" for topic, found in by_topic.items())
-        if len(pending) > LISTED:
-            items += f"; and {len(pending) - LISTED} more, each named by its hazard in the plan"
-        where = "its topic's" if len({topic for topic, _ in pending}) == 1 else "each topic's"
-        steps.append(
-            f"approve {_the(len(pending), 'hazard')} under {where} `acknowledge:` ({items}) "
-            f"or drop {'the change' if len(pending) == 1 else 'those changes'}"
-        )
+    topics = [(t, h) for t, h in pending if t not in CLUSTER_ENTRIES]
+    if topics:
+        whose = "its topic's" if len({t for t, _ in topics}) == 1 else "each topic's"
+        steps.append(_approve(topics, f"{whose} `acknowledge:`"))
+    ours = [(t, h) for t, h in pending if t in CLUSTER_ENTRIES]
+    if ours:  # a gate turned off, a quota lowered: the cluster's own (policy_changes.py)
+        steps.append(_approve(ours, "the cluster's `policy.acknowledge:` in reconciler.yaml"))
     return " and ".join(steps) + ", then plan again"
+
+
+# The entries of Plan.unacknowledged_hazards that are the cluster's rather than a topic's
+CLUSTER_ENTRIES = ("policy", "quotas")
+
+
+def _approve(pending: list[tuple[str, Hazard]], where: str) -> str:
+    by_topic: dict[str, list[str]] = {}
+    for topic, hazard in pending[:LISTED]:
+        by_topic.setdefault(topic, []).append(f"`- {entry(hazard.code, hazard.approval)}`")
+    items = "; ".join(f"{topic}: {', '.join(found)}" for topic, found in by_topic.items())
+    if len(pending) > LISTED:
+        items += f"; and {len(pending) - LISTED} more, each named by its hazard in the plan"
+    return (
+        f"approve {_the(len(pending), 'hazard')} under {where} ({items}) "
+        f"or drop {'the change' if len(pending) == 1 else 'those changes'}"
+    )
 
 
 def _the(count: int, word: str) -> str:

@@ -43,6 +43,10 @@ class Applied(Protocol):
     @property
     def ok(self) -> bool: ...
     @property
+    def besides(self) -> int: ...
+    @property
+    def refused(self) -> Sized: ...
+    @property
     def applied(self) -> Sized: ...
     @property
     def unchanged(self) -> Sized: ...
@@ -76,8 +80,12 @@ STATUS = 12  # the width of the status column ("     applied  create a.b ...")
 def apply_lines(result: Applied, cluster: str, stopped_by: str | None) -> list[Line]:
     """The rows and the summary; `stopped_by` names the signal that stopped the apply, if any."""
     lines: list[Line] = []
-    if not result.results:
+    if not result.results and not result.besides:
         lines.append(out(f"No changes: cluster '{cluster}' already matches the plan."))
+    elif not result.results:  # ACL or quota changes alone: their progress lines named them
+        how = "complete" if result.ok else "incomplete"
+        lines.append(out(f"Apply {how}: {result.besides} ACL or client quota change(s) sent, "
+                         f"{len(result.refused)} refused."))  # fmt: skip
     for done in result.results:
         note = f": {done.message}" if done.message else ""
         row = f"{done.status.shown:>{STATUS}}  {done.operation.summary}{note}"

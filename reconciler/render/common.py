@@ -118,6 +118,8 @@ def summary_line(plan: Plan) -> str:
         f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete. "
         f"{_plural(s.errors, 'error')}, {_plural(s.warnings, 'warning')}."
     )
+    if plan.quotas:
+        line += f" {_plural(len(plan.quotas), 'quota change')}."
     if plan.scoped:
         line += (
             f" {s.from_change} from changes since {plan.changed_since}; "

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from reconciler.markdown_escape import code, escape
 from reconciler.planning.drift import KINDS, AccessDrift, DriftItem, DriftKind, DriftReport
+from reconciler.planning.quota_changes import QuotaChange
 from reconciler.printable import printable
 from reconciler.render import common
+from reconciler.spec.quotas import shown_value
 from reconciler.wrap import wrap_all
 
 DEFAULT_MAX_CHARS = 60_000  # a GitHub issue or comment body holds 65,536 characters
@@ -60,10 +62,15 @@ def headline(report: DriftReport) -> str:
     unmanaged = report.count("unmanaged")
     managed = len(report.topics) - unmanaged
     access = f", {len(report.access)} ACL binding(s)" if report.access else ""
+    quotas = f", {len(report.quotas)} client quota(s)" if report.quotas else ""
     return (
         f"Drift on cluster '{report.cluster}': {len(report.items)} difference(s) on {managed} "
-        f"managed topic(s), {unmanaged} unmanaged topic(s){access}."
+        f"managed topic(s), {unmanaged} unmanaged topic(s){access}{quotas}."
     )
+
+
+def _quota_line(q: QuotaChange) -> str:
+    return f"client quota {q.text} (cluster -> spec)"
 
 
 def _access_line(a: AccessDrift) -> str:
@@ -105,6 +112,7 @@ def render_drift_text(report: DriftReport, width: int | None = None, verbose: bo
         for a in report.access:
             where = printable(str(a.location)) if a.location else "(no spec)"
             lines.append(f"  {where}  {printable(a.topic)}  {printable(_access_line(a))}")
+        lines += [f"  (reconciler.yaml)  {printable(_quota_line(q))}" for q in report.quotas]
         lines += ["", printable(_command(report)) + _NEXT_STEP + printable(_keep(report)) + _KEEP]
     return "\n".join(wrap_all(lines, width))
 
@@ -129,6 +137,11 @@ def render_drift_markdown(report: DriftReport, max_chars: int = DEFAULT_MAX_CHAR
         f"| {code(a.binding) if a.granted else ''} | "
         f"{code(str(a.location)) if a.location else ''} |"
         for a in report.access
+    ]
+    rows += [
+        f"| | {escape(f'client quota {q.entity.text} {q.key}')} | {code(shown_value(q.after))} "
+        f"| {code(shown_value(q.before))} | {code('reconciler.yaml')} |"
+        for q in report.quotas
     ]
     used = sum(len(line) + 1 for line in (*head, *tail))
     shown: list[str] = []

@@ -37,6 +37,7 @@ from reconciler.planning.plan import Plan
 from reconciler.planning.refusal import refusal
 from reconciler.render import common
 from reconciler.render import markdown_blocks as parts
+from reconciler.spec.quotas import shown_value
 
 COLLAPSE_ABOVE = 20  # topics (or unmanaged names); beyond this, their lists are collapsible
 DEFAULT_MAX_CHARS = 60_000  # GitHub refuses a comment or issue body over 65,536 characters
@@ -152,15 +153,27 @@ def _head(plan: Plan) -> list[str]:
 
 
 def _policy(plan: Plan) -> list[str]:
-    """The policy section: kept whole in any budget (a gate turned off is never cut)."""
-    if not plan.policy_changes:
+    """The policy and quota sections: kept whole in any budget (a gate turned off, a quota
+    lowered, is never cut)."""
+    policy = [
+        (f"{code('policy.' + c.setting)}: {code(c.before)} → {code(c.after)}", c.hazards)
+        for c in plan.policy_changes
+    ]
+    quotas = [
+        (f"{code(q.entity.text)} {code(q.key)}: {code(shown_value(q.before))} → "
+         f"{code(shown_value(q.after))}", q.hazards)
+        for q in plan.quotas
+    ]  # fmt: skip
+    return _section("### Policy changes", policy) + _section("### Client quota changes", quotas)
+
+
+def _section(title: str, rows: list[tuple[str, tuple[Hazard, ...]]]) -> list[str]:
+    if not rows:
         return []
-    lines = ["### Policy changes", ""]
-    for change in plan.policy_changes:
-        lines.append(
-            f"- {code('policy.' + change.setting)}: {code(change.before)} → {code(change.after)}"
-        )
-        for hazard in change.hazards:
+    lines = [title, ""]
+    for line, hazards in rows:
+        lines.append(f"- {line}")
+        for hazard in hazards:
             lines.append(
                 f"  - **Hazard** {code(hazard.code)} ({common.hazard_status(hazard)}): "
                 f"{escape(hazard.message)}"
@@ -170,7 +183,7 @@ def _policy(plan: Plan) -> list[str]:
 
 def _tail(plan: Plan) -> list[str]:
     # The refusal is the head's verdict, said once (planning/refusal.py)
-    if not plan.changes and plan.applyable:
+    if plan.empty and plan.applyable:
         return [escape(common.no_changes(plan))]
     return [f"**{escape(common.summary_line(plan))}**"]
 

@@ -18,6 +18,7 @@ from reconciler.planning.changes import (
     ConfigChange,
     CreateTopic,
     DeleteTopic,
+    Hazard,
     IncreasePartitions,
     ReassignReplicas,
     TopicChange,
@@ -53,6 +54,9 @@ def render_text(
     if plan.policy_changes:
         lines.extend(_policy(plan, paint))
         lines.append("")
+    if plan.quotas:
+        lines.extend(_quotas(plan, paint))
+        lines.append("")
     if plan.load_near_limit:
         lines.extend(_load_table(plan, paint))
         lines.append("")
@@ -67,7 +71,7 @@ def render_text(
         lines.append(paint.bold("Unmanaged topics (on the cluster, in no spec):"))
         lines.extend(f"  {printable(name)}" for name in plan.unmanaged)
         lines.append("")
-    if not plan.changes and plan.applyable:
+    if plan.empty and plan.applyable:
         lines.append(paint.style(printable(common.no_changes(plan)), fg="green"))
     else:
         lines.append(paint.bold(printable(common.summary_line(plan))))
@@ -152,13 +156,32 @@ def _topic(plan: Plan, topic_change: TopicChange, paint: _Painter) -> list[str]:
 
 def _policy(plan: Plan, paint: _Painter) -> list[str]:
     """The cluster's policy changes (planning/policy_changes.py), each gate off with its hazard."""
-    lines = [paint.bold("Policy changes (reconciler.yaml):")]
-    for change in plan.policy_changes:
-        lines.append(
-            f"  ~ policy.{printable(change.setting)}: "
-            f"{printable(change.before)} -> {printable(change.after)}"
-        )
-        for hazard in change.hazards:
+    rows = [
+        (f"~ policy.{change.setting}: {change.before} -> {change.after}", change.hazards)
+        for change in plan.policy_changes
+    ]
+    return _cluster_section("Policy changes (reconciler.yaml):", rows, paint)
+
+
+def _quotas(plan: Plan, paint: _Painter) -> list[str]:
+    """The cluster's client quota changes (planning/quota_changes.py), with their hazards."""
+    rows = [(f"{_mark(q.before, q.after)} quota {q.text}", q.hazards) for q in plan.quotas]
+    return _cluster_section("Client quota changes (reconciler.yaml quotas:):", rows, paint)
+
+
+def _mark(before: object, after: object) -> str:
+    """+ a value set where none was, - one removed, ~ one changed."""
+    return "+" if before is None else "-" if after is None else "~"
+
+
+def _cluster_section(
+    title: str, rows: list[tuple[str, tuple[Hazard, ...]]], paint: _Painter
+) -> list[str]:
+    """A section of the cluster's own changes: one line each, its hazards under it."""
+    lines = [paint.bold(title)]
+    for line, hazards in rows:
+        lines.append(f"  {printable(line)}")
+        for hazard in hazards:
             marker = paint.style(f"! hazard {printable(hazard.code)}", fg="magenta", bold=True)
             lines.append(
                 f"{_INDENT}{marker} ({common.hazard_status(hazard)}): {printable(hazard.message)}"

@@ -16,6 +16,7 @@ from typing import Any
 from reconciler import topic_ids
 from reconciler.diagnostics import Location
 from reconciler.spec.access import TopicAccess
+from reconciler.spec.quotas import ClientQuota
 
 
 class Presence(Enum):
@@ -232,6 +233,8 @@ class ClusterConfig:
     # False: a command for another cluster loaded this one, so its `bootstrap` and `client:`
     # were neither read nor expanded (spec/settings_scope.py) and are empty here
     settings_read: bool = True
+    # Kafka's client quotas (`reconciler help access`); None: not declared, never read nor changed
+    quotas: tuple[ClientQuota, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,12 +7,12 @@ Each rule has a stable code and a snake_case name, listed here (`RULES`) and in
     R1xx  topic configs (the catalog)    R5xx  reconciler.yaml
     R2xx  topic names                    R6xx  Jinja2 templates
     R3xx  partitions, replication,       R7xx  JSON Schema
-          assignments, tombstones        R8xx  access (a topic's `access:`)
+          assignments, tombstones        R8xx  access (`access:`, `quotas:`)
 
 The checks that use them live with what they check: source.py, discovery.py and the YAML
 reader (files), configs.py (the catalog), kafka_rules.py (Kafka's rules for one topic),
 cross_file.py (duplicates, collisions, dependencies), repo_config.py, templates.py,
-schema.py and access.py.
+schema.py, access.py and quotas.py.
 """
 
 from __future__ import annotations
@@ -107,6 +107,9 @@ SCHEMA_CONSTRAINT = Rule("R705", "schema_constraint", _E)
 INVALID_PRINCIPAL = Rule("R801", "invalid_principal", _E)
 DUPLICATE_PRINCIPAL = Rule("R802", "duplicate_principal", _E)
 TRANSACTIONAL_NOT_IDEMPOTENT = Rule("R803", "transactional_not_idempotent", _E)
+# a cluster's `quotas:` (spec/quotas.py)
+QUOTA_WITHOUT_ENTITY = Rule("R804", "quota_without_entity", _E)
+DUPLICATE_QUOTA_ENTITY = Rule("R805", "duplicate_quota_entity", _E)
 
 # Every rule above, in code order (`reconciler help diagnostics` lists each; a test keeps them in
 # step).

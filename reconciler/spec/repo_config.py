@@ -35,6 +35,7 @@ from reconciler.errors import ConfigError
 from reconciler.spec import r_codes, schema
 from reconciler.spec.literal_secrets import literal_secret
 from reconciler.spec.model import Acknowledgment, ClusterConfig, Limits, Policy, RepoConfig
+from reconciler.spec.quotas import read_quotas
 from reconciler.spec.secret_in_clear import secret_in_clear
 from reconciler.spec.settings_scope import EVERY, Settings, Unread
 from reconciler.spec.source import read_source, real_path
@@ -274,6 +275,8 @@ def _cluster(
     policy, problems = _policy(doc, (*path, "policy"), raw.get("policy"))
     found += problems
     found += _counts_in_range(doc, path, raw)
+    quotas, problems = read_quotas(doc, (*path, "quotas"), raw.get("quotas"), name)
+    found += problems
     cluster = ClusterConfig(
         name=name,
         bootstrap=bootstrap if read else "",
@@ -285,6 +288,7 @@ def _cluster(
         location=doc.key_at(path),
         confirm="name" if raw.get("confirm") == "name" else "yes",  # the schema allows these
         settings_read=read,
+        quotas=quotas,
     )
     return cluster, found
 

@@ -38,6 +38,7 @@ def connection(cluster: ClusterConfig, read_acls: bool = False) -> adapter.Conne
         wait_limit.seconds(),
         cluster_id=cluster.cluster_id,
         read_acls=read_acls,
+        read_quotas=cluster.quotas is not None,
     )
 
 

@@ -107,11 +107,19 @@ def plan(
         )
         if deleted := deleted_partitions(offline):
             offline = _with(offline, evidence_not_read(len(deleted)))
-        if declares_access(specs.desired.topics.values()):
-            offline = _with(offline, ACCESS_NOT_READ(
-                "the specs declare access, but the plan is made from a snapshot, which holds "
-                "no ACLs: no grant or revoke is shown; apply reads the ACLs live and plans them"
-            ))  # fmt: skip
+        # a snapshot holds neither ACLs nor client quotas: say what the plan cannot show
+        unread = [
+            ("the specs declare access", "ACLs: no grant or revoke is shown; apply reads the "
+             "ACLs live and plans them", declares_access(specs.desired.topics.values())),
+            (f"reconciler.yaml declares quotas: for cluster '{specs.cluster.name}'", "client "
+             "quotas: no quota change is shown; apply reads them live and plans them",
+             specs.cluster.quotas is not None),
+        ]  # fmt: skip
+        for declared, missing, asked in unread:
+            if asked:
+                offline = _with(offline, ACCESS_NOT_READ(
+                    f"{declared}, but the plan is made from a snapshot, which holds no {missing}"
+                ))  # fmt: skip
         return offline
 
     if read is None:

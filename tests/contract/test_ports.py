@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
+from reconciler.cluster.protocol.quotas import QuotaAlteration
 from reconciler.cluster.protocol.requests import ConfigUpdate, NewTopicRequest, PartitionsRequest
 from reconciler.cluster.protocol.reserved import AUDIT_TOPIC, LOCK_TOPIC
 from reconciler.cluster.protocol.throttles import (
@@ -22,6 +23,7 @@ from reconciler.cluster.protocol.throttles import (
     Throttle,
 )
 from reconciler.cluster.state import TOPIC_OVERRIDE, TopicState
+from reconciler.spec.quotas import QuotaEntity
 from tests.contract.conftest import Port, Side
 
 if TYPE_CHECKING:
@@ -326,3 +328,31 @@ def test_the_in_use_evidence_of_an_unused_topic_shows_no_reader_or_record(side: 
         assert (evidence.end_offsets, evidence.written, evidence.window_ms) == ((0,), 0, 0)
         sampled = cluster.evidence({name: 1}, sample_ms=200).of(name)  # watched, not written
         assert (sampled.end_offsets, sampled.written) == ((0,), 0) and sampled.window_ms >= 200
+
+
+def test_quotas_set_read_back_and_a_removed_key_or_entity_is_gone(side: Side) -> None:
+    """AlterClientQuotas then DescribeClientQuotas: values as doubles, a removal an op with
+    remove=true (removing a key without a quota is no error), an entity without keys left out
+    of the answer. The broker's metadata follows the controller's answer: read until shown."""
+    user = QuotaEntity(user=f"{side.prefix}-u")
+    both = QuotaEntity(user=f"{side.prefix}-u", client_id="<default>")
+    with side.connect() as cluster:
+
+        def ours() -> dict[QuotaEntity, dict[str, float]]:
+            mine = (q for q in cluster.quotas().quotas if side.prefix in (q.entity.user or ""))
+            return {q.entity: dict(q.values) for q in mine}
+
+        assert cluster.alter_quotas([
+            QuotaAlteration(user, "producer_byte_rate", 1048576.0),
+            QuotaAlteration(user, "request_percentage", 12.5),
+            QuotaAlteration(both, "consumer_byte_rate", 2e6),
+            QuotaAlteration(both, "controller_mutation_rate", None),
+        ]) == {user: None, both: None}  # fmt: skip
+        expected = {user: {"producer_byte_rate": 1048576.0, "request_percentage": 12.5},
+                    both: {"consumer_byte_rate": 2e6}}  # fmt: skip
+        shown(ours, lambda found: found == expected)
+        cluster.alter_quotas([QuotaAlteration(user, "request_percentage", None),
+                              QuotaAlteration(both, "consumer_byte_rate", None)])  # fmt: skip
+        shown(ours, lambda found: found == {user: {"producer_byte_rate": 1048576.0}})
+        cluster.alter_quotas([QuotaAlteration(user, "producer_byte_rate", None)])
+        shown(ours, lambda found: found == {})

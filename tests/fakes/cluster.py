@@ -33,6 +33,7 @@ from reconciler.cluster.protocol.address import Address
 from reconciler.cluster.protocol.answers import ClusterDescription, Record
 from reconciler.cluster.protocol.authorized import Authorized
 from reconciler.cluster.protocol.failures import Failure
+from reconciler.cluster.protocol.quotas import ClusterQuotas, QuotaAlteration
 from reconciler.cluster.protocol.requests import (
     ConfigUpdate,
     NewTopicRequest,
@@ -61,6 +62,7 @@ from reconciler.cluster.state import (
 )
 from reconciler.errors import ClusterError
 from reconciler.spec.catalog import CATALOG, ConfigType
+from reconciler.spec.quotas import ClientQuota, QuotaEntity
 
 # What Kafka without an authorizer reports as authorized (KIP-430), read from Kafka 4.1.1
 CLUSTER_RIGHTS = frozenset(
@@ -130,6 +132,8 @@ class FakeKafka:
     # The ACL bindings (an authorizer on); brokers before Kafka 2.8 need IdempotentWrite
     acls: set[AclBinding] = field(default_factory=set)
     before_2_8: bool = False
+    # The client quotas: entity -> key -> value
+    quotas: dict[QuotaEntity, dict[str, float]] = field(default_factory=dict)
 
     def add(self, *topics: TopicState) -> FakeKafka:
         """These topics as a cluster shows them: their replicas and overrides."""
@@ -609,6 +613,32 @@ class FakeCluster:
         self.kafka.acls.difference_update(bindings)
         self.kafka._answered("delete_acls")
         return dict.fromkeys(bindings)
+
+    # --- QuotaStore ------------------------------------------------------------------------------
+
+    def quotas(self) -> ClusterQuotas:
+        """Every entity with a quota, as one DescribeClientQuotas answers."""
+        self.kafka._called("quotas")
+        held = [ClientQuota(e, tuple(sorted(v.items()))) for e, v in self.kafka.quotas.items() if v]
+        return ClusterQuotas(tuple(sorted(held, key=lambda q: q.entity.order)))
+
+    def alter_quotas(
+        self, alterations: Sequence[QuotaAlteration]
+    ) -> dict[QuotaEntity, Failure | None]:
+        """Kafka removes a key that has no quota without complaint; an entity in `refused` (by
+        its text) is refused whole."""
+        self.kafka._called("alter_quotas")
+        answers = {a.entity: self.kafka.refused.get(a.entity.text) for a in alterations}
+        for a in alterations:
+            values = self.kafka.quotas.setdefault(a.entity, {})
+            if answers[a.entity] is not None:
+                continue
+            if a.value is None:
+                values.pop(a.key, None)
+            else:
+                values[a.key] = a.value
+        self.kafka._answered("alter_quotas")
+        return answers
 
     # --- AccessCheck, EvidenceReader -------------------------------------------------------------
 

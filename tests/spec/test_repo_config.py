@@ -88,3 +88,44 @@ def test_config_is_built(tmp_path: Path) -> None:
     assert local.limits == Limits(max_broker_partitions=10)
     assert local.policy == Policy(allow_delete=True, ignore=("^_", "^tmp-"))
     assert config.topics_dir == tmp_path / "topics"
+
+
+def test_a_clusters_quotas_are_read_with_their_places_and_absent_means_none(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "topics").mkdir()
+    (tmp_path / "reconciler.yaml").write_text(
+        textwrap.dedent("""
+            clusters:
+              prod:
+                bootstrap: 127.0.0.1:9092
+                quotas:
+                  - user: billing
+                    producer_byte_rate: 1048576
+                    request_percentage: 33.5
+                  - {user: <default>, client_id: app, controller_mutation_rate: 10}
+                  - client_id: <default>
+              dev:
+                bootstrap: 127.0.0.1:9093
+              empty:
+                bootstrap: 127.0.0.1:9094
+                quotas: []
+        """)
+    )
+    config, found = load_repo_config(tmp_path, {})
+    assert found == [] and config is not None
+    quotas = config.clusters["prod"].quotas
+    assert quotas is not None
+    assert [(q.entity.text, q.values) for q in quotas] == [
+        ("user=billing", (("producer_byte_rate", 1048576.0), ("request_percentage", 33.5))),
+        ("user=<default>,client-id=app", (("controller_mutation_rate", 10.0),)),
+        ("client-id=<default>", ()),
+    ]
+    assert [str(q.location) for q in quotas] == [
+        "reconciler.yaml:6:9",
+        "reconciler.yaml:9:9",
+        "reconciler.yaml:10:9",
+    ]
+    assert quotas[1].entity.parts == (("user", None), ("client-id", "app"))
+    assert config.clusters["dev"].quotas is None  # never read nor changed
+    assert config.clusters["empty"].quotas == ()  # every quota managed: all removed

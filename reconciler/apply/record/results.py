@@ -19,6 +19,10 @@ class ApplyResult:
     audit_error: str | None = None  # why writing the audit record failed, if it did
     # The cluster showed every change of the plan before this apply began: nothing was sent
     already_applied: bool = False
+    # ACL grants and revokes and client quota entities sent beside the topic operations
+    # (acl_steps.py, quota_steps.py), and those Kafka refused, one sentence each
+    besides: int = 0
+    refused: tuple[str, ...] = ()
 
     @property
     def audit(self) -> dict[str, Any]:
@@ -52,4 +56,4 @@ class ApplyResult:
 
     @property
     def ok(self) -> bool:
-        return not self.failed and not self.skipped and not self.in_progress
+        return not self.failed and not self.skipped and not self.in_progress and not self.refused

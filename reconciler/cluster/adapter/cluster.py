@@ -35,6 +35,7 @@ from reconciler.cluster.adapter import (
     evidence,
     lock_topic,
     probe,
+    quotas,
     read,
     replication_throttle,
     retry,
@@ -56,6 +57,7 @@ from reconciler.cluster.protocol.acls import AclBinding, ClusterAcls
 from reconciler.cluster.protocol.answers import ClusterDescription, Record
 from reconciler.cluster.protocol.authorized import Authorized
 from reconciler.cluster.protocol.failures import Failure
+from reconciler.cluster.protocol.quotas import ClusterQuotas, QuotaAlteration
 from reconciler.cluster.protocol.requests import (
     ConfigUpdate,
     NewTopicRequest,
@@ -65,6 +67,7 @@ from reconciler.cluster.protocol.requests import (
 from reconciler.cluster.protocol.throttles import Moves, Throttle
 from reconciler.cluster.state import ClusterState, Reassignment, TopicState
 from reconciler.errors import ClusterError
+from reconciler.spec.quotas import QuotaEntity
 
 if TYPE_CHECKING:
     from kafka.admin import KafkaAdminClient
@@ -288,7 +291,9 @@ class Cluster:
             # SECURITY_DISABLED: the broker's own authorizer.class.name, empty, says so
             if state.broker_defaults.get(acls.AUTHORIZER_KEY) == "":
                 raise acls.no_authorizer(self.connection)
-            return dataclasses.replace(state, acls=self.acls())
+            state = dataclasses.replace(state, acls=self.acls())
+        if self.connection.read_quotas:
+            state = dataclasses.replace(state, quotas=self.quotas())
         return state
 
     def evidence(self, partitions: Mapping[str, int], sample_ms: int = 0) -> Evidence:
@@ -314,6 +319,21 @@ class Cluster:
     def delete_acls(self, bindings: Sequence[AclBinding]) -> dict[AclBinding, Failure | None]:
         """Revoke exactly `bindings`: one DeleteAcls, an exact filter each."""
         return acls.delete_acls(self.connection, self._admin(), bindings, self.connection.seconds)
+
+    def quotas(self) -> ClusterQuotas:
+        """Every user and client-id quota of the cluster: one DescribeClientQuotas (quotas.py),
+        read only when reconciler.yaml declares the cluster's `quotas:`."""
+        return self._reading(
+            lambda n, t: quotas.describe_quotas(self.connection, self._reassigning(t, n), t)
+        )
+
+    def alter_quotas(
+        self, alterations: Sequence[QuotaAlteration]
+    ) -> dict[QuotaEntity, Failure | None]:
+        """Set and remove these quota values: one AlterClientQuotas."""
+        return quotas.alter_quotas(
+            self.connection, self._reassigning(), alterations, self.connection.seconds
+        )
 
     def authorized(self, topics: Collection[str]) -> Authorized:
         """What this principal may do on the cluster and on these topics (apply's pre-flight)."""

@@ -62,6 +62,8 @@ class Connection:
     # read_state reads the ACLs too (DescribeAcls): only for a spec that declares access, so a
     # cluster without an authorizer, or a principal without Describe on it, plans as before
     read_acls: bool = False
+    # and the client quotas (DescribeClientQuotas): only for a cluster declaring `quotas:`
+    read_quotas: bool = False
     # This connection's refused logins, as its clients report them (state, not part of the
     # value: equal connections made apart keep their own)
     watch: Watch = field(default_factory=Watch, init=False, compare=False, repr=False)

@@ -19,6 +19,11 @@ class _BrokerVersionData:
 
 class _Manager:
     broker_version_data: _BrokerVersionData | None
+    # A request on the least loaded broker (cluster/adapter/quotas.py: KIP-546's requests)
+    def send(
+        self, request: Any, node_id: int | None = ..., request_timeout_ms: int | None = ...
+    ) -> Any: ...
+    def run(self, coro: Any, *args: Any) -> Any: ...
 
 class KafkaAdminClient:
     def __init__(
