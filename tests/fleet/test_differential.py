@@ -335,7 +335,7 @@ def test_summary_counts_each_clusters_drift_on_its_latest_snapshot(fleet: Fleet)
 
 # The three cases below are one job over one fleet, each case its own clusters: a job on the
 # session costs some 35 to 45 CPU s of planning and compiling whatever its rows
-# (docs/testing.md, "One job for the three cases"), and the job's drift rows of a cluster
+# (docs/testing.md, "One job where one does"), and the job's drift rows of a cluster
 # are computed from that cluster's inputs alone, which each test's comparison with the
 # planner would show otherwise.
 SIZES = fleet_gen.Shape(clusters=1, topics=150, dates=2, seed=11, edge_cases=False)
