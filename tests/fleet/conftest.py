@@ -75,3 +75,19 @@ def small_run(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> 
     fleet_gen.write(SMALL, root / "desired", root / "snapshots")
     job.run(spark, str(root / "desired"), str(root / "snapshots"), str(root / "out"))
     return SmallRun(root / "desired", root / "snapshots", root / "out")
+
+
+# A clean fleet and the job's output for it, which test_inputs.py and test_whole.py copy,
+# spoil in one way each and compare with: one job for both files, as a job on the session
+# costs some 35 to 45 CPU s of planning and compiling whatever its rows (docs/testing.md,
+# "One job where one does")
+CLEAN = fleet_gen.Shape(clusters=4, topics=12, dates=3, seed=23, edge_cases=False)
+
+
+@pytest.fixture(scope="session")
+def clean(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """CLEAN's desired/, snapshots/ and out/ (the job's tables): copy before changing any."""
+    root = tmp_path_factory.mktemp("clean")
+    fleet_gen.write(CLEAN, root / "desired", root / "snapshots")
+    job.run(spark, str(root / "desired"), str(root / "snapshots"), str(root / "out"))
+    return root

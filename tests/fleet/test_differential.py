@@ -333,16 +333,51 @@ def test_summary_counts_each_clusters_drift_on_its_latest_snapshot(fleet: Fleet)
     assert "Bad input lines: none." in fleet.summary
 
 
-def test_partitions_of_differing_sizes_drift_as_the_planner_says(
-    spark: SparkSession, tmp_path: Path
-) -> None:
+# The three cases below are one job over one fleet, each case its own clusters: a job on the
+# session costs some 35 to 45 CPU s of planning and compiling whatever its rows
+# (docs/testing.md, "One job where one does"), and the job's drift rows of a cluster
+# are computed from that cluster's inputs alone, which each test's comparison with the
+# planner would show otherwise.
+SIZES = fleet_gen.Shape(clusters=1, topics=150, dates=2, seed=11, edge_cases=False)
+TWICE = fleet_gen.Shape(clusters=1, topics=60, dates=1, seed=11, edge_cases=False)
+# A longer history than one word of bits holds (drift.prepare keeps the snapshots each topic
+# was seen in as bits, 63 to a long): 70 dates, with drift on the later ones; all in the past,
+# since the job counts a date after its own run as a bad input
+LONG = fleet_gen.Shape(
+    clusters=3, topics=30, dates=70, seed=4, drift_percent=40.0, start=datetime.date(2026, 1, 1)
+)
+
+
+def renamed(g: fleet_gen.GeneratedCluster, name: str) -> fleet_gen.GeneratedCluster:
+    """`g` under another cluster name and id: SIZES, TWICE and LONG all generate c000-dev."""
+    states = tuple((day, replace(state, cluster_id=f"id-{name}")) for day, state in g.snapshots)
+    return replace(g, config=replace(g.config, name=name), snapshots=states)
+
+
+def write_cluster(root: Path, g: fleet_gen.GeneratedCluster) -> None:
+    """`g`'s desired state and every snapshot of it, as fleet_gen.write writes a fleet's."""
+    compiler.write(root / "desired", g.config, g.desired)
+    for when, snapshot in g.snapshots:
+        where = root / "snapshots" / f"cluster={g.config.name}" / f"date={when}"
+        where.mkdir(parents=True)
+        jsonl.write(where / "snapshot.jsonl", g.config.name, snapshot, fleet_gen.taken_at(when))
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """Partitions of differing sizes: the cluster as read, and the topics made uneven."""
+
+    cluster: fleet_gen.GeneratedCluster
+    counted: list[str]
+    manual: list[str]
+
+
+def uneven_sizes(root: Path) -> Sizes:
     """Partitions of one topic with differing replica counts: the generator never makes them,
     so here they are made, on a topic with a replication factor in its spec and on two with
-    manual assignments (one also grown past them). The job tells them apart without a lambda
-    per partition (drift._count_items) and compares placement on the listed partitions
-    (drift._placement_item): both must say what the planner says."""
-    shape = fleet_gen.Shape(clusters=1, topics=150, dates=2, seed=11, edge_cases=False)
-    (g,) = fleet_gen.clusters(shape)
+    manual assignments (one also grown past them)."""
+    (g,) = fleet_gen.clusters(SIZES)
+    g = renamed(g, "sizes-dev")
     day, state = g.snapshots[-1]
     specs = g.desired.topics
 
@@ -373,38 +408,28 @@ def test_partitions_of_differing_sizes_drift_as_the_planner_says(
     for name, grown in ((counted[0], False), (manual[0], False), (manual[1], True)):
         topics[name] = uneven(topics[name], grown)
     changed = replace(g, snapshots=(*g.snapshots[:-1], (day, replace(state, topics=topics))))
-    compiler.write(tmp_path / "desired", g.config, g.desired)
-    for when, snapshot in changed.snapshots:
-        where = tmp_path / "snapshots" / f"cluster={g.config.name}" / f"date={when}"
-        where.mkdir(parents=True)
-        jsonl.write(where / "snapshot.jsonl", g.config.name, snapshot, fleet_gen.taken_at(when))
-    job.run(spark, str(tmp_path / "desired"), str(tmp_path / "snapshots"), str(tmp_path / "out"))
-    drift_rows = [r.asDict() for r in spark.read.parquet(str(tmp_path / "out" / "drift")).collect()]
-    fleet = Fleet((changed,), tmp_path / "out", {"drift": drift_rows}, "")
-
-    expected, got = python_drift(fleet), spark_drift(fleet)
-    assert got == expected
-    on_day = {(item[0], item[4]) for item in expected[(g.config.name, day)]}
-    assert (counted[0], "replication_factor") in on_day, on_day
-    assert {name for name, _ in on_day} >= set(manual), on_day
+    write_cluster(root, changed)
+    return Sizes(changed, counted, manual)
 
 
-def test_a_key_named_twice_in_a_snapshot_is_read_as_the_planner_reads_it(
-    spark: SparkSession, tmp_path: Path
-) -> None:
+@dataclass(frozen=True)
+class Twice:
+    """A key named twice: the cluster as the planner reads the edited file, the topics
+    edited, and the state before the edit."""
+
+    cluster: fleet_gen.GeneratedCluster
+    edited: dict[str, str]
+    before: fleet_gen.GeneratedCluster
+
+
+def named_twice(root: Path) -> Twice:
     """A snapshot line naming a key twice: an override key twice in its object, a partition
-    twice among a topic's reassignments. Kafka never answers so, a hand-edited or foreign file
-    may; the planner's dicts keep the last, and so must the job (Spark's default fails the
-    whole job on the first such map: DUPLICATED_MAP_KEY). Each first value is chosen to change
-    the outcome, so a job keeping the first, or failing, fails this."""
-    shape = fleet_gen.Shape(clusters=1, topics=60, dates=1, seed=11, edge_cases=False)
-    (g,) = fleet_gen.clusters(shape)
+    twice among a topic's reassignments. Each first value is chosen to change the outcome."""
+    (g,) = fleet_gen.clusters(TWICE)
+    g = renamed(g, "twice-dev")
     day, _ = g.snapshots[-1]
-    compiler.write(tmp_path / "desired", g.config, g.desired)
-    where = tmp_path / "snapshots" / f"cluster={g.config.name}" / f"date={day}"
-    where.mkdir(parents=True)
-    path = where / "snapshot.jsonl"
-    jsonl.write(path, g.config.name, g.snapshots[-1][1], fleet_gen.taken_at(day))
+    write_cluster(root, g)
+    path = root / "snapshots" / f"cluster={g.config.name}" / f"date={day}" / "snapshot.jsonl"
 
     specs = g.desired.topics
     lines = path.read_text().splitlines()
@@ -433,38 +458,76 @@ def test_a_key_named_twice_in_a_snapshot_is_read_as_the_planner_reads_it(
             twice["reassignments"] = record["topic"]
     assert all(twice.values()), twice
     path.write_text("\n".join(lines) + "\n")
-
     _, _, state = jsonl.load(path)  # the planner's reading of the same file
-    before = g.snapshots[-1][1]
-    assert state.topics[twice["overrides"]].overrides == before.topics[twice["overrides"]].overrides
-    out = tmp_path / "out"
-    job.run(spark, str(tmp_path / "desired"), str(tmp_path / "snapshots"), str(out))
+    return Twice(replace(g, snapshots=((day, state),)), twice, g)
+
+
+@dataclass(frozen=True)
+class Cases:
+    sizes: Sizes
+    twice: Twice
+    long: tuple[fleet_gen.GeneratedCluster, ...]
+    drift: list[dict[str, Any]]  # the one job's drift table, every case's clusters
+
+    def fleet(self, generated: Iterable[fleet_gen.GeneratedCluster]) -> Fleet:
+        """The job's drift rows of `generated`'s clusters, as a Fleet of their own."""
+        clusters = tuple(generated)
+        names = {g.config.name for g in clusters}
+        rows = [r for r in self.drift if r["cluster"] in names]
+        return Fleet(clusters, Path(), {"drift": rows}, "")
+
+
+@pytest.fixture(scope="module")
+def cases(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Cases:
+    root = tmp_path_factory.mktemp("cases")
+    sizes, twice = uneven_sizes(root), named_twice(root)
+    long = tuple(fleet_gen.clusters(LONG))  # c000-dev to c002-prod: no name of the others
+    for g in long:
+        write_cluster(root, g)
+    out = root / "out"
+    job.run(spark, str(root / "desired"), str(root / "snapshots"), str(out))
     drift_rows = [r.asDict() for r in spark.read.parquet(str(out / "drift")).collect()]
-    read = replace(g, snapshots=((day, state),))
-    fleet = Fleet((read,), out, {"drift": drift_rows}, "")
+    return Cases(sizes, twice, long, drift_rows)
+
+
+def test_partitions_of_differing_sizes_drift_as_the_planner_says(cases: Cases) -> None:
+    """The job tells partitions of differing sizes apart without a lambda per partition
+    (drift._count_items) and compares placement on the listed partitions
+    (drift._placement_item): both must say what the planner says."""
+    sizes = cases.sizes
+    g = sizes.cluster
+    day, _ = g.snapshots[-1]
+    fleet = cases.fleet((g,))
+    expected, got = python_drift(fleet), spark_drift(fleet)
+    assert got == expected
+    on_day = {(item[0], item[4]) for item in expected[(g.config.name, day)]}
+    assert (sizes.counted[0], "replication_factor") in on_day, on_day
+    assert {name for name, _ in on_day} >= set(sizes.manual), on_day
+
+
+def test_a_key_named_twice_in_a_snapshot_is_read_as_the_planner_reads_it(cases: Cases) -> None:
+    """A snapshot line naming a key twice. Kafka never answers so, a hand-edited or foreign
+    file may; the planner's dicts keep the last, and so must the job (Spark's default fails
+    the whole job on the first such map: DUPLICATED_MAP_KEY). A job keeping the first value,
+    or failing, fails this."""
+    twice = cases.twice
+    edited = twice.edited
+    before = twice.before.snapshots[-1][1]
+    state = twice.cluster.snapshots[-1][1]
+    assert (
+        state.topics[edited["overrides"]].overrides == before.topics[edited["overrides"]].overrides
+    )
+    fleet = cases.fleet((twice.cluster,))
     assert spark_drift(fleet) == python_drift(fleet)
     # the last values won: the edited topics drift no more than they did before the edit
-    edited = {r["topic"] for r in drift_rows} & set(twice.values())
+    drifting = {r["topic"] for r in fleet.tables["drift"]} & set(edited.values())
+    g = twice.before
     unedited = drift(make_plan(g.desired, before, g.config, based_on=""), g.desired, before)
-    assert edited == {i.topic for i in unedited.items} & set(twice.values())
+    assert drifting == {i.topic for i in unedited.items} & set(edited.values())
 
 
-# A longer history than one word of bits holds (drift.prepare keeps the snapshots each topic
-# was seen in as bits, 63 to a long): 70 dates, with drift on the later ones; all in the past,
-# since the job counts a date after its own run as a bad input
-LONG = fleet_gen.Shape(
-    clusters=3, topics=30, dates=70, seed=4, drift_percent=40.0, start=datetime.date(2026, 1, 1)
-)
-
-
-def test_a_history_of_over_63_snapshots_matches_the_planner_on_every_date(
-    spark: SparkSession, tmp_path: Path
-) -> None:
-    fleet_gen.write(LONG, tmp_path / "desired", tmp_path / "snapshots")
-    out = tmp_path / "out"
-    job.run(spark, str(tmp_path / "desired"), str(tmp_path / "snapshots"), str(out))
-    drift_table = [r.asDict() for r in spark.read.parquet(str(out / "drift")).collect()]
-    long = Fleet(tuple(fleet_gen.clusters(LONG)), out, {"drift": drift_table}, "")
+def test_a_history_of_over_63_snapshots_matches_the_planner_on_every_date(cases: Cases) -> None:
+    long = cases.fleet(cases.long)
     expected = {key: items for key, items in python_drift(long).items() if items}
     assert dict(spark_drift(long)) == expected
     # the later dates, past the first word, hold what the bits decide: missing topics, and

@@ -16,10 +16,10 @@ from bench import fleet_gen
 from reconciler.cluster import jsonl
 from reconciler.fleet import inputs, job
 from reconciler.fleet.inputs import InputError
-from tests.fleet.conftest import LIGHT_CONF
+from tests.fleet.conftest import CLEAN, LIGHT_CONF
 from tests.spec_repo import run_cli
 
-SHAPE = fleet_gen.Shape(clusters=3, topics=12, dates=3, seed=11, edge_cases=False)
+SHAPE = CLEAN  # the `clean` fixture's fleet (conftest.py)
 
 
 def whole(lines: list[str]) -> str:
@@ -44,14 +44,6 @@ def drift_rows(spark: SparkSession, out: Path) -> set[tuple[Any, ...]]:
          r["kind"], str(r["first_seen"]))
         for r in spark.read.parquet(str(out / "drift")).collect()
     }  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def clean(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("clean")
-    fleet_gen.write(SHAPE, root / "desired", root / "snapshots")
-    job.run(spark, str(root / "desired"), str(root / "snapshots"), str(root / "out"))
-    return root
 
 
 def test_bad_lines_are_counted_by_reason_and_the_rest_is_processed(

@@ -17,23 +17,16 @@ from bench import fleet_gen
 from reconciler.errors import ConfigError
 from reconciler.fleet import job
 from reconciler.fleet.inputs import LONG_LINE
+from tests.fleet.conftest import CLEAN
 from tests.spec_repo import run_cli
 
-SHAPE = fleet_gen.Shape(clusters=4, topics=12, dates=3, seed=23, edge_cases=False)
+SHAPE = CLEAN  # the `clean` fixture's fleet (conftest.py)
 LAST = SHAPE.start.replace(day=SHAPE.start.day + SHAPE.dates - 1).isoformat()
 BIG = 200 * 1024 * 1024  # bytes of the one long line
 
 
 def rows(spark: SparkSession, out: Path, table: str = "drift") -> set[tuple[Any, ...]]:
     return {tuple(str(v) for v in r) for r in spark.read.parquet(str(out / table)).collect()}
-
-
-@pytest.fixture(scope="module")
-def clean(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("whole")
-    fleet_gen.write(SHAPE, root / "desired", root / "snapshots")
-    job.run(spark, str(root / "desired"), str(root / "snapshots"), str(root / "out"))
-    return root
 
 
 def last_snapshot(root: Path, index: int) -> Path:
