@@ -34,7 +34,7 @@ _repos: list[Path] = []  # the --repo of the command run, for _local_deaths
 class _Commands(click.Group):
     """The command group, each command's module imported only when the command is run or
     listed (`--help`): a process runs one command, and `local`'s cluster tooling alone was a
-    fifth of every other command's start-up (docs/benchmarks.md, start-up)."""
+    fifth of every other command's start-up (the project's benchmarks, start-up)."""
 
     # command name -> (module, the click command's name there)
     _LAZY: ClassVar[dict[str, tuple[str, str]]] = {

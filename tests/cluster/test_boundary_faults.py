@@ -28,10 +28,12 @@ from reconciler.cli.main import _invoked, _repos, _run
 from reconciler.cluster.adapter import Cluster, Connection, boundary, evidence, records
 from reconciler.cluster.adapter.connect import steer_controller
 from reconciler.cluster.protocol.acls import AclBinding
+from reconciler.cluster.protocol.quotas import QuotaAlteration
 from reconciler.cluster.protocol.requests import ConfigUpdate, NewTopicRequest, PartitionsRequest
 from reconciler.cluster.protocol.throttles import Moves
 from reconciler.errors import ClusterError
 from reconciler.local.state import LocalCluster
+from reconciler.spec.quotas import QuotaEntity
 from tests.cluster import boundary_faults
 from tests.spec_repo import SpecRepo
 
@@ -136,6 +138,20 @@ def _acl_writes(cluster: Cluster, world: World) -> None:
             assert "has no authorizer" in str(exc), exc
 
 
+def _quota_writes(cluster: Cluster, world: World) -> None:
+    """A quota set on a user of this test's own, then removed (`_no_quota` undoes a run that
+    stopped between the two)."""
+    user = QuotaEntity(user=f"{world.group}-quota")
+    cluster.alter_quotas([QuotaAlteration(user, "producer_byte_rate", 1048576.0)])
+    cluster.alter_quotas([QuotaAlteration(user, "producer_byte_rate", None)])
+
+
+def _no_quota(world: World) -> None:
+    with Cluster(world.connection) as cluster:
+        user = QuotaEntity(user=f"{world.group}-quota")
+        cluster.alter_quotas([QuotaAlteration(user, "producer_byte_rate", None)])
+
+
 def _untouched_throttle(world: World) -> None:
     with Cluster(world.connection) as cluster:
         cluster.remove_throttle(10_000_000, [1], [(world.keep, ["0:1"], ["0:1"])])
@@ -177,6 +193,8 @@ DRIVERS: list[tuple[str, Callable[[World], None], bool, Callable[[World], None] 
         None,
     ),
     ("ACLs", _adapter(lambda c, w: c.acls()), False, None),
+    ("client quotas", _adapter(lambda c, w: c.quotas()), False, None),
+    ("quota writes", _adapter(_quota_writes), True, _no_quota),
     ("ACL writes", _adapter(_acl_writes), False, None),
     ("validate_only", _adapter(_validate_only), False, None),
     ("delete an absent topic", _adapter(lambda c, w: c.delete_topics([w.absent])), False, None),

@@ -49,16 +49,19 @@ def _send(
 ) -> Any:
     """`request` (Kafka's request `name`) on kafka-python's connection manager, its answer;
     a broker that does not know it (UNSUPPORTED_VERSION, or absent from ApiVersions): `too_old`."""
-    with boundary.kafka_python(connection, name, admin, mutation=mutation):
-        from kafka import errors
+    from kafka import errors
 
-        manager = admin._manager
-        try:
+    # The boundary inside the try: kafka-python's own failures (a protocol error, ...) become
+    # the boundary's sentence before the handlers below see them; these take only Kafka's
+    # answers and the client's classified errors
+    try:
+        with boundary.kafka_python(connection, name, admin, mutation=mutation):
+            manager = admin._manager
             return manager.run(manager.send, request, None, int(timeout * 1000))
-        except (errors.IncompatibleBrokerVersion, errors.UnsupportedVersionError):
-            raise too_old(connection) from None
-        except errors.KafkaError as exc:  # the missing ACL, a timeout (retried), ...: a sentence
-            raise connection.error(_ACTIONS[name], exc) from exc
+    except (errors.IncompatibleBrokerVersion, errors.UnsupportedVersionError):
+        raise too_old(connection) from None
+    except errors.KafkaError as exc:  # the missing ACL, a timeout (retried), ...: a sentence
+        raise connection.error(_ACTIONS[name], exc) from exc
 
 
 _ACTIONS = {
