@@ -112,7 +112,12 @@ def apply_plan(
                 f"the cluster already shows {len(ops) - len(todo)} of this plan's "
                 f"{len(ops)} operation(s) done; they are not repeated"
             )
-        access.check(cluster, state, todo)  # every ACL the operations need, or refuse
+        acl_work = acl_steps.remaining(plan.changes, state.acls)
+        quota_work = quota_steps.remaining(plan.quotas, state.quotas)
+        besides_needs = access.access_needs(
+            len(acl_work.revokes) + len(acl_work.grants), len(quota_work)
+        )
+        access.check(cluster, state, todo, besides_needs)  # every ACL the changes need, or refuse
         preflight.validate(cluster, state, todo)
         apply_id = str(uuid.uuid4())
         git = checkout.to_json() if checkout is not None else None
@@ -123,8 +128,6 @@ def apply_plan(
         stopping.check("the first change")
         journal.close_unfinished(cluster, state, apply_id, progress, earlier, tail.throttles)
         already_applied = bool(ops) and not todo
-        acl_work = acl_steps.remaining(plan.changes, state.acls)
-        quota_work = quota_steps.remaining(plan.quotas, state.quotas)
         if not todo and not tail.throttles and not acl_work and not quota_work:  # no journal
             results = tuple(OperationResult(op, Status.UNCHANGED, left.done[op.id]) for op in ops)
             return ApplyResult(cluster.name, hash_, results, None, already_applied=already_applied)

@@ -44,6 +44,10 @@ def _denied(code: int) -> KafkaException:
          "lacks Describe on cluster 'prod' (needed to list the partition reassignments)"),
         ("set the throttle rate of broker 2 of", KafkaError.CLUSTER_AUTHORIZATION_FAILED,
          "lacks AlterConfigs on cluster 'prod' (needed to set the throttle rate of broker 2)"),
+        ("describe the client quotas of", KafkaError.CLUSTER_AUTHORIZATION_FAILED,
+         "lacks DescribeConfigs on cluster 'prod' (needed to describe the client quotas)"),
+        ("alter the client quotas of", KafkaError.CLUSTER_AUTHORIZATION_FAILED,
+         "lacks AlterConfigs on cluster 'prod' (needed to alter the client quotas)"),
     ],
 )  # fmt: skip
 def test_each_read_names_the_operation_it_needed(action: str, code: int, expected: str) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import (
     AclBinding,
@@ -194,6 +195,53 @@ def test_each_missing_acl_is_one_sentence_and_changes_nothing(
     assert expected in line, line
     assert "nothing was changed" in line
     assert topics_view(admin, prefix) == before
+
+
+# Client quotas are the cluster's configs: the operation missing on the cluster -> the command
+# that needs it first and what the sentence says it was needed for. Without DescribeConfigs on
+# the cluster, the broker defaults' read (KIP-464) is refused before the quotas' (both need it);
+# the quota read's own sentence is test_permission_sentences.py's.
+QUOTA_CASES = {
+    "DescribeConfigs": (("plan",), "describe the configs of 1"),
+    "AlterConfigs": (("apply", "--auto-approve"), "change client quotas"),
+}
+
+
+@pytest.mark.parametrize("missing", list(QUOTA_CASES))
+def test_quotas_without_the_cluster_acl_they_need_are_one_sentence_and_change_nothing(
+    sasl: LocalCluster,
+    admin: AdminClient,
+    transcript: Transcript,
+    prefix: str,
+    tmp_path: Path,
+    missing: str,
+) -> None:
+    """DescribeClientQuotas needs DescribeConfigs on the cluster and AlterClientQuotas
+    AlterConfigs on it. A principal holding every operation on its topics but lacking one of
+    those on the cluster, with `quotas:` and a topic create to apply: exit 1, one sentence naming
+    the operation and what it was needed for, and neither the topic nor the quota is made
+    (apply's pre-flight asks before any change, not after the topic levels ran)."""
+    transcript.dirs.append(tmp_path)
+    who = make_user(admin, f"u-{uuid.uuid4().hex[:8]}")
+    PASSWORDS.append(who.password)
+    grant(admin, who.user, prefix, all_but(""), on_cluster=all_but(missing))
+    specs = [{"name": f"{prefix}new", "partitions": 1, "replication_factor": 1}]
+    repo = write_repo(tmp_path, sasl.bootstrap, prefix, CLIENT, specs)
+    config = yaml.safe_load((repo / "reconciler.yaml").read_text())
+    config["clusters"]["sec"]["quotas"] = [{"user": who.user, "producer_byte_rate": 1048576}]
+    (repo / "reconciler.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    command, why = QUOTA_CASES[missing]
+    result = transcript.run(repo, *command, "--cluster", "sec", env=who.env)
+    assert result.code == 1, result.stdout + result.stderr
+    line = _error_line(result.stderr)
+    expected = f"principal User:{who.user} lacks {missing} on cluster 'sec' (needed to {why})"
+    assert expected in line, line
+    assert "nothing was changed" in line, line
+    assert topics_view(admin, prefix) == {}
+    conn = Connection("sec", sasl.bootstrap, tuple(sasl.client_config().items()))
+    with Cluster(conn) as cluster:  # Kafka's DescribeClientQuotas, as the super user
+        held = [q for q in cluster.quotas().quotas if q.entity.user == who.user]
+    assert held == []
 
 
 @pytest.mark.parametrize("command", [("plan",), ("apply", "--auto-approve")])

@@ -37,9 +37,27 @@ def needs(ops: Sequence[Operation]) -> list[Need]:
     return found
 
 
-def check(cluster: AccessProbe, state: ClusterState, ops: Sequence[Operation]) -> None:
-    """Raise ApplyRefused naming each missing permission; changes nothing."""
-    wanted = needs(ops)
+def access_needs(acl_changes: int, quota_changes: int) -> list[Need]:
+    """The cluster ACLs the plan's ACL and client quota changes need (protocol/authorized.py):
+    checked with the topics' so that a principal lacking them is told before any change, not
+    after the topic levels ran."""
+    found: list[Need] = []
+    if acl_changes:
+        found.append(("Alter", None, "grant and revoke ACLs"))
+    if quota_changes:
+        found.append(("AlterConfigs", None, "change client quotas"))
+    return found
+
+
+def check(
+    cluster: AccessProbe,
+    state: ClusterState,
+    ops: Sequence[Operation],
+    besides: Sequence[Need] = (),
+) -> None:
+    """Raise ApplyRefused naming each missing permission; changes nothing. `besides`: what
+    the plan's other changes need (access_needs)."""
+    wanted = needs(ops) + list(besides)
     if not wanted:
         return
     # The lock is released by deleting its topic: without Delete it would outlive this apply.

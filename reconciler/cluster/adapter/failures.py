@@ -141,6 +141,8 @@ _NEEDS: tuple[tuple[re.Pattern[str], str, bool], ...] = (
     (re.compile(r"^set the throttle rate of broker"), "AlterConfigs", False),
     (re.compile(r"^describe the ACLs of"), "Describe", False),
     (re.compile(r"^(grant|revoke) ACLs on"), "Alter", False),
+    (re.compile(r"^describe the client quotas of"), "DescribeConfigs", False),
+    (re.compile(r"^alter the client quotas of"), "AlterConfigs", False),
 )
 # Kafka's own message (kafka-python passes it on) may name the operation
 _KAFKA_SAYS = re.compile(r"needs (?P<op>[A-Z_]+) permission")

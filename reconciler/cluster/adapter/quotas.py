@@ -131,6 +131,6 @@ def alter_quotas(
             outcome[entity] = (
                 None
                 if error is errors.NoError
-                else Failure(error.__name__, entry.error_message or "")
+                else Failure(error.message or error.__name__, entry.error_message or "")
             )
     return outcome

@@ -19,6 +19,8 @@ request. The operation each request needs (Kafka's "Operations and Resources on 
     AlterPartitionReassignments     Alter            Cluster
     DescribeAcls                    Describe         Cluster (a spec declaring access)
     CreateAcls, DeleteAcls          Alter            Cluster (grants and revokes)
+    DescribeClientQuotas            DescribeConfigs  Cluster (a cluster declaring `quotas:`)
+    AlterClientQuotas               AlterConfigs     Cluster
 
 Kafka implies Describe from Read, Write, Delete and Alter, and DescribeConfigs from
 AlterConfigs. The cluster's answer (which operations the principal holds) is asked by the adapter
