@@ -39,7 +39,7 @@ from reconciler.apply.execute import acl_steps, quota_steps
 from reconciler.apply.execute.levels import Executor, InUse, Options
 from reconciler.apply.execute.operations import Level, levels, operations
 from reconciler.apply.record import content, interrupted, journal
-from reconciler.apply.record.audit_record import Finished, Started
+from reconciler.apply.record.audit_record import AccessOutcome, Finished, Started
 from reconciler.apply.record.outcome import OperationResult, Status
 from reconciler.apply.record.results import ApplyResult
 from reconciler.cluster.ports import ApplyTarget
@@ -169,7 +169,8 @@ def apply_plan(
             if log is not None and header is not None:
                 if not results and executor is not None:  # Ctrl-C and the like: no time to read
                     results = tuple(executor.results.values())
-                record = Finished.of(header, started, time.time(), results, outcome)
+                sent = AccessOutcome(besides, tuple(refused))
+                record = Finished.of(header, started, time.time(), results, outcome, sent)
                 if accounted:
                     audit_error = log.finish(record)
                 else:

@@ -149,6 +149,9 @@ class Started:
     resumed: tuple[str, ...] = ()
     broken_lock: str | None = None
     plan_changes: tuple[Json, ...] = ()  # the plan's JSON changes (planning/json_plan.py)
+    # The plan's client quota changes, as its JSON has them (its topics' ACL changes are in
+    # plan_changes, each under its topic's `access`); written only when there are some
+    quota_changes: tuple[Json, ...] = ()
 
     @staticmethod
     def of(
@@ -162,9 +165,11 @@ class Started:
         broken_lock: str | None = None,
     ) -> Started:
         """The header of an apply of `plan` starting at `started` (epoch seconds)."""
+        planned_json = plan_to_json(plan)
         return Started(apply_id, plan.cluster, plan.cluster_id, who, git, plan_hash,
                        plan.based_on, iso(started), tuple(resumed), broken_lock,
-                       tuple(plan_to_json(plan)["changes"]))  # fmt: skip
+                       tuple(planned_json["changes"]),
+                       tuple(planned_json.get("quotas", ())))  # fmt: skip
 
     @property
     def operations(self) -> tuple[Operation, ...]:
@@ -172,12 +177,14 @@ class Started:
         return planned(self.plan_changes, self.cluster, self.based_on)
 
     def to_json(self) -> Json:
+        quotas = {"quota_changes": list(self.quota_changes)} if self.quota_changes else {}
         return {**_envelope(self.apply_id, "started"),
                 "cluster": self.cluster, "cluster_id": self.cluster_id, "who": self.who,
                 "git": self.git, "plan_hash": self.plan_hash, "based_on": self.based_on,
                 "started": self.started, "resumed": list(self.resumed),
                 "broken_lock": self.broken_lock, "planned": len(self.plan_changes),
-                "plan_changes": list(self.plan_changes)}  # fmt: skip
+                "plan_changes": list(self.plan_changes),
+                **quotas}  # fmt: skip
 
     @staticmethod
     def from_json(data: Mapping[str, Any]) -> Started:
@@ -194,6 +201,7 @@ class Started:
             _strings(data, "resumed"),
             _optional(data, "broken_lock"),
             _dicts(data, "plan_changes"),
+            _dicts(data, "quota_changes"),
         )
 
 
@@ -231,6 +239,26 @@ def counts(results: Iterable[OperationResult]) -> dict[str, int]:
 
 
 @dataclass(frozen=True, slots=True)
+class AccessOutcome:
+    """What became of the plan's ACL and client quota changes: how many were sent (those the
+    cluster did not show yet) and Kafka's refusals, one sentence each. Their bindings and
+    values are in the started record (plan_changes' `access`, quota_changes)."""
+
+    sent: int
+    refused: tuple[str, ...] = ()
+
+    def to_json(self) -> Json:
+        return {"sent": self.sent, "refused": list(self.refused)}
+
+    @staticmethod
+    def from_json(data: object) -> AccessOutcome | None:
+        if not isinstance(data, dict):
+            return None
+        sent = data.get("sent")
+        return AccessOutcome(sent if isinstance(sent, int) else 0, _strings(data, "refused"))
+
+
+@dataclass(frozen=True, slots=True)
 class Finished:
     """The whole record of an apply, written at its end; also what --audit-json prints."""
 
@@ -241,6 +269,7 @@ class Finished:
     counts: dict[str, int]
     changes: tuple[Row, ...]
     throttles_left: tuple[Json, ...] = ()  # recorded throttles not removed (journal.Tail)
+    access: AccessOutcome | None = None  # the ACL and client quota changes sent, if any
 
     @staticmethod
     def of(
@@ -249,15 +278,18 @@ class Finished:
         finished: float,
         results: Sequence[OperationResult],
         outcome: str,
+        access: AccessOutcome | None = None,
     ) -> Finished:
         """The record of `results`; `started` and `finished` in epoch seconds."""
         return Finished(
-            dataclasses.replace(header, plan_changes=()),  # the started record holds them
+            # the started record holds the changes
+            dataclasses.replace(header, plan_changes=(), quota_changes=()),
             iso(finished),
             round(finished - started, 3),
             outcome,
             counts(results),
             tuple(Row.of(r) for r in results),
+            access=access if access is not None and access.sent else None,
         )
 
     def audit_json(self) -> Json:
@@ -268,7 +300,8 @@ class Finished:
                 "started": h.started, "finished": self.finished, "seconds": self.seconds,
                 "outcome": self.outcome, "counts": dict(self.counts),
                 "resumed": list(h.resumed), "broken_lock": h.broken_lock,
-                "changes": [r.to_json() for r in self.changes], "apply_id": h.apply_id}  # fmt: skip
+                "changes": [r.to_json() for r in self.changes], "apply_id": h.apply_id,
+                **({"access": self.access.to_json()} if self.access else {})}  # fmt: skip
 
     def to_json(self) -> Json:
         record = {k: v for k, v in self.audit_json().items() if k != "format_version"}
@@ -290,6 +323,7 @@ class Finished:
             else {},
             tuple(Row.from_json(c) for c in _dicts(data, "changes")),
             _dicts(data, "throttles_left"),
+            AccessOutcome.from_json(data.get("access")),
         )
 
 
