@@ -131,7 +131,9 @@ def _status(cl: local_state.LocalCluster) -> tuple[dict[str, Any], LocalClusterE
         "sidecars": sidecars,
         "security": {
             "mode": cl.security,
-            "description": local_security.describe_lines(cl.state_dir, cl.security),
+            "description": local_security.describe_lines(
+                cl.state_dir, cl.security, zookeeper=cl.metadata == "zookeeper"
+            ),
         },
     }
     return document, problem

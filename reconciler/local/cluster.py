@@ -180,10 +180,11 @@ def _properties(cluster: LocalCluster, node: Node) -> str:
 
 
 def _zookeeper_properties(cluster: LocalCluster, node: Node) -> str:
-    """A broker of a ZooKeeper-mode cluster (Kafka before 3.9): PLAINTEXT only."""
+    """A broker of a ZooKeeper-mode cluster (Kafka before 3.9): PLAINTEXT, or SASL_PLAINTEXT
+    with ACLs (`--security sasl_scram`)."""
     zookeeper = cluster.sidecar(sidecars.ZOOKEEPER)
     assert zookeeper is not None  # start() adds it for every ZooKeeper-mode cluster
-    listener = f"PLAINTEXT://127.0.0.1:{node.port}"
+    listener = f"{security.protocol(cluster.security)}://127.0.0.1:{node.port}"
     props = {
         "broker.id": str(node.id),
         "zookeeper.connect": f"127.0.0.1:{zookeeper.port}",
@@ -192,6 +193,7 @@ def _zookeeper_properties(cluster: LocalCluster, node: Node) -> str:
         "log.dirs": str(cluster.node_dir(node) / "data"),
         # share.* keys do not exist before 4.0: an old broker would only warn about them
         **{k: v for k, v in BASE_PROPERTIES.items() if not k.startswith("share.")},
+        **security.zookeeper_broker_properties(cluster.state_dir, cluster.security),
     }
     if node.rack:
         props["broker.rack"] = node.rack
@@ -289,11 +291,12 @@ def start(
         )
     release = versions.parse(dist.version)
     kraft = release.metadata == "kraft"
-    if not kraft and security_mode != "none":
+    if not kraft and security_mode not in ("none", "sasl_scram"):
         raise LocalClusterError(
             f"--security {security_mode} needs a KRaft cluster (Kafka "
             f"{'.'.join(map(str, versions.KRAFT_SINCE))} or newer); Kafka {dist.version} runs "
-            "in ZooKeeper mode here, with a PLAINTEXT listener only."
+            "in ZooKeeper mode here, with a PLAINTEXT or SASL_PLAINTEXT (--security "
+            "sasl_scram) listener only."
         )
     _clean(state_dir)
     cluster_id = random_cluster_id()
@@ -321,6 +324,9 @@ def start(
         if kraft:
             progress(f"formatting KRaft storage for {brokers} node(s)")
             _format_all(java, dist, cluster)
+        elif security_mode == "sasl_scram":
+            progress("writing the admin's SCRAM credentials into ZooKeeper")
+            add_zookeeper_scram_user(cluster, security.ADMIN, security.admin_password(state_dir))
         cluster, procs = _launch(java, dist, cluster, tie_to_parent)
         save_state(cluster)
         security.write_client_files(state_dir, security_mode, cluster.bootstrap)
@@ -407,6 +413,27 @@ def _format_all(java: str, dist: Distribution, cluster: LocalCluster) -> None:
         if proc.returncode != 0:
             (cluster.node_dir(node) / "format-failed.log").write_text(out)
             raise LocalClusterError(f"formatting storage of node {node.id} failed:\n{out.strip()}")
+
+
+def add_zookeeper_scram_user(cluster: LocalCluster, user: str, password: str) -> None:
+    """`user`'s SCRAM credentials, written into the ZooKeeper of a ZooKeeper-mode cluster:
+    the admin's before any broker starts (the brokers log in to each other as it), others' as
+    tests need them (Kafka before 2.7 has no AlterUserScramCredentials)."""
+    zookeeper = cluster.sidecar(sidecars.ZOOKEEPER)
+    if zookeeper is None:
+        raise LocalClusterError(f"the cluster in {cluster.state_dir} has no ZooKeeper")
+    java, _ = find_java()
+    dist = ensure_distribution(version=cluster.kafka_version)
+    node_dir = cluster.node_dir(cluster.nodes[0])
+    args = security.zookeeper_scram_args(f"127.0.0.1:{zookeeper.port}", user, password)
+    done = subprocess.run(_java(java, dist, node_dir, *args), capture_output=True, text=True,
+                          timeout=120, check=False)  # fmt: skip
+    if done.returncode != 0:
+        out = security.redact(cluster.state_dir, done.stdout + done.stderr).replace(password, "***")
+        (node_dir / "scram-failed.log").write_text(out)
+        raise LocalClusterError(
+            f"writing the SCRAM credentials of {user} into ZooKeeper failed:\n{out}"
+        )
 
 
 def random_cluster_id() -> str:

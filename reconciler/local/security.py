@@ -371,6 +371,40 @@ def _msk_iam_broker_properties(state_dir: Path) -> dict[str, str]:
     }
 
 
+def zookeeper_broker_properties(state_dir: Path, mode: str) -> dict[str, str]:
+    """server.properties entries of a ZooKeeper-mode broker (Kafka before 3.9) for mode:
+    `sasl_scram` only (its credentials live in ZooKeeper: zookeeper_scram_args), the
+    inter-broker traffic SCRAM too, ZooKeeper's AclAuthorizer (Kafka 2.4+, KIP-504)."""
+    if mode == "none":
+        return {}
+    admin = _secrets(state_dir)["admin.password"]
+    scram = (
+        f'org.apache.kafka.common.security.scram.ScramLoginModule required username="{ADMIN}" '
+        f'password="{admin}";'
+    )
+    return {
+        "security.inter.broker.protocol": "SASL_PLAINTEXT",
+        "sasl.enabled.mechanisms": MECHANISM,
+        "sasl.mechanism.inter.broker.protocol": MECHANISM,
+        "listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config": scram,
+        "authorizer.class.name": "kafka.security.authorizer.AclAuthorizer",
+        "allow.everyone.if.no.acl.found": "false",
+        "super.users": f"User:{ADMIN}",
+    }
+
+
+def admin_password(state_dir: Path) -> str:
+    return _secrets(state_dir)["admin.password"]
+
+
+def zookeeper_scram_args(zookeeper: str, user: str, password: str) -> list[str]:
+    """ConfigCommand arguments writing `user`'s SCRAM credentials into ZooKeeper (ZooKeeper
+    mode keeps them there; Kafka before 2.7 has no AlterUserScramCredentials)."""
+    return ["kafka.admin.ConfigCommand", "--zookeeper", zookeeper, "--alter",
+            "--add-config", f"{MECHANISM}=[iterations=4096,password={password}]",
+            "--entity-type", "users", "--entity-name", user]  # fmt: skip
+
+
 def controller_protocol(mode: str) -> str:
     return "SASL_PLAINTEXT" if mode == "sasl_scram" else "PLAINTEXT"
 
@@ -471,14 +505,15 @@ def write_client_files(state_dir: Path, mode: str, bootstrap: str) -> None:
     write_private(sec / CLIENT_YAML, "\n".join(lines) + "\n")
 
 
-def describe_lines(state_dir: Path, mode: str) -> list[str]:
+def describe_lines(state_dir: Path, mode: str, zookeeper: bool = False) -> list[str]:
     """What `status` says about security: the listener and where the credentials are."""
     if mode == "none":
         return []
     sec = security_dir(state_dir)
     if mode == "sasl_scram":
         what = (
-            f"SASL_PLAINTEXT listener, {MECHANISM}, ACLs enforced (StandardAuthorizer); "
+            f"SASL_PLAINTEXT listener, {MECHANISM}, ACLs enforced "
+            f"({'AclAuthorizer' if zookeeper else 'StandardAuthorizer'}); "
             f"super user User:{ADMIN}"
         )
     elif mode == MSK_IAM:

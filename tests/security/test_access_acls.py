@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 import time
 import uuid
 from collections.abc import Iterator
@@ -29,9 +30,10 @@ from confluent_kafka.admin import (
     ResourceType,
 )
 
+from reconciler.local.cluster import add_zookeeper_scram_user
 from reconciler.local.distribution import Distribution, ensure_distribution
 from reconciler.local.state import LocalCluster
-from tests.compat.conftest import NEWEST
+from tests.compat.conftest import MATRIX, NEWEST, OLDEST
 from tests.security.conftest import (
     SCRAM_CLIENT,
     Principal,
@@ -48,9 +50,16 @@ pytestmark = pytest.mark.kafka
 CLIENT = SCRAM_CLIENT
 
 
-# The pinned release and the newest supported one. The oldest (2.4.1) cannot run here: `local
-# up --security` needs KRaft (Kafka 3.9+), and 2.4 to 3.8 run in ZooKeeper mode, PLAINTEXT only
-VERSIONS = ("pinned", NEWEST)
+# The pinned release and the newest supported one; `make compat` (marked matrix, `make test`
+# not) adds the oldest (2.4.1) and the two sides of KIP-679 (2.7: an idempotent producer needs
+# IdempotentWrite on the cluster; 2.8: Write on a topic stands for it), in ZooKeeper mode with
+# SCRAM and the AclAuthorizer.
+_LINE = {line: next(v for v in MATRIX if v.startswith(line)) for line in ("2.7.", "2.8.")}
+VERSIONS = (
+    "pinned",
+    NEWEST,
+    *(pytest.param(v, marks=pytest.mark.matrix) for v in (OLDEST, *_LINE.values())),
+)
 
 
 @pytest.fixture(scope="module", params=VERSIONS)
@@ -74,6 +83,16 @@ def admin(sasl: LocalCluster) -> AdminClient:
 def super_env(sasl: LocalCluster) -> dict[str, str]:
     config = sasl.client_config()
     return {"KUSER": config["sasl.username"], "KPASS": config["sasl.password"]}
+
+
+def _user(sasl: LocalCluster, admin: AdminClient, name: str) -> Principal:
+    """A SCRAM user with no ACL: through Kafka (AlterUserScramCredentials, 2.7+) or, in
+    ZooKeeper mode, written into ZooKeeper as Kafka's own tools did before 2.7."""
+    if sasl.metadata != "zookeeper":
+        return make_user(admin, name)
+    who = Principal(name, secrets.token_urlsafe(18))
+    add_zookeeper_scram_user(sasl, who.user, who.password)
+    return who
 
 
 def _login(sasl: LocalCluster, who: Principal) -> dict[str, Any]:
@@ -148,8 +167,8 @@ def test_access_applied_then_revoked_with_its_hazard_then_drift(
     readers: list[_Reader],
 ) -> None:
     transcript.dirs.append(tmp_path)
-    writer = make_user(admin, f"w-{uuid.uuid4().hex[:8]}")
-    reader = make_user(admin, f"r-{uuid.uuid4().hex[:8]}")
+    writer = _user(sasl, admin, f"w-{uuid.uuid4().hex[:8]}")
+    reader = _user(sasl, admin, f"r-{uuid.uuid4().hex[:8]}")
     topic, group = f"{prefix}orders", f"{prefix}billing"
     producers = [{"principal": f"User:{writer.user}"}]
     consumer = {"principal": f"User:{reader.user}", "groups": [group]}
