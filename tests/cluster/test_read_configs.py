@@ -141,8 +141,10 @@ def test_configs_are_sorted_with_their_sources_whatever_the_chunks() -> None:
     assert list(found) == names
     assert len(admin.requests) == read.TOPIC_CHUNKS
     assert [n for request in admin.requests for n in request] == names
-    # All sent before any answer is read: each has the whole timeout, as the one request had.
-    assert admin.unread == list(range(read.TOPIC_CHUNKS))
+    # IN_FLIGHT sent before any answer is read, then one more as each is read: each has the
+    # whole timeout, as the one request had, and no more than IN_FLIGHT answers are alive.
+    first = list(range(read.IN_FLIGHT))
+    assert admin.unread == first + [read.IN_FLIGHT - 1] * (read.TOPIC_CHUNKS - read.IN_FLIGHT)
     assert found["t03"][2] == ("retention.ms", ConfigEntry("3600000", "DYNAMIC_TOPIC_CONFIG"))
     assert found["t00"][3] == ("sasl.secret", ConfigEntry(None, "DYNAMIC_TOPIC_CONFIG", True))
     assert found["t07"] == (("retention.ms", ConfigEntry("1", "DYNAMIC_TOPIC_CONFIG")),)

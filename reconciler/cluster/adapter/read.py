@@ -42,7 +42,7 @@ from concurrent.futures import Future
 from dataclasses import replace
 from itertools import pairwise
 from operator import attrgetter, itemgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from confluent_kafka import KafkaError, KafkaException, Node, TopicCollection
 from confluent_kafka.admin import (
@@ -81,9 +81,22 @@ Configs = tuple[tuple[str, ConfigEntry], ...]
 _SOURCES = {int(source.value): source.name for source in ConfigSource}
 _OVERRIDE = int(ConfigSource.DYNAMIC_TOPIC_CONFIG.value)
 
-# The topics' DescribeConfigs is split into this many requests (fewer for fewer topics), sent at
-# once: a constant, whatever the topic count (tests/cluster/test_round_trips.py counts them).
+# The topics' DescribeConfigs is split into this many requests (fewer for fewer topics): a
+# constant up to TOPIC_CHUNKS * CHUNK_TOPICS topics (tests/cluster/test_round_trips.py counts
+# them). Past that, one more request per CHUNK_TOPICS topics: librdkafka's answer costs ~36 KiB
+# of Python objects per topic (every entry and synonym a ConfigEntry, made as the answer
+# arrives, measured on Kafka 4.1.1), so a constant count of requests would make the memory of
+# one request grow with the cluster: 445 MiB for one eighth of 100,000 topics. At most
+# IN_FLIGHT requests are outstanding, the next sent as one is read: the answers alive at once,
+# and so the memory, stay bounded (docs/cluster-state.md).
 TOPIC_CHUNKS = 8
+CHUNK_TOPICS = 2500
+IN_FLIGHT = 3
+# The topics' Metadata likewise: one request up to METADATA_TOPICS topics (~3.6 KiB of objects
+# per one-partition topic in librdkafka's answer), one more per METADATA_TOPICS beyond.
+METADATA_TOPICS = 10_000
+METADATA_IN_FLIGHT = 2
+Sent = TypeVar("Sent")
 
 # What a librdkafka ConfigEntry's conversion depends on besides its key, read in C.
 _FIELDS = attrgetter("value", "source", "is_sensitive")
@@ -125,7 +138,9 @@ def read_topics(
     `configs` is empty (not read)."""
     seconds = connection.seconds if timeout is None else timeout
     described = _send_describe_topics(connection, admin, names, seconds)
-    chunks = _send_topic_configs(connection, admin, names, seconds) if configs else deque()
+    chunks: Pipeline[Chunk] | deque[Chunk] = (
+        _send_topic_configs(connection, admin, names, seconds) if configs else deque()
+    )
     # Read in the order sent: a topic both requests fail for reports its Metadata failure
     return topic_states(
         _described_topics(connection, described), _topic_configs(connection, chunks, {})
@@ -308,13 +323,26 @@ def topic_names(
         raise connection.error("list the topics of", exc) from exc
 
 
+Described = list[tuple[str, Future[TopicDescription]]]
+
+
 def _send_describe_topics(
     connection: Connection, admin: AdminClient, names: Sequence[str], seconds: float
-) -> list[tuple[str, Future[TopicDescription]]]:
-    """One Metadata request for these topics (librdkafka sends it to the controller); their
-    futures, in reverse order of `names` (popped from the end)."""
-    if not names:
-        return []
+) -> Pipeline[Described]:
+    """These topics' Metadata: one request (librdkafka sends it to the controller) per
+    METADATA_TOPICS topics, METADATA_IN_FLIGHT of them sent now; each request's futures in
+    reverse order of `names` (popped from the end)."""
+    return Pipeline(
+        names,
+        [*range(0, len(names), METADATA_TOPICS), len(names)] if names else [],
+        lambda part: _send_metadata(connection, admin, part, seconds),
+        METADATA_IN_FLIGHT,
+    )
+
+
+def _send_metadata(
+    connection: Connection, admin: AdminClient, names: Sequence[str], seconds: float
+) -> Described:
     with boundary.librdkafka(connection, "Metadata"):
         futures = admin.describe_topics(TopicCollection(list(names)), request_timeout=seconds)
     sent = list(futures.items())
@@ -324,25 +352,27 @@ def _send_describe_topics(
 
 
 def _described_topics(
-    connection: Connection, sent: list[tuple[str, Future[TopicDescription]]]
+    connection: Connection, requests: Pipeline[Described]
 ) -> dict[str, TopicState]:
     """The answered topics' partitions, ids and internal flags, as TopicStates whose `configs`
     are still empty (topic_states adds them); those the brokers do not know are left out. Each
     librdkafka TopicDescription (with its Node objects, ~3.6 KiB per single-partition topic) is
     dropped as soon as it is read."""
     described: dict[str, TopicState] = {}
-    while sent:
-        name, future = sent.pop()
-        try:
-            with boundary.librdkafka(connection, "Metadata"):
-                description: TopicDescription = future.result()
-                state = _topic_state(description, ())
-        except KafkaException as exc:
-            if code_of(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
-                continue  # not (or no longer) there: left out
-            raise connection.error(f"describe topic '{name}' of", exc) from exc
-        del future
-        described[name] = state
+    while requests:
+        sent = requests.popleft()
+        while sent:
+            name, future = sent.pop()
+            try:
+                with boundary.librdkafka(connection, "Metadata"):
+                    description: TopicDescription = future.result()
+                    state = _topic_state(description, ())
+            except KafkaException as exc:
+                if code_of(exc) == KafkaError.UNKNOWN_TOPIC_OR_PART:
+                    continue  # not (or no longer) there: left out
+                raise connection.error(f"describe topic '{name}' of", exc) from exc
+            del future
+            described[name] = state
     return described
 
 
@@ -359,22 +389,62 @@ def topic_configs(
 Chunk = list[tuple[ConfigResource, Future[dict[str, KafkaConfigEntry]]]]
 
 
+class Pipeline(Generic[Sent]):
+    """Requests over consecutive parts of `names` (split at `bounds`), `in_flight` of them sent
+    at once and the next as one is taken, each with the whole timeout: the brokers must answer
+    each within it, as they had to answer one request; converting answers takes no time from
+    it. Bounds the answers alive at once, and so the memory, whatever the topic count."""
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        bounds: list[int],
+        send: Callable[[Sequence[str]], Sent],
+        in_flight: int,
+    ) -> None:
+        self._send, self._in_flight = send, in_flight
+        self._parts = deque(names[a:b] for a, b in pairwise(bounds))
+        self._sent: deque[Sent] = deque()
+        self._top_up()
+
+    def _top_up(self) -> None:
+        while self._parts and len(self._sent) < self._in_flight:
+            self._sent.append(self._send(self._parts.popleft()))
+
+    def __bool__(self) -> bool:
+        return bool(self._sent or self._parts)
+
+    def popleft(self) -> Sent:
+        """The oldest request's answer (futures). The one taken before has been read by now:
+        its place goes to the next request, sent before this one is read."""
+        self._top_up()
+        return self._sent.popleft()
+
+
+def chunk_bounds(count: int) -> list[int]:
+    """Where the topics' DescribeConfigs requests split `count` topics: TOPIC_CHUNKS parts (fewer
+    for fewer topics), more when a part would exceed CHUNK_TOPICS."""
+    parts = min(count, max(TOPIC_CHUNKS, -(-count // CHUNK_TOPICS)))
+    return [count * i // parts for i in range(parts + 1)] if parts else []
+
+
 def _send_topic_configs(
     connection: Connection, admin: AdminClient, names: Sequence[str], seconds: float
-) -> deque[Chunk]:
-    """These topics' configs in TOPIC_CHUNKS DescribeConfigs requests (fewer for fewer topics)
-    sent at once, each with the whole timeout: the brokers must answer them all within it, as
-    they had to answer one request; converting answers takes no time from it."""
-    count = min(TOPIC_CHUNKS, len(names))
-    bounds = [len(names) * i // count for i in range(count + 1)] if count else []
-    return deque(
-        _send_describe_configs(connection, admin, ResourceType.TOPIC, names[start:end], seconds)
-        for start, end in pairwise(bounds)
+) -> Pipeline[Chunk]:
+    """These topics' configs in DescribeConfigs requests split at chunk_bounds, IN_FLIGHT of
+    them sent now."""
+    return Pipeline(
+        names,
+        chunk_bounds(len(names)),
+        lambda part: _send_describe_configs(connection, admin, ResourceType.TOPIC, part, seconds),
+        IN_FLIGHT,
     )
 
 
 def _topic_configs(
-    connection: Connection, chunks: deque[Chunk], broker: dict[str, KafkaConfigEntry]
+    connection: Connection,
+    chunks: Pipeline[Chunk] | deque[Chunk],
+    broker: dict[str, KafkaConfigEntry],
 ) -> dict[str, Configs]:
     """The chunks' answers, read in turn and dropped as they are read.
 
