@@ -123,7 +123,7 @@ def apply_plan(
         stopping.check("the first change")
         journal.close_unfinished(cluster, state, apply_id, progress, earlier, tail.throttles)
         already_applied = bool(ops) and not todo
-        acl_work = acl_steps.remaining(plan.changes, state.acls)
+        acl_work = acl_steps.remaining(plan.changes, state.acls, plan.acls)
         quota_work = quota_steps.remaining(plan.quotas, state.quotas)
         if not todo and not tail.throttles and not acl_work and not quota_work:  # no journal
             results = tuple(OperationResult(op, Status.UNCHANGED, left.done[op.id]) for op in ops)
