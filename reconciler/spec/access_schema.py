@@ -116,6 +116,13 @@ def acls_field() -> Schema:
                 "type": "object",
                 "additionalProperties": False,
                 "required": ["type"],
+                # every resource but the cluster (whose one name is implied) is named
+                "if": {
+                    "properties": {
+                        "type": {"description": "Not the cluster.", "not": {"const": "cluster"}}
+                    }
+                },
+                "then": {"required": ["name"]},
                 "properties": {
                     "type": {
                         "description": "The resource type; `cluster`'s name is always "
