@@ -249,8 +249,11 @@ def make_plan(
     # the cluster's quotas: not topics, so neither targeted by --topic nor scoped (only when read)
     quotas = quota_changes(cluster.quotas, state.quotas, policy)
     # the files' raw `acls:`: a section of its own, after the topics' own access changes
+    # (--topic keeps those on the topics it selects; --changed-since all: an edit of `acls:`
+    # alone is a change under review)
+    on_topics = chosen if targets and not scoped else None
     acls = raw_acl_changes.raw_changes(
-        desired, state.acls, policy, evidence, chosen, ordered, tuple(state.topics), whole
+        desired, state.acls, policy, evidence, on_topics, ordered, tuple(state.topics), whole
     )
     cluster_hazards = [h for c in gates for h in c.hazards] + [h for q in quotas for h in q.hazards]
     cluster_hazards += [h for a in acls for h in a.hazards]
