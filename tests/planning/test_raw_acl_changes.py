@@ -137,3 +137,28 @@ def test_imported_entries_plan_no_change() -> None:
         for e in entries
     )  # fmt: skip
     assert not make_plan(_with(desired(), *back), _state(*held), CONFIG).acls
+
+
+def test_every_widening_and_narrowing_shape_is_a_hazard() -> None:
+    """Other shapes than the prefixed grant and the DENY grant the real-broker test makes."""
+    anyone = RawAcl("User:*", "group", "public", "literal", ("Read",))
+    every_txn = RawAcl("User:tx", "transactional_id", "*", "literal", ("Write",))
+    narrow = RawAcl("User:tx", "transactional_id", "tx-1", "literal", ("Write",))
+    old_deny = AclBinding("topic", "orders", "literal", "User:intern", "Write", "deny")
+    old_cluster = AclBinding("cluster", "kafka-cluster", "literal", "User:ops", "Describe")
+    plan = make_plan(
+        _with(desired(), anyone, every_txn, narrow), _state(old_deny, old_cluster), CONFIG
+    )
+    found = {(a.action, a.binding.resource_name): [h.code for h in a.hazards] for a in plan.acls}
+    assert found == {
+        ("grant", "public"): ["acl_widen"],  # the wildcard principal
+        ("grant", "*"): ["acl_widen"],  # every transactional id
+        ("grant", "tx-1"): [],  # one principal, one literal resource
+        ("revoke", "orders"): ["acl_widen"],  # a DENY lifted lets the principal in
+        ("revoke", "kafka-cluster"): ["acl_revoke"],
+    }
+    (hazard,) = next(a.hazards for a in plan.acls if a.binding == old_cluster)
+    assert hazard.approve_with == {
+        "acl_revoke": {"key": old_cluster.text, "from": "granted", "to": "revoked"}
+    }
+    assert "policy.acknowledge" in hazard.message
