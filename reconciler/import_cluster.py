@@ -301,6 +301,7 @@ def render(
     clusters_field: bool,
     schema: Path | None,
     at: Path,
+    review: str = "# Review it (owner, keyed, protect, depends_on are yours to add), then commit.",
 ) -> str:
     """One topic file's text: a modeline, where it came from, then the topics."""
     header = []
@@ -310,7 +311,7 @@ def render(
     header.append(
         f"# Imported from cluster '{cluster}' by `reconciler import` (reconciler {__version__})."
     )
-    header.append("# Review it (owner, keyed, protect, depends_on are yours to add), then commit.")
+    header.append(review)
     document: dict[str, Any] = {}
     if clusters_field:
         document["defaults"] = {"clusters": _Flow([cluster])}
@@ -402,7 +403,10 @@ def acls_file(
     """A new file (acls.yaml, or acls-2.yaml, ... when taken) with `topics: []` and the
     `acls:` entries of `bindings`; for one cluster of several, each entry says which."""
     path = _free_path(out_dir, "acls", set(), exists)
-    text = render((), cluster, clusters_field=False, schema=schema, at=path)
+    review = (
+        "# Review it: every ACL of the cluster inside policy.manage is now managed, then commit."
+    )
+    text = render((), cluster, clusters_field=False, schema=schema, at=path, review=review)
     entries = acl_entries(bindings)
     if clusters_field:
         entries = [{**e, "clusters": _Flow([cluster])} for e in entries]

@@ -5,14 +5,20 @@ within policy.manage (principal and resource), hazards approved in the cluster's
 from __future__ import annotations
 
 import dataclasses
+import json
+from pathlib import Path
+
+import jsonschema
 
 from reconciler.cluster.evidence import Evidence, GroupUse, TopicEvidence
 from reconciler.cluster.protocol.acls import AclBinding, ClusterAcls
 from reconciler.cluster.state import ClusterState
 from reconciler.import_cluster import acl_entries
 from reconciler.planning.drift import drift
+from reconciler.planning.drift import to_json as drift_json
 from reconciler.planning.plan import make_plan
 from reconciler.planning.raw_acl_changes import bindings
+from reconciler.render.drift_report import render_drift_markdown, render_drift_text
 from reconciler.render.markdown import render_markdown
 from reconciler.render.text import render_text
 from reconciler.spec.access import ConsumerAccess, TopicAccess
@@ -103,6 +109,9 @@ def test_one_desired_set_with_the_topics_access() -> None:
     assert [(a.topic, a.binding, a.granted) for a in report.access] == [
         ("(acls:)", gone.text, True)
     ]
+    schema = json.loads((Path(__file__).parents[2] / "schemas" / "drift.schema.json").read_text())
+    jsonschema.validate(drift_json(report), schema)
+    assert "(acls:)" in render_drift_text(report) and "(acls:)" in render_drift_markdown(report)
 
 
 def test_a_revoked_group_names_the_groups_it_covers_and_their_members() -> None:
