@@ -257,6 +257,8 @@ def make_plan(
     )
     cluster_hazards = [h for c in gates for h in c.hazards] + [h for q in quotas for h in q.hazards]
     cluster_hazards += [h for a in acls for h in a.hazards]
+    if state.acls is not None:
+        found.update(raw_acl_changes.outside_scope(desired.acls, policy))
     found.update(stale_approvals(policy, cluster_hazards))
     if based_on is None:
         based_on = fingerprint(state, [c.topic for c in ordered])

@@ -22,7 +22,9 @@ from dataclasses import dataclass
 
 from reconciler.cluster.evidence import Evidence
 from reconciler.cluster.protocol.acls import AclBinding, ClusterAcls
+from reconciler.diagnostics import Diagnostic
 from reconciler.patterns import UserPattern, problem
+from reconciler.planning import p_codes
 from reconciler.planning.acl_changes import hazards_of
 from reconciler.planning.acl_derivation import derived
 from reconciler.planning.changes import AclAction, AclChange, Hazard, TopicChange
@@ -84,9 +86,10 @@ def raw_changes(
     if acls is None or desired.acls is None:
         return ()
     have = set(acls.bindings)
-    given = bindings(desired.acls)
+    written = bindings(desired.acls)
+    given = [b for b in written if _in_scope(b, policy)]  # the others: `outside_scope`
     topics = (whole or desired).topics.values()
-    wanted = set(given) | set(derived(topics, acls.idempotent_write))
+    wanted = set(written) | set(derived(topics, acls.idempotent_write))
     on_topics = {a.binding for c in topic_changes for a in c.access}
     managed_topics = managed(desired)
     chosen = [
@@ -102,6 +105,26 @@ def raw_changes(
         RawAclChange(c.action, c.binding, _hazards(c, acls, evidence, policy, cluster_topics))
         for c in chosen
     )
+
+
+def outside_scope(acls: Sequence[RawAcl] | None, policy: Policy) -> list[Diagnostic]:
+    """A warning at each `acls:` entry the scope does not own: the planner neither grants nor
+    revokes it (a scope granting what it could never revoke would be one-way)."""
+    found: dict[RawAcl, AclBinding] = {}
+    for binding, acl in bindings(acls or ()).items():
+        if not _in_scope(binding, policy):
+            found.setdefault(acl, binding)
+    return [
+        p_codes.ACL_OUTSIDE_SCOPE(
+            f"acls: {binding.principal} on {binding.resource_type.replace('_', ' ')} "
+            f"{binding.resource_name} ({binding.pattern_type}) is outside the scope "
+            f"(policy.manage: {', '.join(policy.manage) or 'every name'}; a topic policy.ignore "
+            "matches is never owned), so the planner neither grants nor revokes it; remove the "
+            "entry, or widen policy.manage in reconciler.yaml",
+            location=acl.location,
+        )
+        for acl, binding in found.items()
+    ]
 
 
 def unexplained(

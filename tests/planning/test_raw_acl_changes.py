@@ -171,3 +171,19 @@ def test_every_widening_and_narrowing_shape_is_a_hazard() -> None:
         "acl_revoke": {"key": old_cluster.text, "from": "granted", "to": "revoked"}
     }
     assert "policy.acknowledge" in hazard.message
+
+
+def test_an_entry_outside_the_scope_is_neither_granted_nor_revoked_and_warned() -> None:
+    mine = RawAcl("User:payments-api", "group", "payments-", "prefixed", ("Read",))
+    theirs = RawAcl("User:billing", "group", "payments-x", "literal", ("Read",))
+    ignored = RawAcl("User:payments-api", "topic", "_payments.tmp", "literal", ("Read",))
+    policy = Policy(manage=("payments",), ignore=("^_",))
+    scoped = dataclasses.replace(CONFIG, policy=policy)
+    plan = make_plan(_with(desired(), mine, theirs, ignored), _state(), scoped)
+    assert [a.binding.principal for a in plan.acls] == ["User:payments-api"]
+    warned = [d for d in plan.diagnostics if d.code == "P140"]
+    assert [d.message.split(" is outside")[0] for d in warned] == [
+        "acls: User:billing on group payments-x (literal)",
+        "acls: User:payments-api on topic _payments.tmp (literal)",
+    ]
+    assert not [d for d in plan.diagnostics if d.is_error]
