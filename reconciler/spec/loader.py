@@ -47,7 +47,7 @@ from reconciler.spec.discovery import (
 )
 from reconciler.spec.model import DesiredState, RepoConfig, TopicSpec
 from reconciler.spec.pattern_bounds import check_pattern_bounds
-from reconciler.spec.raw_acls import RawAcl
+from reconciler.spec.raw_acls import RawAcl, repeated
 from reconciler.spec.repo_config import load_repo_config
 from reconciler.spec.settings_scope import EVERY, Settings
 from reconciler.spec.source import Source, read_source, real_path
@@ -181,6 +181,7 @@ def _load_repo(
                 topics_by_name.setdefault(topic.spec.name, topic.spec)  # the first one wins
             given = run.acls[group]
             mine_acls = None if given is None else tuple(a for a in given if a.on(group))
+            run.per_cluster[group] += repeated(mine_acls or ())
             desired[group] = DesiredState(group, topics_by_name, unread, elsewhere, mine_acls)
             if run.config is not None:  # a group is a selected cluster of reconciler.yaml
                 chosen = run.config.clusters[group]

@@ -9,7 +9,7 @@ Planning turns each entry into one binding per operation (planning/raw_acl_chang
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,7 +54,6 @@ def read_acls(
         entry = _entry(doc, index, item, known_clusters, found)
         if entry is not None:
             entries.append(entry)
-    found += _repeated(entries)
     return tuple(entries), found
 
 
@@ -126,9 +125,10 @@ def _entry(
     )
 
 
-def _repeated(entries: list[RawAcl]) -> list[Diagnostic]:
-    """One binding (principal, resource pattern, operation, permission, host) written twice,
-    on a cluster both entries are for: which entry would removing it remove?"""
+def repeated(entries: Sequence[RawAcl]) -> list[Diagnostic]:
+    """One binding (principal, resource pattern, operation, permission, host) written twice
+    among the entries one cluster gets, in one file or two: which entry would removing it
+    remove? (The loader asks per cluster.)"""
     first: dict[tuple[str, ...], RawAcl] = {}
     found: list[Diagnostic] = []
     for entry in entries:
@@ -138,7 +138,7 @@ def _repeated(entries: list[RawAcl]) -> list[Diagnostic]:
             earlier = first.get(key)
             if earlier is None:
                 first[key] = entry
-            elif _overlap(earlier, entry):
+            else:
                 found.append(
                     r_codes.DUPLICATE_ACL(
                         f"{entry.principal} {entry.permission.upper()} {operation} on "
@@ -149,9 +149,3 @@ def _repeated(entries: list[RawAcl]) -> list[Diagnostic]:
                     )
                 )
     return found
-
-
-def _overlap(a: RawAcl, b: RawAcl) -> bool:
-    if a.clusters is None or b.clusters is None:
-        return True
-    return bool(set(a.clusters) & set(b.clusters))

@@ -66,3 +66,24 @@ def test_no_key_is_not_an_empty_list(tmp_path: Path) -> None:
     empty = load_repo(_repo(tmp_path / "b", {"t.yaml": "topics: []\nacls: []\n"}), env={})
     assert without.desired["dev"].acls is None
     assert empty.desired["dev"].acls == ()
+
+
+def test_one_binding_in_two_files_for_one_cluster_is_r811_for_that_cluster(tmp_path: Path) -> None:
+    first = """topics: []
+acls:
+  - principal: User:ops
+    resource: {type: group, name: ops-, pattern: prefixed}
+    operations: [Read]
+    clusters: [prod]
+"""
+    second = """topics: []
+acls:
+  - principal: User:ops
+    resource: {type: group, name: ops-, pattern: prefixed}
+    operations: [Describe, Read]
+"""
+    loaded = load_repo(_repo(tmp_path, {"a.yaml": first, "b.yaml": second}), env={})
+    (found,) = loaded.diagnostics
+    assert (found.code, str(found.location)) == ("R811", "topics/b.yaml:3:5")
+    assert "first at topics/a.yaml:3:5" in found.message
+    assert found.message.endswith("(for cluster prod)")
