@@ -253,7 +253,7 @@ def make_plan(
     # alone is a change under review)
     on_topics = chosen if targets and not scoped else None
     acls = raw_acl_changes.raw_changes(
-        desired, state.acls, policy, evidence, on_topics, ordered, tuple(state.topics), whole
+        desired, state.acls, policy, evidence, on_topics, ordered, state.topics.keys(), whole
     )
     cluster_hazards = [h for c in gates for h in c.hazards] + [h for q in quotas for h in q.hazards]
     cluster_hazards += [h for a in acls for h in a.hazards]

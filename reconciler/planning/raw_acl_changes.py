@@ -17,7 +17,8 @@ these decisions from the plan.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+import functools
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from reconciler.cluster.evidence import Evidence
@@ -101,8 +102,9 @@ def raw_changes(
     ]
     if targeted is not None:
         chosen = [c for c in chosen if _on_targeted_topic(c.binding, targeted)]
+    held = _reading(acls.bindings)
     return tuple(
-        RawAclChange(c.action, c.binding, _hazards(c, acls, evidence, policy, cluster_topics))
+        RawAclChange(c.action, c.binding, _hazards(c, held, evidence, policy, cluster_topics))
         for c in chosen
     )
 
@@ -162,18 +164,16 @@ def _in_scope(binding: AclBinding, policy: Policy) -> bool:
     """Inside `policy.manage`: its principal's name and its resource's name both match; a
     topic resource `policy.ignore` matches is another tool's (so are its topics)."""
     name = binding.principal.partition(":")[2]
-    if binding.resource_type == "topic" and ignored(binding.resource_name, _ignore(policy)):
+    if binding.resource_type == "topic" and ignored(binding.resource_name, _ignore(policy.ignore)):
         return False  # reconciler's own lock and audit topics' too
     return owned(name, policy) and owned(binding.resource_name, policy)
 
 
-def _ignore(policy: Policy) -> list[UserPattern]:
-    """policy.ignore's patterns (each checked when reconciler.yaml was loaded)."""
-    return [
-        UserPattern(p, policy.pattern_source("ignore", p))
-        for p in policy.ignore
-        if problem(p) is None
-    ]
+@functools.lru_cache(maxsize=16)
+def _ignore(patterns: tuple[str, ...]) -> tuple[UserPattern, ...]:
+    """policy.ignore's patterns, compiled once per command (each was checked when
+    reconciler.yaml was loaded; planning/diff.py reports one that is not a pattern)."""
+    return tuple(UserPattern(p, "policy.ignore") for p in patterns if problem(p) is None)
 
 
 def _on_targeted_topic(binding: AclBinding, targeted: Callable[[str], bool]) -> bool:
@@ -182,36 +182,40 @@ def _on_targeted_topic(binding: AclBinding, targeted: Callable[[str], bool]) -> 
 
 def _hazards(
     change: RawAclChange,
-    acls: ClusterAcls,
+    held: Mapping[tuple[str, str], Sequence[AclBinding]],
     evidence: Evidence | None,
     policy: Policy,
     cluster_topics: Collection[str],
 ) -> tuple[Hazard, ...]:
-    """acl_changes.py's hazards, approved in the cluster's `policy.acknowledge:`."""
-    topics = read_by(change.binding, acls.bindings, cluster_topics)
+    """acl_changes.py's hazards, approved in the cluster's `policy.acknowledge:`; `held`: the
+    cluster's Read rules (`_reading`)."""
+    who = change.binding.principal
+    topics = read_by(change.binding, held.get((who, "topic"), ()), cluster_topics)
     return tuple(
         cluster_hazard(h.code, h.message, h.approval, policy.acknowledge)
-        for h in hazards_of(change.change, acls.bindings, evidence, topics)
+        for h in hazards_of(change.change, held.get((who, "group"), ()), evidence, topics)
         if isinstance(h.approval, tuple)  # a transition: every ACL hazard has one
     )
 
 
-def read_by(lost: AclBinding, held: Sequence[AclBinding], topics: Collection[str]) -> list[str]:
+def read_by(lost: AclBinding, reads: Sequence[AclBinding], topics: Collection[str]) -> list[str]:
     """The topics among `topics` whose readers losing `lost` stops: those it covers for a
-    Topic rule; for a Group rule, those its principal holds a Topic Read (or All) on."""
+    Topic rule; for a Group rule, those `reads` (its principal's Topic Read or All rules:
+    `_reading`) cover."""
+    if lost.operation not in ("Read", "All"):
+        return []  # no reader loses anything: no group to name
     if lost.resource_type == "topic":
-        return sorted(t for t in topics if _covers(lost, t))
+        return _covered(lost, topics)
     if lost.resource_type != "group":
         return []
-    reads = [
-        b
-        for b in held
-        if b.principal == lost.principal
-        and b.resource_type == "topic"
-        and b.permission == "allow"
-        and b.operation in ("Read", "All")
-    ]
-    return sorted(t for t in topics if any(_covers(r, t) for r in reads))
+    return sorted({t for r in reads for t in _covered(r, topics)})
+
+
+def _covered(rule: AclBinding, topics: Collection[str]) -> list[str]:
+    """The topics a Topic rule covers: a literal name is looked up, not searched for."""
+    if rule.pattern_type == "literal" and rule.resource_name != "*":
+        return [rule.resource_name] if rule.resource_name in topics else []
+    return sorted(t for t in topics if _covers(rule, t))
 
 
 def _covers(rule: AclBinding, name: str) -> bool:
@@ -226,7 +230,19 @@ def revoked_reads(
     """The cluster's topics whose readers a revoke of the section stops: their evidence names
     the groups that lose access (the workflow reads it, then plans again)."""
     found: dict[str, None] = {}
+    reading = _reading(held)
     for c in changes:
-        if c.action == "revoke" and c.binding.operation in ("Read", "All"):
-            found.update(dict.fromkeys(read_by(c.binding, held, topics)))
+        if c.action == "revoke":
+            reads = reading.get((c.binding.principal, "topic"), ())
+            found.update(dict.fromkeys(read_by(c.binding, reads, topics)))
     return tuple(found)
+
+
+def _reading(bindings: Iterable[AclBinding]) -> dict[tuple[str, str], list[AclBinding]]:
+    """The ALLOW Read (or All) rules by principal and resource type: all a hazard reads (the
+    topics a principal reads, the groups it reads in), indexed once per plan."""
+    found: dict[tuple[str, str], list[AclBinding]] = {}
+    for b in bindings:
+        if b.permission == "allow" and b.operation in ("Read", "All"):
+            found.setdefault((b.principal, b.resource_type), []).append(b)
+    return found

@@ -290,7 +290,7 @@ def planned(
     losing = (
         *revoked_reads(first.changes),
         *raw_acl_changes.revoked_reads(
-            first.acls, state.acls.bindings if state.acls else (), tuple(state.topics)
+            first.acls, state.acls.bindings if state.acls else (), state.topics.keys()
         ),
     )
     revoked = {t: len(state.topics[t].partitions) for t in losing if t in state.topics}  # fmt: skip
