@@ -6,13 +6,15 @@ changes attached to the topics: acl_changes.py) and those `acls:` gives. Here: a
 the cluster lacks is granted; and, once any file has an `acls:` key for the cluster, a binding
 the cluster holds is revoked when nothing in the spec gives it, the topics' `access:` does not
 already own it, and it is inside `policy.manage` (when set): both its principal's name and its
-resource's name match a pattern, so a scope never revokes another team's binding.
+resource's name match a pattern, so a scope never revokes another team's binding. An entry
+outside the scope is neither granted nor revoked (P140 at it: `outside_scope`).
 
 `--topic`: only bindings on topic resources whose name (a prefix's own text) a pattern selects;
 group, cluster and transactional-id bindings belong to no topic and are left out of a
-targeted plan. Hazards are the ones of acl_changes.py, approved in the cluster's
-`policy.acknowledge:` (there is no topic entry to hold them). Pure; drift and apply take
-these decisions from the plan.
+targeted plan (`--changed-since` shows them all: an edit of `acls:` is under review).
+Hazards are the ones of acl_changes.py, approved in the cluster's `policy.acknowledge:`
+(there is no topic entry to hold them). Pure; drift and apply take these decisions from the
+plan.
 """
 
 from __future__ import annotations
@@ -92,7 +94,7 @@ def raw_changes(
     topics = (whole or desired).topics.values()
     wanted = set(written) | set(derived(topics, acls.idempotent_write))
     on_topics = {a.binding for c in topic_changes for a in c.access}
-    managed_topics = managed(desired)
+    managed_topics = managed(whole or desired)
     chosen = [
         RawAclChange("grant", b) for b in sorted(given) if b not in have and b not in on_topics
     ]
