@@ -237,7 +237,10 @@ class _Run:
             self._add_acls(group, acls)
 
     def _add_acls(self, group: str, acls: tuple[RawAcl, ...] | None) -> None:
-        if acls is not None:
+        """A file's `acls:` counts for a cluster when it is `[]` (every cluster's) or has an
+        entry for it: one whose entries are all for other clusters leaves it unmanaged (a
+        cluster without an authorizer keeps planning)."""
+        if acls is not None and (not acls or any(a.on(group) for a in acls)):
             self.acls[group] = [*(self.acls[group] or []), *acls]
 
     def template(self, source: Source) -> None:

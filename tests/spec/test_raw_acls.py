@@ -87,3 +87,21 @@ acls:
     assert (found.code, str(found.location)) == ("R811", "topics/b.yaml:3:5")
     assert "first at topics/a.yaml:3:5" in found.message
     assert found.message.endswith("(for cluster prod)")
+
+
+def test_entries_all_for_other_clusters_leave_a_cluster_unmanaged(tmp_path: Path) -> None:
+    """`dev` (say, without an authorizer) must not have its ACLs read because a file's
+    entries are all for `prod`; `acls: []` is every cluster's."""
+    prod_only = """topics: []
+acls:
+  - principal: User:ops
+    resource: {type: cluster}
+    operations: [Describe]
+    clusters: [prod]
+"""
+    loaded = load_repo(_repo(tmp_path / "a", {"t.yaml": prod_only}), env={})
+    assert loaded.desired["dev"].acls is None
+    assert loaded.desired["prod"].acls is not None and len(loaded.desired["prod"].acls) == 1
+    files = {"t.yaml": prod_only, "u.yaml": "topics: []\nacls: []\n"}
+    both = load_repo(_repo(tmp_path / "b", files), env={})
+    assert both.desired["dev"].acls == ()
