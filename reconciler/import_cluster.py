@@ -41,7 +41,7 @@ import yaml
 
 from reconciler import __version__
 from reconciler.cluster.overrides import OPERATIONAL_KEYS
-from reconciler.cluster.protocol.acls import ClusterAcls
+from reconciler.cluster.protocol.acls import AclBinding, ClusterAcls
 from reconciler.cluster.state import BrokerState, ClusterState, TopicState
 from reconciler.diagnostics import Diagnostic
 from reconciler.patterns import UserPattern
@@ -301,6 +301,7 @@ def render(
     clusters_field: bool,
     schema: Path | None,
     at: Path,
+    review: str = "# Review it (owner, keyed, protect, depends_on are yours to add), then commit.",
 ) -> str:
     """One topic file's text: a modeline, where it came from, then the topics."""
     header = []
@@ -310,7 +311,7 @@ def render(
     header.append(
         f"# Imported from cluster '{cluster}' by `reconciler import` (reconciler {__version__})."
     )
-    header.append("# Review it (owner, keyed, protect, depends_on are yours to add), then commit.")
+    header.append(review)
     document: dict[str, Any] = {}
     if clusters_field:
         document["defaults"] = {"clusters": _Flow([cluster])}
@@ -364,3 +365,51 @@ class ImportRun:
     @property
     def topics(self) -> tuple[ImportedTopic, ...]:
         return tuple(t for f in self.files for t in f.topics)
+
+
+def acl_entries(bindings: Sequence[AclBinding]) -> list[dict[str, Any]]:
+    """`acls:` entries saying exactly `bindings`: one per principal, resource pattern,
+    permission and host, with its operations (spec/raw_acls.py's defaults left out)."""
+    grouped: dict[tuple[str, str, str, str, str, str], list[str]] = defaultdict(list)
+    for b in sorted(bindings):
+        key = (b.principal, b.resource_type, b.resource_name, b.pattern_type, b.permission, b.host)
+        grouped[key].append(b.operation)
+    entries = []
+    for (principal, kind, name, pattern, permission, host), operations in grouped.items():
+        resource: dict[str, Any] = {"type": kind}
+        if kind != "cluster":
+            resource["name"] = name
+        if pattern != "literal":
+            resource["pattern"] = pattern
+        entry: dict[str, Any] = {"principal": principal, "resource": resource,
+                                 "operations": _Flow(operations)}  # fmt: skip
+        if permission != "allow":
+            entry["permission"] = permission
+        if host != "*":
+            entry["host"] = host
+        entries.append(entry)
+    return entries
+
+
+def acls_file(
+    bindings: Sequence[AclBinding],
+    out_dir: Path,
+    cluster: str,
+    *,
+    clusters_field: bool,
+    schema: Path | None,
+    exists: Any = os.path.lexists,
+) -> ImportFile:
+    """A new file (acls.yaml, or acls-2.yaml, ... when taken) with `topics: []` and the
+    `acls:` entries of `bindings`; for one cluster of several, each entry says which."""
+    path = _free_path(out_dir, "acls", set(), exists)
+    review = (
+        "# Review it: every ACL of the cluster inside policy.manage is now managed, then commit."
+    )
+    text = render((), cluster, clusters_field=False, schema=schema, at=path, review=review)
+    entries = acl_entries(bindings)
+    if clusters_field:
+        entries = [{**e, "clusters": _Flow([cluster])} for e in entries]
+    body = yaml.dump({"acls": entries}, Dumper=_Dumper, sort_keys=False,
+                     default_flow_style=False, width=100)  # fmt: skip
+    return ImportFile(path, (), text + body)

@@ -112,7 +112,7 @@ def apply_plan(
                 f"the cluster already shows {len(ops) - len(todo)} of this plan's "
                 f"{len(ops)} operation(s) done; they are not repeated"
             )
-        acl_work = acl_steps.remaining(plan.changes, state.acls)
+        acl_work = acl_steps.remaining(plan.changes, state.acls, plan.acls)
         quota_work = quota_steps.remaining(plan.quotas, state.quotas)
         besides_needs = access.access_needs(
             len(acl_work.revokes) + len(acl_work.grants), len(quota_work)

@@ -11,7 +11,7 @@ Pure: the cluster's bindings are read by the caller (ClusterState.acls).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from reconciler.cluster.evidence import Evidence, GroupUse
 from reconciler.cluster.protocol.acls import AclBinding, ClusterAcls
@@ -28,10 +28,12 @@ def with_access(
     desired: DesiredState,
     acls: ClusterAcls | None,
     evidence: Evidence | None = None,
+    raw: Collection[AclBinding] = (),
 ) -> tuple[TopicChange, ...]:
     """`changes` with each topic's grants and revokes and their hazards; a topic whose only
     change is its access gets an `update` entry. `acls` None: not read (no topic declares
-    access, or a plan from a snapshot): nothing is added."""
+    access, or a plan from a snapshot): nothing is added. `raw`: the bindings the files'
+    `acls:` give (planning/raw_acl_changes.py plans their grants): never revoked here."""
     if acls is None:
         return changes
     have = set(acls.bindings)
@@ -46,7 +48,7 @@ def with_access(
         if spec.access is not None and spec.state is Presence.PRESENT
     }
     for binding in sorted(have):
-        if _on_topic(binding) in managed and binding not in wanted:
+        if _on_topic(binding) in managed and binding not in wanted and binding not in raw:
             by_topic.setdefault(binding.resource_name, []).append(AclChange("revoke", binding))
     if not by_topic:
         return changes
@@ -54,7 +56,7 @@ def with_access(
     for topic, found in by_topic.items():
         access = tuple(sorted(found, key=lambda c: (c.action != "grant", c.binding)))
         found_hazards = tuple(
-            h for c in access for h in _hazards(c, acls.bindings, evidence, topic)
+            h for c in access for h in hazards_of(c, acls.bindings, evidence, (topic,))
         )
         entry = entries.get(topic) or TopicChange(topic, Action.UPDATE, ())
         entries[topic] = dataclasses.replace(
@@ -70,9 +72,14 @@ def _on_topic(binding: AclBinding) -> str | None:
     return None
 
 
-def _hazards(
-    change: AclChange, bindings: Sequence[AclBinding], evidence: Evidence | None, topic: str
+def hazards_of(
+    change: AclChange,
+    bindings: Sequence[AclBinding],
+    evidence: Evidence | None,
+    topics: Sequence[str],
 ) -> tuple[Hazard, ...]:
+    """The hazards of one grant or revoke; `topics`: those whose readers a lost Read stops
+    (their groups, from the evidence, are named)."""
     binding = change.binding
     narrows = (change.action == "revoke") == (binding.permission == "allow")
     if narrows:
@@ -81,8 +88,8 @@ def _hazards(
             f"{binding.principal} loses {binding.operation} on "
             f"{binding.resource_type.replace('_', ' ')} {binding.resource_name}"
         )
-        if binding.operation in ("Read", "All") and _on_topic(binding) is not None:
-            message += "; " + _groups(binding.principal, bindings, evidence, topic)
+        if binding.operation in ("Read", "All") and binding.resource_type in ("topic", "group"):
+            message += "; " + _groups(binding, bindings, evidence, topics)
         before, after = (GRANTED, REVOKED) if change.action == "revoke" else (REVOKED, GRANTED)
         return (
             Hazard(hazards.ACL_REVOKE, message, approval=transition(before, after, None,
@@ -100,26 +107,32 @@ def _hazards(
 
 
 def _groups(
-    principal: str, bindings: Sequence[AclBinding], evidence: Evidence | None, topic: str
-) -> str:
-    """The groups `principal`'s Group rules cover that read `topic`, from the evidence."""
-    if evidence is None or topic not in evidence.topics:
+    lost: AclBinding, bindings: Sequence[AclBinding], evidence: Evidence | None,
+    topics: Sequence[str],
+) -> str:  # fmt: skip
+    """The groups `lost.principal`'s Group rules cover (only `lost`'s own pattern when it is a
+    Group rule) that read `topics`, from the evidence."""
+    principal = lost.principal
+    if not topics:
+        return f"no topic on the cluster that {principal} reads through it"
+    if evidence is None or any(t not in evidence.topics for t in topics):
         return "the groups reading the topic were not read (a plan from a snapshot)"
-    rules = [
+    rules = [lost] if lost.resource_type == "group" else [
         b
         for b in bindings
         if b.principal == principal
         and b.resource_type == "group"
         and b.permission == "allow"
         and b.operation in ("Read", "All")
-    ]
-    found = evidence.topics[topic]
-    covered = [g for g in found.groups if any(_covers(r, g.group) for r in rules)]
-    if found.unreadable:
-        return "its consumer groups could not be read: " + "; ".join(found.unreadable)
+    ]  # fmt: skip
+    found = [evidence.topics[t] for t in topics]
+    unreadable = [why for f in found for why in f.unreadable]
+    if unreadable:
+        return "its consumer groups could not be read: " + "; ".join(unreadable)
+    covered = [g for f in found for g in f.groups if any(_covers(r, g.group) for r in rules)]
     if not covered:
         return f"no consumer group {principal} may read in has offsets on or members reading it"
-    return "its consumer groups reading the topic: " + ", ".join(map(_use, covered))
+    return "its consumer groups reading the topic: " + ", ".join(dict.fromkeys(map(_use, covered)))
 
 
 def _covers(rule: AclBinding, group: str) -> bool:

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from reconciler.cluster.protocol.acls import CLUSTER_NAME, AclBinding
 from reconciler.spec.access import TopicAccess
-from reconciler.spec.model import Presence, TopicSpec
+from reconciler.spec.model import DesiredState, Presence, TopicSpec
 
 Derived = dict[AclBinding, tuple[str, ...]]  # binding -> the topics deriving it, sorted
 
@@ -57,3 +57,8 @@ def derived(topics: Iterable[TopicSpec], idempotent_write: bool) -> Derived:
 def declares_access(topics: Iterable[TopicSpec]) -> bool:
     """Whether any topic has `access:`: without one, the plan reads and plans no ACL."""
     return any(spec.access is not None for spec in topics)
+
+
+def reads_acls(desired: DesiredState) -> bool:
+    """Whether the plan reads the cluster's ACLs: a topic has `access:`, or a file `acls:`."""
+    return desired.acls is not None or declares_access(desired.topics.values())

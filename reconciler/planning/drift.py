@@ -35,7 +35,7 @@ from typing import Any, Literal, assert_never, get_args
 from reconciler.cluster.overrides import OPERATIONAL_KEYS
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Location
-from reconciler.planning import p_codes
+from reconciler.planning import p_codes, raw_acl_changes
 from reconciler.planning.changes import (
     AlterTopicConfig,
     Change,
@@ -86,6 +86,9 @@ class AccessDrift:
     location: Location | None = None  # the topic's `- name:` line
 
 
+RAW_ACLS = "(acls:)"  # the `topic` of an AccessDrift of the files' raw `acls:`
+
+
 @dataclass(frozen=True, slots=True)
 class DriftReport:
     cluster: str
@@ -127,6 +130,13 @@ def drift(plan: Plan, desired: DesiredState, state: ClusterState) -> DriftReport
         for c in plan.changes
         for a in c.access
     )
+    # the `acls:` section's: on no topic entry, each at its `acls:` entry when the spec gives it
+    given = raw_acl_changes.bindings(desired.acls or ())
+    access += tuple(
+        AccessDrift(RAW_ACLS, a.binding.text, a.action == "revoke",
+                    given[a.binding].location if a.binding in given else None)
+        for a in plan.acls
+    )  # fmt: skip
     return DriftReport(
         cluster=plan.cluster,
         based_on=plan.based_on,

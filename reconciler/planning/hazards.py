@@ -169,16 +169,18 @@ KINDS: tuple[Kind, ...] = (
     Kind(
         "acl_revoke",
         "the clients of a principal losing a right it holds (`reconciler help access`)",
-        "the binding; for a topic's Read, the groups the principal's Group rules cover that "
-        "read the topic, with their live members",
-        "the binding, `granted` before and `revoked` after",
+        "the binding; for a Read on topics, the groups the principal's Group rules cover "
+        "that read them (for a Group rule, the groups it covers), with their live members",
+        "the binding, `granted` before and `revoked` after (in the cluster's "
+        "policy.acknowledge: for a raw `acls:` change)",
     ),
     Kind(
         "acl_widen",
         "who may use a resource: a grant to `User:*`, on the `*` resource or on a prefixed "
         "pattern reaches principals or topics nobody named",
         "the binding",
-        "the binding, `revoked` before and `granted` after",
+        "the binding, `revoked` before and `granted` after (in the cluster's "
+        "policy.acknowledge: for a raw `acls:` change)",
     ),
     # The one kind of the cluster, not of a topic: approved in reconciler.yaml, never
     # configurable (policy.severity cannot turn off the hazard of turning gates off)

@@ -50,6 +50,7 @@ from reconciler.planning.limits import BrokerLoad
 from reconciler.planning.plan import Drift, MadeBy, Plan, PlanSource
 from reconciler.planning.policy_changes import PolicyChange
 from reconciler.planning.quota_changes import QuotaChange
+from reconciler.planning.raw_acl_changes import RawAclChange
 from reconciler.spec.model import APPROVAL_FIELDS
 from reconciler.spec.quotas import ENTITY_FIELDS, QuotaEntity
 
@@ -104,7 +105,17 @@ def to_json(plan: Plan) -> Json:
         ]
     if plan.quotas:  # additive: a plan of a cluster without `quotas:` has no such key
         data["quotas"] = [_quota_change(q) for q in plan.quotas]
+    if plan.acls:  # additive: a plan of a spec without `acls:` has no such key
+        data["acls"] = [
+            {**_acl_change(a.change), "hazards": [_hazard(h) for h in a.hazards]} for a in plan.acls
+        ]
     return data
+
+
+def _read_raw_acl_change(entry: Json) -> RawAclChange:
+    change = _read_acl_change(entry)
+    hazards = tuple(_read_hazard(h) for h in entry.get("hazards", ()))
+    return RawAclChange(change.action, change.binding, hazards)
 
 
 def _quota_change(change: QuotaChange) -> Json:
@@ -162,6 +173,7 @@ def from_json(data: Json) -> Plan:
                 for p in data.get("policy_changes", ())
             ),
             quotas=tuple(_read_quota_change(q) for q in data.get("quotas", ())),
+            acls=tuple(_read_raw_acl_change(a) for a in data.get("acls", ())),
         )
     except (KeyError, TypeError) as error:
         raise ValueError(f"not a valid plan: missing or malformed field {error}") from error

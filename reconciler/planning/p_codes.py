@@ -61,6 +61,9 @@ KAFKA_UNCHECKED = Rule("P136", "kafka_unchecked", _WARNING)
 # A plan from a snapshot of a spec declaring access or quotas: a snapshot holds no ACLs and no
 # client quotas (workflow.plan)
 ACCESS_NOT_READ = Rule("P137", "access_not_read", _WARNING)
+# A raw `acls:` entry the scope does not own (raw_acl_changes.py): neither granted nor revoked;
+# from P140, so the slices of issue 42 built side by side keep apart
+ACL_OUTSIDE_SCOPE = Rule("P140", "acl_outside_scope", _WARNING)
 
 RULES: tuple[Rule, ...] = (
     PARTITION_DECREASE,
@@ -91,6 +94,7 @@ RULES: tuple[Rule, ...] = (
     KAFKA_REFUSED,
     KAFKA_UNCHECKED,
     ACCESS_NOT_READ,
+    ACL_OUTSIDE_SCOPE,
 )
 
 # Hazards (hazards.py finds them; spec/model.py HAZARD_CODES names them): error = apply

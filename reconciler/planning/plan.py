@@ -34,7 +34,14 @@ from reconciler.cluster.evidence import Evidence
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Severity, sort_key
-from reconciler.planning import acl_changes, hazards, leftover_warnings, ownership, targeting
+from reconciler.planning import (
+    acl_changes,
+    hazards,
+    leftover_warnings,
+    ownership,
+    raw_acl_changes,
+    targeting,
+)
 from reconciler.planning.changes import (
     Action,
     DeleteTopic,
@@ -49,6 +56,7 @@ from reconciler.planning.order import order
 from reconciler.planning.policies import check_policies
 from reconciler.planning.policy_changes import PolicyChange, policy_changes, stale_approvals
 from reconciler.planning.quota_changes import QuotaChange, quota_changes
+from reconciler.planning.raw_acl_changes import SECTION, RawAclChange
 from reconciler.spec.model import ClusterConfig, DesiredState, Policy
 
 
@@ -126,6 +134,8 @@ class Plan:
     # The cluster's client quota changes (`reconciler help access`), by entity then key; () when
     # its `quotas:` are not declared
     quotas: tuple[QuotaChange, ...] = ()
+    # The files' raw `acls:` changes (planning/raw_acl_changes.py); () without `acls:`
+    acls: tuple[RawAclChange, ...] = ()
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -134,8 +144,8 @@ class Plan:
 
     @property
     def empty(self) -> bool:
-        """No topic change and no quota change: applying it changes nothing."""
-        return not self.changes and not self.quotas
+        """No topic, quota or raw ACL change: applying it changes nothing."""
+        return not self.changes and not self.quotas and not self.acls
 
     @property
     def applyable(self) -> bool:
@@ -153,7 +163,8 @@ class Plan:
             ("policy", h) for p in self.policy_changes for h in p.hazards if h.blocks_apply
         )
         quotas = tuple(("quotas", h) for q in self.quotas for h in q.hazards if h.blocks_apply)
-        return ours + gates + quotas
+        acls = tuple((SECTION, h) for a in self.acls for h in a.hazards if h.blocks_apply)
+        return ours + gates + quotas + acls
 
     @property
     def load_near_limit(self) -> bool:
@@ -207,6 +218,7 @@ def make_plan(
     `scoped`: `targets` are the exact names of --changed-since's scope (targeting.py).
     """
     policy = cluster.policy
+    whole = desired
     if targets and not scoped:  # a pattern matching nothing is a typo, not "No changes"
         targeting.check_matched(targets, [*desired.topics, *state.topics], cluster.name)
     desired, outside_scope = ownership.in_scope(desired, policy)
@@ -218,7 +230,8 @@ def make_plan(
         desired, state, policy, prune=prune, evidence=evidence, unmanaged_in=chosen
     )
     # the grants and revokes of the topics' `access:` (only when the cluster's ACLs were read)
-    changes = acl_changes.with_access(changes, desired, state.acls, evidence)
+    raw = raw_acl_changes.bindings(desired.acls or ())
+    changes = acl_changes.with_access(changes, desired, state.acls, evidence, raw)
     reviewed, approvals = hazards.review(changes, desired, policy)
     ordered = order(reviewed)
     broker_load, over_limits = check_limits(ordered, state, desired, cluster.limits, policy)
@@ -235,7 +248,17 @@ def make_plan(
     gates = policy_changes(policy, base_policy, policy.acknowledge)
     # the cluster's quotas: not topics, so neither targeted by --topic nor scoped (only when read)
     quotas = quota_changes(cluster.quotas, state.quotas, policy)
+    # the files' raw `acls:`: a section of its own, after the topics' own access changes
+    # (--topic keeps those on the topics it selects; --changed-since all: an edit of `acls:`
+    # alone is a change under review)
+    on_topics = chosen if targets and not scoped else None
+    acls = raw_acl_changes.raw_changes(
+        desired, state.acls, policy, evidence, on_topics, ordered, state.topics.keys(), whole
+    )
     cluster_hazards = [h for c in gates for h in c.hazards] + [h for q in quotas for h in q.hazards]
+    cluster_hazards += [h for a in acls for h in a.hazards]
+    if state.acls is not None:
+        found.update(raw_acl_changes.outside_scope(desired.acls, policy))
     found.update(stale_approvals(policy, cluster_hazards))
     if based_on is None:
         based_on = fingerprint(state, [c.topic for c in ordered])
@@ -251,6 +274,7 @@ def make_plan(
         scoped=scoped,
         policy_changes=gates,
         quotas=quotas,
+        acls=acls,
     )
 
 

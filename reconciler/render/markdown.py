@@ -164,7 +164,12 @@ def _policy(plan: Plan) -> list[str]:
          f"{code(shown_value(q.after))}", q.hazards)
         for q in plan.quotas
     ]  # fmt: skip
-    return _section("### Policy changes", policy) + _section("### Client quota changes", quotas)
+    acls = [(f"{a.action} {code(a.binding.text)}", a.hazards) for a in plan.acls]
+    return (
+        _section("### Policy changes", policy)
+        + _section("### Client quota changes", quotas)
+        + _section("### ACL changes (`acls:`)", acls)
+    )
 
 
 def _section(title: str, rows: list[tuple[str, tuple[Hazard, ...]]]) -> list[str]:

@@ -57,6 +57,11 @@ def render_text(
     if plan.quotas:
         lines.extend(_quotas(plan, paint))
         lines.append("")
+    if plan.acls:
+        rows = [(f"{'+' if a.action == 'grant' else '-'} {a.action} {a.binding.text}", a.hazards)
+                for a in plan.acls]  # fmt: skip
+        lines.extend(_cluster_section("ACL changes (acls:):", rows, paint))
+        lines.append("")
     if plan.load_near_limit:
         lines.extend(_load_table(plan, paint))
         lines.append("")

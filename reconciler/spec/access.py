@@ -124,8 +124,7 @@ def _principal(
     principal = item.get("principal")
     if not isinstance(principal, str) or not principal:
         return None
-    kind, colon, name = principal.partition(":")
-    if not colon or not kind.strip() or not name.strip() or kind != kind.strip():
+    if not is_principal(principal):
         found.append(
             r_codes.INVALID_PRINCIPAL(
                 f"principal {principal!r} of {_whose(topic)} is not Kafka's `Type:name`: write "
@@ -137,6 +136,12 @@ def _principal(
         )
         return None
     return principal
+
+
+def is_principal(text: str) -> bool:
+    """Kafka's `Type:name` (KafkaPrincipal's form): a type without blanks around, a name."""
+    kind, colon, name = text.partition(":")
+    return bool(colon and kind.strip() and name.strip() and kind == kind.strip())
 
 
 def _repeated(

@@ -95,3 +95,95 @@ def access_field() -> Schema:
             }
         ],
     }
+
+
+_OPERATIONS = ("All", "Read", "Write", "Create", "Delete", "Alter", "Describe", "ClusterAction",
+               "DescribeConfigs", "AlterConfigs", "IdempotentWrite")  # fmt: skip
+
+
+def acls_field() -> Schema:
+    """The schema of a topic file's `acls:`: raw bindings (spec/raw_acls.py)."""
+    entry: Schema = {
+        "description": "One raw ACL binding per operation: the principal may (allow) or may "
+        "not (deny) do each operation on the resource pattern (`reconciler help access`).",
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["principal", "resource", "operations"],
+        "properties": {
+            "principal": _PRINCIPAL,
+            "resource": {
+                "description": "Kafka's resource pattern: its type, name and pattern type.",
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["type"],
+                # every resource but the cluster (whose one name is implied) is named
+                "if": {
+                    "properties": {
+                        "type": {"description": "Not the cluster.", "not": {"const": "cluster"}}
+                    }
+                },
+                "then": {"required": ["name"]},
+                "properties": {
+                    "type": {
+                        "description": "The resource type; `cluster`'s name is always "
+                        "`kafka-cluster`.",
+                        "enum": ["topic", "group", "cluster", "transactional_id"],
+                    },
+                    "name": {
+                        "description": "The resource name (`*`: every resource of the type); "
+                        "for a prefixed pattern, the prefix.",
+                        "type": "string",
+                        "minLength": 1,
+                    },
+                    "pattern": {
+                        "description": "literal (default): the one name; prefixed: every name "
+                        "starting with it.",
+                        "enum": ["literal", "prefixed"],
+                        "default": "literal",
+                    },
+                },
+            },
+            "operations": {
+                "description": "Kafka's operation names.",
+                "type": "array",
+                "minItems": 1,
+                "uniqueItems": True,
+                "items": {"enum": list(_OPERATIONS)},
+            },
+            "permission": {
+                "description": "allow (default) or deny: a DENY wins over every ALLOW.",
+                "enum": ["allow", "deny"],
+                "default": "allow",
+            },
+            "host": {
+                "description": "The client's IP address the binding applies to (`*`: any).",
+                "type": "string",
+                "minLength": 1,
+                "default": "*",
+            },
+            "clusters": {
+                "description": "The clusters the binding is for (default: every cluster).",
+                "type": "array",
+                "minItems": 1,
+                "items": {"type": "string", "minLength": 1},
+                "uniqueItems": True,
+            },
+        },
+    }
+    return {
+        "description": "Raw ACL bindings, for what a topic's `access:` does not derive: "
+        "prefixed patterns, group, cluster and transactional-id resources, DENY rules. "
+        "Declaring it makes the cluster's ACLs within policy.manage managed: a binding no "
+        "spec gives is revoked (`reconciler help access`).",
+        "type": "array",
+        "items": entry,
+        "examples": [
+            [
+                {
+                    "principal": "User:orders-streams",
+                    "resource": {"type": "topic", "name": "orders-streams-", "pattern": "prefixed"},
+                    "operations": ["All"],
+                }
+            ]
+        ],
+    }

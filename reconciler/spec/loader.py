@@ -47,6 +47,7 @@ from reconciler.spec.discovery import (
 )
 from reconciler.spec.model import DesiredState, RepoConfig, TopicSpec
 from reconciler.spec.pattern_bounds import check_pattern_bounds
+from reconciler.spec.raw_acls import RawAcl, repeated
 from reconciler.spec.repo_config import load_repo_config
 from reconciler.spec.settings_scope import EVERY, Settings
 from reconciler.spec.source import Source, read_source, real_path
@@ -161,8 +162,8 @@ def _load_repo(
 
         rendering = templates.start_all(run.queued)
     try:
-        for topics, problems in plain_files.read_all(plain, run.known_clusters):
-            run.plain(topics, problems)
+        for topics, problems, acls in plain_files.read_all(plain, run.known_clusters):
+            run.plain(topics, problems, acls)
     except BaseException:
         if rendering is not None:
             rendering.cancel()
@@ -178,7 +179,10 @@ def _load_repo(
             topics_by_name: dict[str, TopicSpec] = {}
             for topic in mine:
                 topics_by_name.setdefault(topic.spec.name, topic.spec)  # the first one wins
-            desired[group] = DesiredState(group, topics_by_name, unread, elsewhere)
+            given = run.acls[group]
+            mine_acls = None if given is None else tuple(a for a in given if a.on(group))
+            run.per_cluster[group] += repeated(mine_acls or ())
+            desired[group] = DesiredState(group, topics_by_name, unread, elsewhere, mine_acls)
             if run.config is not None:  # a group is a selected cluster of reconciler.yaml
                 chosen = run.config.clusters[group]
                 run.per_cluster[group] += check_pattern_bounds(chosen, topics_by_name.values())
@@ -209,22 +213,35 @@ class _Run:
     found: list[Diagnostic] = field(default_factory=list)
     per_cluster: dict[str, list[Diagnostic]] = field(init=False)
     declared: dict[str, list[Topic]] = field(init=False)
+    # the `acls:` entries each group's files give; None while no file has an `acls:` key
+    acls: dict[str, list[RawAcl] | None] = field(init=False)
     queued: list[templates.TemplateJob] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.groups = list(self.selected) or [""]
         self.per_cluster = {group: [] for group in self.groups}
         self.declared = {group: [] for group in self.groups}
+        self.acls = dict.fromkeys(self.groups)
 
     @property
     def known_clusters(self) -> frozenset[str] | None:
         return frozenset(self.config.clusters) if self.config is not None else None
 
-    def plain(self, topics: list[Topic], problems: list[Diagnostic]) -> None:
+    def plain(
+        self, topics: list[Topic], problems: list[Diagnostic], acls: tuple[RawAcl, ...] | None
+    ) -> None:
         """A plain file is the same for every cluster: read once, its problems reported once."""
         self.found += problems
         for group in self.groups:
             self.declared[group] += topics
+            self._add_acls(group, acls)
+
+    def _add_acls(self, group: str, acls: tuple[RawAcl, ...] | None) -> None:
+        """A file's `acls:` counts for a cluster when it is `[]` (every cluster's) or has an
+        entry for it: one whose entries are all for other clusters leaves it unmanaged (a
+        cluster without an authorizer keeps planning)."""
+        if acls is not None and (not acls or any(a.on(group) for a in acls)):
+            self.acls[group] = [*(self.acls[group] or []), *acls]
 
     def template(self, source: Source) -> None:
         """Queued: compiled once (syntax errors once) and rendered per selected cluster.
@@ -247,9 +264,12 @@ class _Run:
                 doc, problems = parse_yaml(rendered.text, job.source.rel, rendered.line_map)
                 self.per_cluster[name] += problems
                 if doc is not None:
-                    topics, problems = read_topic_file(doc, self.known_clusters, template=True)
+                    topics, problems, acls = read_topic_file(
+                        doc, self.known_clusters, template=True
+                    )
                     self.per_cluster[name] += problems
                     self.declared[name] += topics
+                    self._add_acls(name, acls)
 
 
 def _on_cluster(spec: TopicSpec, cluster: str) -> bool:

@@ -17,6 +17,7 @@ from reconciler import topic_ids
 from reconciler.diagnostics import Location
 from reconciler.spec.access import TopicAccess
 from reconciler.spec.quotas import ClientQuota
+from reconciler.spec.raw_acls import RawAcl
 
 
 class Presence(Enum):
@@ -257,3 +258,6 @@ class DesiredState:
     # Topics declared only for other clusters (`clusters:`), with those clusters: named as
     # such, never as undeclared, where a message is about one of them (a --prune delete)
     elsewhere: dict[str, tuple[str, ...]] = field(default_factory=dict, hash=False, compare=True)
+    # The raw `acls:` entries for this cluster, in file order; None when no topic file has an
+    # `acls:` key (the cluster's ACLs beyond the topics' `access:` are then not managed)
+    acls: tuple[RawAcl, ...] | None = None

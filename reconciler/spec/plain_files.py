@@ -12,10 +12,9 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Sequence
 
-from reconciler.diagnostics import Diagnostic
 from reconciler.spec import render_limits
 from reconciler.spec.source import Source
-from reconciler.spec.topic_reader import Topic, read_topic_file
+from reconciler.spec.topic_reader import FileRead, read_topic_file
 from reconciler.spec.yaml_reader import parse_yaml
 
 # Below this many files, one process: a fork and the pickling cost more than they save.
@@ -23,16 +22,16 @@ SPLIT_MIN_FILES = 16
 # The child's share of the files: a little under half, as the templates' child shares its core.
 CHILD_SHARE = 0.45
 
-FileResult = tuple[list[Topic], list[Diagnostic]]
+FileResult = FileRead
 
 
 def read_file(source: Source, known_clusters: Collection[str] | None) -> FileResult:
-    """One plain file's topics and problems (syntax, schema, per-topic rules)."""
+    """One plain file's topics, problems (syntax, schema, per-topic rules) and `acls:`."""
     doc, problems = parse_yaml(source.text, source.rel)
     if doc is None:
-        return [], problems
-    topics, more = read_topic_file(doc, known_clusters)
-    return topics, problems + more
+        return [], problems, None
+    topics, more, acls = read_topic_file(doc, known_clusters)
+    return topics, problems + more, acls
 
 
 def read_all(

@@ -110,6 +110,10 @@ TRANSACTIONAL_NOT_IDEMPOTENT = Rule("R803", "transactional_not_idempotent", _E)
 # a cluster's `quotas:` (spec/quotas.py)
 QUOTA_WITHOUT_ENTITY = Rule("R804", "quota_without_entity", _E)
 DUPLICATE_QUOTA_ENTITY = Rule("R805", "duplicate_quota_entity", _E)
+# a topic file's raw `acls:` (spec/raw_acls.py); from R810, so the slices of issue 42 built
+# side by side keep apart
+CLUSTER_RESOURCE_NAME = Rule("R810", "cluster_resource_name", _E)
+DUPLICATE_ACL = Rule("R811", "duplicate_acl", _E)
 
 # Every rule above, in code order (`reconciler help diagnostics` lists each; a test keeps them in
 # step).

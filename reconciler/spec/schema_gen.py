@@ -24,7 +24,7 @@ import re
 from typing import Any
 
 from reconciler.spec import catalog, vendors
-from reconciler.spec.access_schema import access_field
+from reconciler.spec.access_schema import access_field, acls_field
 from reconciler.spec.catalog import ConfigDef, ConfigType
 from reconciler.spec.kafka_rules import MAX_PARTITIONS, MAX_REPLICATION_FACTOR
 from reconciler.spec.model import HAZARD_CODES
@@ -389,6 +389,7 @@ def topics_schema() -> Schema:
                 "type": "array",
                 "items": {"$ref": "#/$defs/topic"},
             },
+            "acls": acls_field(),
         },
         "$defs": {
             "topic": {

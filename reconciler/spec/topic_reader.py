@@ -29,6 +29,7 @@ from reconciler.spec.access import TopicAccess, read_access
 from reconciler.spec.configs import ConfigEntry, read_config
 from reconciler.spec.cross_file import Declared
 from reconciler.spec.model import HAZARD_CODES, Acknowledgment, Presence, TopicSpec
+from reconciler.spec.raw_acls import RawAcl, read_acls
 from reconciler.spec.yaml_reader import JsonPath, YamlDocument
 
 # What a tombstone inherits from `defaults:`; partitions or config would mean nothing on it.
@@ -97,26 +98,36 @@ class _Fields:
         return got.value if got is not None and isinstance(got.value, str) else None
 
 
+# A file's topics, problems and its raw `acls:` (None: the file has no `acls:` key)
+FileRead = tuple[list[Topic], list[Diagnostic], tuple[RawAcl, ...] | None]
+
+
 def read_topic_file(
     doc: YamlDocument, known_clusters: Collection[str] | None, template: bool = False
-) -> tuple[list[Topic], list[Diagnostic]]:
-    """The topics of one parsed topic file and the problems found in it alone.
+) -> FileRead:
+    """The topics of one parsed topic file, the problems found in it alone, and its `acls:`.
 
     `known_clusters` None means reconciler.yaml could not be read: `clusters:` is not checked.
     """
     data = doc.data
     if data is None:
         if template:  # a template may render nothing for some cluster, on purpose
-            return [], []
-        return [], [
-            r_codes.EMPTY_FILE(
-                f"{doc.file} declares no topics (it is empty or only comments)",
-                Location(doc.file, 1, 1),
-            )
-        ]
+            return [], [], None
+        return (
+            [],
+            [
+                r_codes.EMPTY_FILE(
+                    f"{doc.file} declares no topics (it is empty or only comments)",
+                    Location(doc.file, 1, 1),
+                )
+            ],
+            None,
+        )
     found = schema.validate(doc, schema.TOPICS_SCHEMA)
     if not isinstance(data, dict):
-        return [], found
+        return [], found, None
+    acls, problems = read_acls(doc, data.get("acls"), known_clusters)
+    found += problems
     defaults = data.get("defaults")
     defaults = defaults if isinstance(defaults, dict) else {}
     defaults_config, problems = read_config(
@@ -152,7 +163,7 @@ def read_topic_file(
             found += problems
             if topic is not None:
                 topics.append(topic)
-    return topics, found
+    return topics, found, acls
 
 
 def _read_topic(

@@ -67,9 +67,9 @@ def connect(
     """A client of `cluster` (a context manager: `with connect(c) as kafka:`) whose state
     reads include the ACLs when `acls`, or when the `desired` state declares access."""
     from reconciler.cluster import adapter
-    from reconciler.planning.acl_derivation import declares_access
+    from reconciler.planning.acl_derivation import reads_acls
 
-    acls = acls or (desired is not None and declares_access(desired.topics.values()))
+    acls = acls or (desired is not None and reads_acls(desired))
     return adapter.Cluster(connection(cluster, acls))
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.state import ClusterState
-from reconciler.planning.acl_derivation import declares_access
+from reconciler.planning.acl_derivation import reads_acls
 from reconciler.planning.drift import DriftReport
 from reconciler.planning.drift import drift as find_drift
 from reconciler.planning.plan import make_plan
@@ -23,6 +23,6 @@ class DriftRun:
 def drift(context: Context, cluster: str) -> DriftRun:
     """What differs between the specs and the live cluster: the planner's findings, as drift."""
     specs = context.specs(cluster)
-    state = read_state(specs.cluster, acls=declares_access(specs.desired.topics.values()))
+    state = read_state(specs.cluster, acls=reads_acls(specs.desired))
     found = make_plan(specs.desired, state, specs.cluster, fingerprint(state, state.topics))
     return DriftRun(find_drift(found, specs.desired, state), state)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Location, Severity
 from reconciler.errors import ConfigError
-from reconciler.import_cluster import ImportRun
+from reconciler.import_cluster import ImportFile, ImportRun
 from reconciler.init_repo import NewFile, write_new
 from reconciler.patterns import UserPattern, problem
 from reconciler.planning.plan import make_plan
@@ -106,13 +107,16 @@ def import_topics(
     )
     for f in files:  # what the next load reads: the bytes written, without opening them
         context.files.wrote(real_path(f.path), f.text.encode("utf-8"))
+    if access and state.acls is not None:  # what the topics' `access:` does not say: `acls:`
+        acl_file = _acls_file(context, cluster, state, out_dir, len(config.clusters) > 1, schema)
+        files = (*files, *acl_file)
     inexact: list[str] = []
     problems: list[Diagnostic] = []
     if files:
         names = {t.name for f in files for t in f.topics}
         written = {f.path.resolve() for f in files}
         # Loaded again through the discovery plan uses: what it wrote must be what plan reads
-        again = context.load(cluster)
+        again = context.reload(cluster)  # with every file written (an `acls:` one too)
         problems = [
             d
             for d in again.diagnostics
@@ -135,6 +139,7 @@ def import_topics(
         if again.config is not None and cluster in again.desired and not problems:
             after = make_plan(again.desired[cluster], state, chosen)
             inexact = sorted({c.topic for c in after.changes if c.topic in names})
+            inexact += ["acls:"] if after.acls else []  # an entry that does not plan exact
     return ImportRun(
         files, tuple(skipped), tuple(left_out), tuple(inexact), tuple(problems), pinned, unpinned
     )
@@ -151,3 +156,42 @@ def _option_regex(option: str, pattern: str | None) -> UserPattern | None:
             "with Python's re.search syntax, e.g. --include '^payments\\.'"
         )
     return UserPattern(pattern, option)
+
+
+def _acls_file(
+    context: Context,
+    cluster: str,
+    state: ClusterState,
+    out_dir: Path,
+    clusters_field: bool,
+    schema: Path,
+) -> tuple[ImportFile, ...]:
+    """The new `acls:` file of `import --access` (written): the bindings inside the scope that
+    neither the specs (with the topics just imported) nor their `acls:` give; none: no file."""
+    from reconciler import import_cluster
+    from reconciler.planning import raw_acl_changes
+    from reconciler.planning.acl_derivation import derived
+
+    assert state.acls is not None
+    loaded = context.reload(cluster)
+    config = loaded.config
+    if config is None or cluster not in loaded.desired:
+        return ()
+    desired = loaded.desired[cluster]
+    wanted = set(derived(desired.topics.values(), state.acls.idempotent_write))
+    wanted |= set(raw_acl_changes.bindings(desired.acls or ()))
+    policy = config.clusters[cluster].policy
+    extra = raw_acl_changes.unexplained(
+        state.acls.bindings, wanted, raw_acl_changes.managed(desired), policy
+    )
+    if not extra:
+        return ()
+    made = import_cluster.acls_file(extra, out_dir, cluster, clusters_field=clusters_field,
+                                    schema=schema if schema.is_file() else None)  # fmt: skip
+    write_new(
+        out_dir,
+        (NewFile(made.path.relative_to(out_dir).as_posix(), made.text),),
+        advice="a file appeared while importing; run import again (it picks other names)",
+    )
+    context.files.wrote(real_path(made.path), made.text.encode("utf-8"))
+    return (made,)

@@ -16,8 +16,9 @@ from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Severity
 from reconciler.errors import ConfigError
 from reconciler.git_repo import head_commit
+from reconciler.planning import raw_acl_changes
 from reconciler.planning.acl_changes import revoked_reads
-from reconciler.planning.acl_derivation import declares_access
+from reconciler.planning.acl_derivation import reads_acls
 from reconciler.planning.changes import Action
 from reconciler.planning.p_codes import (
     ACCESS_NOT_READ,
@@ -110,7 +111,7 @@ def plan(
         # a snapshot holds neither ACLs nor client quotas: say what the plan cannot show
         unread = [
             ("the specs declare access", "ACLs: no grant or revoke is shown; apply reads the "
-             "ACLs live and plans them", declares_access(specs.desired.topics.values())),
+             "ACLs live and plans them", reads_acls(specs.desired)),
             (f"reconciler.yaml declares quotas: for cluster '{specs.cluster.name}'", "client "
              "quotas: no quota change is shown; apply reads them live and plans them",
              specs.cluster.quotas is not None),
@@ -286,8 +287,13 @@ def planned(
 
     first = made(None)
     # and the topics whose Read it revokes: the evidence names the groups that lose it
-    revoked = {t: len(state.topics[t].partitions) for t in revoked_reads(first.changes)
-               if t in state.topics}  # fmt: skip
+    losing = (
+        *revoked_reads(first.changes),
+        *raw_acl_changes.revoked_reads(
+            first.acls, state.acls.bindings if state.acls else (), state.topics.keys()
+        ),
+    )
+    revoked = {t: len(state.topics[t].partitions) for t in losing if t in state.topics}  # fmt: skip
     wanted = {**revoked, **evidence_topics(first)}
     if not wanted:
         return first

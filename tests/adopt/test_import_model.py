@@ -296,3 +296,38 @@ def test_names_yaml_would_misread_are_quoted(tmp_path: Path, name: str) -> None:
     loaded = load_repo(tmp_path)
     assert set(loaded.desired["c"].topics) == {name}, loaded.diagnostics
     assert yaml.safe_load(file.text)["topics"][0]["name"] == name
+
+
+def test_an_acls_file_says_each_binding_once_and_which_cluster_it_is_for(tmp_path: Path) -> None:
+    """import --access's `acls.yaml`: defaults left out, operations grouped per principal,
+    resource pattern, permission and host; a name taken gets the next one; read back by
+    validate's own reader as the same bindings."""
+    from reconciler.cluster.protocol.acls import AclBinding
+    from reconciler.import_cluster import acls_file
+    from reconciler.planning.raw_acl_changes import bindings
+    from reconciler.spec.topic_reader import read_topic_file
+    from reconciler.spec.yaml_reader import parse_yaml
+
+    held = [
+        AclBinding("cluster", "kafka-cluster", "literal", "User:ops", "Describe"),
+        AclBinding("group", "ops-", "prefixed", "User:ops", "Read"),
+        AclBinding("topic", "t", "literal", "User:b", "Write", "deny", "10.0.0.1"),
+        AclBinding("topic", "t", "literal", "User:b", "Read", "deny", "10.0.0.1"),
+    ]
+    (tmp_path / "acls.yaml").write_text("taken")
+    made = acls_file(held, tmp_path, "prod", clusters_field=True, schema=None)
+    assert made.path.name == "acls-2.yaml"
+    data = yaml.safe_load(made.text)
+    assert data["topics"] == [] and len(data["acls"]) == 3
+    assert data["acls"][0] == {
+        "principal": "User:ops",
+        "resource": {"type": "cluster"},
+        "operations": ["Describe"],
+        "clusters": ["prod"],
+    }
+    doc, problems = parse_yaml(made.text, "topics/acls-2.yaml")
+    assert doc is not None and not problems
+    _, found, acls = read_topic_file(doc, {"prod", "dev"})
+    assert not found and acls is not None
+    assert set(bindings(acls)) == set(held)
+    assert all(a.clusters == ("prod",) for a in acls)

@@ -12,13 +12,16 @@ from reconciler.apply import apply_plan
 from reconciler.apply.check.access import access_needs
 from reconciler.apply.record import journal
 from reconciler.apply.record.results import ApplyResult
+from reconciler.cluster.protocol.acls import ClusterAcls
 from reconciler.cluster.protocol.failures import Failure
 from reconciler.cluster.protocol.quotas import ClusterQuotas
 from reconciler.cluster.protocol.reserved import LOCK_TOPIC
 from reconciler.errors import ApplyRefused
+from reconciler.planning.json_plan import to_json as plan_to_json
 from reconciler.planning.plan import make_plan
 from reconciler.spec.model import ClusterConfig
 from reconciler.spec.quotas import ClientQuota, QuotaEntity
+from reconciler.spec.raw_acls import RawAcl
 from tests.fakes.cluster import CLUSTER_RIGHTS, TOPIC_RIGHTS, FakeKafka
 from tests.planning.factories import desired, spec
 
@@ -110,3 +113,24 @@ def test_a_plan_without_access_changes_writes_no_access_keys() -> None:
     entry = _journal(kafka, result)
     assert "quota_changes" not in entry["started"]  # type: ignore[operator]
     assert "access" not in entry["record"]  # type: ignore[operator]
+
+
+def test_the_audit_record_holds_raw_acl_changes_and_what_was_sent() -> None:
+    """A plan's raw `acls:` grant (no topic change): the started record's acl_changes are the
+    plan JSON's `acls`, and the finished record counts the grant sent."""
+    kafka = FakeKafka()
+    ops = RawAcl("User:ops", "group", "ops", "literal", ("Read",))
+    state = dataclasses.replace(kafka.client().read_state(), acls=ClusterAcls(()))
+    specs = dataclasses.replace(desired(), acls=(ops,))
+    plan = make_plan(specs, state, ClusterConfig("fake", "fake-kafka:9092"))
+    assert plan.acls and plan.applyable
+    result = apply_plan(plan, kafka.client())
+    assert result.ok and result.audit is not None, result
+    entry = _journal(kafka, result)
+    started = entry["started"]
+    assert isinstance(started, dict)
+    assert started["acl_changes"] == plan_to_json(plan)["acls"]
+    assert [c["action"] for c in started["acl_changes"]] == ["grant"]
+    assert "quota_changes" not in started
+    assert result.audit["access"] == {"sent": 1, "refused": []}
+    assert len(kafka.acls) == 1

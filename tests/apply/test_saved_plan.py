@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from reconciler.apply.check.verify import made_with_prune, verify
+from reconciler.cluster.protocol.acls import ClusterAcls
 from reconciler.cluster.state import ClusterState, Reassignment
 from reconciler.errors import ApplyRefused, ConfigError, PlanMismatch, StalePlan
 from reconciler.planning.changes import Hazard
@@ -22,6 +23,7 @@ from reconciler.planning.plan import Plan, make_plan, mark_causes
 from reconciler.planning.plan_input import check_document
 from reconciler.spec.model import ClusterConfig, DesiredState, Policy
 from reconciler.spec.model import Presence as SpecState
+from reconciler.spec.raw_acls import RawAcl
 from reconciler.workflow.saved_plan import load_plan
 from tests.planning.factories import cluster, desired, spec, spread, topic
 from tests.planning.test_render import golden_document
@@ -380,3 +382,20 @@ def test_a_plan_file_nested_too_deeply_is_one_sentence(tmp_path: Path, depth: in
     path.write_text('{"format_version": 1, "x": ' + "[" * depth + "]" * depth + "}")
     with pytest.raises(ConfigError, match="nested too deeply"):
         load_plan(path)
+
+
+def test_a_saved_plan_s_raw_acl_changes_must_be_what_the_specs_give_now() -> None:
+    """The `acls:` section is compared like the topic entries: one the specs no longer give
+    (or a new one) is a mismatch; one the cluster already shows done is not."""
+    ops = RawAcl("User:ops", "group", "ops", "literal", ("Read",))
+    tx = RawAcl("User:tx", "transactional_id", "tx-1", "literal", ("Write",))
+    state = dataclasses.replace(_state(), acls=ClusterAcls(()))
+    given = dataclasses.replace(_specs(), acls=(ops, tx))
+    saved = _saved(given, state)
+    assert len(saved.acls) == 2
+    verify(saved, state, _deriver(given))
+    (granted,) = (a.binding for a in saved.acls if a.binding.principal == "User:ops")
+    done = dataclasses.replace(state, acls=ClusterAcls((granted,)))
+    verify(saved, done, _deriver(given))  # the grant done: the rest still matches
+    with pytest.raises(PlanMismatch, match="the saved plan has the ACL change `grant User:tx"):
+        verify(saved, state, _deriver(dataclasses.replace(given, acls=(ops,))))

@@ -37,12 +37,21 @@ def test_no_access_no_acl_request(kafka1: LocalCluster, ns: str, tmp_path: Path)
     assert sent["METADATA"] > 0 and sent["DESCRIBE_ACLS"] == 0, sent
 
 
+@pytest.mark.parametrize("declared", ["access", "acls"])
 def test_access_on_a_cluster_without_an_authorizer_is_one_sentence(
-    kafka1: LocalCluster, ns: str, tmp_path: Path
+    kafka1: LocalCluster, ns: str, tmp_path: Path, declared: str
 ) -> None:
+    """A topic's `access:`, or raw `acls:` alone (even with no topic declaring access)."""
     repo = _repo(tmp_path, kafka1, ns, f"secoff-{ns}".replace(".", "-"))
-    repo.topics({"name": f"{ns}.a", "partitions": 1, "replication_factor": 1,
-                 "access": {"consumers": [{"principal": "User:billing"}]}})  # fmt: skip
+    if declared == "access":
+        repo.topics({"name": f"{ns}.a", "partitions": 1, "replication_factor": 1,
+                     "access": {"consumers": [{"principal": "User:billing"}]}})  # fmt: skip
+    else:
+        repo.topics({"name": f"{ns}.a", "partitions": 1, "replication_factor": 1})
+        repo.write("topics/acls.yaml", {"topics": [], "acls": [{
+            "principal": "User:ops", "resource": {"type": "group", "name": "ops-",
+                                                  "pattern": "prefixed"},
+            "operations": ["Read"]}]})  # fmt: skip
     for command in (("plan",), ("apply", "--auto-approve"), ("drift",)):
         run = repo.run(*command, "--cluster", "test")
         assert run.code == 1, run.stdout + run.stderr

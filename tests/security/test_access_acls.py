@@ -23,6 +23,7 @@ import yaml
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka.admin import (
     AclBinding,
+    AclBindingFilter,
     AclOperation,
     AclPermissionType,
     AdminClient,
@@ -232,11 +233,177 @@ def test_access_applied_then_revoked_with_its_hazard_then_drift(
     (fresh / "topics" / "main.yaml").unlink()
     imported = transcript.run(fresh, "import", "-c", "sec", "--access", env=super_env)
     assert imported.code == 0, imported.stdout + imported.stderr
-    written = yaml.safe_load(next((fresh / "topics").glob("*.yaml")).read_text())
-    (spec,) = written["topics"]
+    # (with no policy.manage, every other binding of the cluster goes to acls.yaml)
+    paths = [p for p in (fresh / "topics").glob("*.yaml") if p.name != "acls.yaml"]
+    (spec,) = yaml.safe_load(paths[0].read_text())["topics"]
     assert spec["access"] == {
         "producers": [{"principal": f"User:{writer.user}"}],
         "consumers": [{"principal": f"User:{intern}"}],
     }
     replanned = transcript.run(fresh, "plan", "-c", "sec", env=super_env)
     assert replanned.code == 0 and "No changes" in replanned.stdout, replanned.stdout
+
+
+def _raw_repo(repo: Path, topics: list[dict[str, Any]], acls: list[dict[str, Any]],
+              token: str, approve: list[Any]) -> None:  # fmt: skip
+    """main.yaml with `acls:`, and reconciler.yaml's scope: `policy.manage` is the test's
+    token, so only this test's principals and resources are owned on the shared cluster."""
+    text = yaml.safe_dump({"topics": topics, "acls": acls}, sort_keys=False)
+    (repo / "topics" / "main.yaml").write_text(text)
+    config = yaml.safe_load((repo / "reconciler.yaml").read_text())
+    policy = config["clusters"]["sec"]["policy"]
+    policy["manage"] = [re.escape(token)]
+    policy["acknowledge"] = approve
+    (repo / "reconciler.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+
+
+def _acl_plan(transcript: Transcript, repo: Path, env: dict[str, str]) -> dict[str, Any]:
+    planned = transcript.run(repo, "plan", "-c", "sec", "--format", "json", env=env)
+    assert planned.code in (0, 1), planned.stderr
+    return json.loads(planned.stdout)  # type: ignore[no-any-return]
+
+
+def _refused(sasl: LocalCluster, who: Principal, topic: str) -> KafkaError:
+    """The error a produce as `who` gets (none: the test fails)."""
+    producer = Producer({**_login(sasl, who), "enable.idempotence": True})
+    failed: list[KafkaError] = []
+    producer.produce(topic, b"v", on_delivery=lambda err, _msg: failed.extend([err] if err else []))
+    producer.flush(30)
+    assert failed, f"{who.user} could produce to {topic}"
+    return failed[0]
+
+
+def test_raw_acls_prefix_group_deny_revoke_drift_and_import(
+    sasl: LocalCluster,
+    admin: AdminClient,
+    super_env: dict[str, str],
+    transcript: Transcript,
+    prefix: str,
+    tmp_path: Path,
+    readers: list[_Reader],
+) -> None:
+    transcript.dirs.append(tmp_path)
+    token = uuid.uuid4().hex[:10]
+    writer, reader = make_user(admin, f"{token}-w"), make_user(admin, f"{token}-r")
+    under = f"{prefix}{token}."  # the prefixed pattern; the topics under it carry the token
+    first, second, group = f"{under}a", f"{under}b", f"{under}g"
+    topics = [{"name": n, "partitions": 1, "replication_factor": 1} for n in (first, second)]
+    w, r = f"User:{writer.user}", f"User:{reader.user}"
+    acls: list[dict[str, Any]] = [
+        {"principal": w, "resource": {"type": "topic", "name": under, "pattern": "prefixed"},
+         "operations": ["Write"]},
+        {"principal": r, "resource": {"type": "topic", "name": under, "pattern": "prefixed"},
+         "operations": ["Read"]},
+        {"principal": r, "resource": {"type": "group", "name": group}, "operations": ["Read"]},
+    ]  # fmt: skip
+    repo = write_repo(tmp_path, sasl.bootstrap, prefix, CLIENT, [])
+    _raw_repo(repo, topics, acls, token, [])
+
+    # the prefixed grants widen access: planned in the `acls` section, refused until approved
+    plan = _acl_plan(transcript, repo, super_env)
+    assert [(a["action"], a["resource"]["type"], a["resource"]["pattern"]) for a in plan["acls"]
+            ] == [("grant", "group", "literal"), ("grant", "topic", "prefixed"),
+                  ("grant", "topic", "prefixed")]  # fmt: skip
+    widen = [h for a in plan["acls"] for h in a["hazards"]]
+    assert [h["code"] for h in widen] == ["acl_widen", "acl_widen"], widen
+    refused = transcript.run(repo, "apply", "-c", "sec", "--auto-approve", env=super_env)
+    assert refused.code != 0 and not _acls_of(admin, token), refused.stdout
+    approvals = [h["approve_with"] for h in widen]
+    _raw_repo(repo, topics, acls, token, approvals)
+    applied = transcript.run(repo, "apply", "-c", "sec", "--auto-approve", env=super_env)
+    assert applied.code == 0, applied.stdout + applied.stderr
+    _wait_for(admin, token, 3)
+    _produce(sasl, writer, first)  # one prefixed grant: both topics under it
+    _produce(sasl, writer, second)
+    readers.append(_Reader(sasl, reader, group, first))
+    assert readers[0].record() == b"v"
+    again = transcript.run(repo, "plan", "-c", "sec", env=super_env)
+    assert again.code == 0 and "No changes" in again.stdout, again.stdout
+
+    # a DENY wins over the prefixed ALLOW: granting it narrows access (acl_revoke), approved
+    deny = {"principal": w, "resource": {"type": "topic", "name": second},
+            "operations": ["Write"], "permission": "deny"}  # fmt: skip
+    acls.append(deny)
+    _raw_repo(repo, topics, acls, token, approvals)
+    (narrow,) = [h for a in _acl_plan(transcript, repo, super_env)["acls"] for h in a["hazards"]]
+    assert narrow["code"] == "acl_revoke", narrow
+    approvals.append(narrow["approve_with"])
+    _raw_repo(repo, topics, acls, token, approvals)
+    applied = transcript.run(repo, "apply", "-c", "sec", "--auto-approve", env=super_env)
+    assert applied.code == 0, applied.stdout + applied.stderr
+    _wait_for(admin, token, 4)
+    assert _refused(sasl, writer, second).code() == KafkaError.TOPIC_AUTHORIZATION_FAILED
+    _produce(sasl, writer, first)  # the ALLOW still holds elsewhere under the prefix
+
+    # the group grant removed: acl_revoke naming the live group; approved, the reader is refused
+    acls = [a for a in acls if a["resource"]["type"] != "group"]
+    _raw_repo(repo, topics, acls, token, approvals)
+    (change,) = _acl_plan(transcript, repo, super_env)["acls"]
+    assert (change["action"], change["resource"]["name"]) == ("revoke", group)
+    (lost,) = change["hazards"]
+    assert lost["code"] == "acl_revoke" and not lost["acknowledged"], lost
+    assert f"{group} (Stable, 1 live member(s))" in lost["message"], lost["message"]
+    refused = transcript.run(repo, "apply", "-c", "sec", "--auto-approve", env=super_env)
+    assert refused.code != 0
+    approvals.append(lost["approve_with"])
+    _raw_repo(repo, topics, acls, token, approvals)
+    applied = transcript.run(repo, "apply", "-c", "sec", "--auto-approve", env=super_env)
+    assert applied.code == 0, applied.stdout + applied.stderr
+    _wait_for(admin, token, 3)
+    readers[0].close()
+    readers.clear()
+    readers.append(_Reader(sasl, reader, group, first))
+    with pytest.raises(KafkaException) as refusal:
+        readers[0].record()
+    assert refusal.value.args[0].code() == KafkaError.GROUP_AUTHORIZATION_FAILED
+
+    # an out-of-band binding inside the scope is drift; one outside it (another token) is not
+    outsider = f"other-{uuid.uuid4().hex[:6]}"
+    create_acls(admin, f"{token}-intern", [
+        AclBinding(ResourceType.GROUP, f"{under}x", ResourcePatternType.PREFIXED,
+                   f"User:{token}-intern", "*", AclOperation.READ, AclPermissionType.ALLOW),
+    ])  # fmt: skip
+    create_acls(admin, outsider, [
+        AclBinding(ResourceType.GROUP, outsider, ResourcePatternType.LITERAL,
+                   f"User:{outsider}", "*", AclOperation.READ, AclPermissionType.ALLOW),
+    ])  # fmt: skip
+    drift = transcript.run(repo, "drift", "-c", "sec", env=super_env)
+    assert drift.code == 2, drift.stdout + drift.stderr
+    assert f"User:{token}-intern ALLOW Read Group:{under}x (prefixed)" in drift.stdout
+    assert outsider not in drift.stdout
+
+    # import --access in the same scope writes every binding as `acls:`: planned, no change
+    fresh = write_repo(tmp_path / "imported", sasl.bootstrap, prefix, CLIENT, [])
+    (fresh / "topics" / "main.yaml").unlink()
+    _raw_repo(fresh, [], [], token, [])
+    (fresh / "topics" / "main.yaml").unlink()
+    imported = transcript.run(fresh, "import", "-c", "sec", "--access", env=super_env)
+    assert imported.code == 0, imported.stdout + imported.stderr
+    written = [yaml.safe_load(p.read_text()) for p in sorted((fresh / "topics").glob("*.yaml"))]
+    said = [a for doc in written for a in doc.get("acls", ())]
+    assert {
+        "principal": f"User:{token}-intern",
+        "operations": ["Read"],
+        "resource": {"type": "group", "name": f"{under}x", "pattern": "prefixed"},
+    } in said
+    assert not any(outsider in a["principal"] for a in said)
+    replanned = transcript.run(fresh, "plan", "-c", "sec", env=super_env)
+    assert replanned.code == 0 and "No changes" in replanned.stdout, replanned.stdout
+
+
+def _acls_of(admin: AdminClient, token: str) -> list[AclBinding]:
+    """Every binding of a principal whose name carries `token`."""
+    every = AclBindingFilter(
+        ResourceType.ANY, None, ResourcePatternType.ANY, None,  # type: ignore[arg-type]
+        None, AclOperation.ANY, AclPermissionType.ANY,  # type: ignore[arg-type]
+    )  # fmt: skip
+    return [b for b in admin.describe_acls(every).result(30) if token in b.principal]
+
+
+def _wait_for(admin: AdminClient, token: str, count: int) -> None:
+    """Until the authorizer answers with `count` of the test's bindings: ACLs reach it through
+    the metadata log (a bounded poll, not a sleep)."""
+    deadline = time.monotonic() + 30
+    while len(_acls_of(admin, token)) != count:
+        assert time.monotonic() < deadline, _acls_of(admin, token)
+        time.sleep(0.1)

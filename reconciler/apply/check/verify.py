@@ -82,6 +82,7 @@ def verify(saved: Plan, state: ClusterState, derive: Derive) -> None:
         f"it is for cluster '{saved.cluster}', the specs are for '{derived.cluster}'"
         if saved.cluster != derived.cluster
         else _first_difference(saved, remaining, derived.changes)
+        or _raw_acl_difference(saved, state, derived)
     )
     if difference is not None:
         raise PlanMismatch(
@@ -91,6 +92,22 @@ def verify(saved: Plan, state: ClusterState, derive: Derive) -> None:
             "changed."
         )
     check_plan(derived, derived.cluster)
+
+
+def _raw_acl_difference(saved: Plan, state: ClusterState, derived: Plan) -> str | None:
+    """The first raw `acls:` change left of the saved plan that the derived plan does not
+    make, or the reverse (a grant the cluster shows, a revoke done, is work already done)."""
+    have = set(state.acls.bindings) if state.acls is not None else None
+    left = {
+        (a.action, a.binding)
+        for a in saved.acls
+        if have is None or (a.binding in have) == (a.action == "revoke")
+    }
+    now = {(a.action, a.binding) for a in derived.acls}
+    for action, binding in sorted(left ^ now):
+        where = "the saved plan has" if (action, binding) in left else "the specs now give"
+        return f"{where} the ACL change `{action} {binding.text}` and the other does not"
+    return None
 
 
 def _in_order(saved: Plan) -> None:

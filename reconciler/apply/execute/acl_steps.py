@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from reconciler.cluster.ports import AclStore
 from reconciler.cluster.protocol.acls import AclBinding, ClusterAcls
 from reconciler.planning.changes import TopicChange
+from reconciler.planning.raw_acl_changes import RawAclChange
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,12 +26,18 @@ class AclWork:
         return bool(self.grants or self.revokes)
 
 
-def remaining(changes: Sequence[TopicChange], acls: ClusterAcls | None) -> AclWork:
-    """The plan's grants the cluster lacks and revokes it still holds. `acls` None: the
-    cluster's ACLs were not read, so all of them are left (Kafka's answers settle each)."""
+def remaining(
+    changes: Sequence[TopicChange],
+    acls: ClusterAcls | None,
+    raw: Sequence[RawAclChange] = (),
+) -> AclWork:
+    """The plan's grants the cluster lacks and revokes it still holds, the topics' and the
+    `acls:` section's (`raw`). `acls` None: the cluster's ACLs were not read, so all of them
+    are left (Kafka's answers settle each)."""
     have = set(acls.bindings) if acls is not None else None
-    grants = [a.binding for c in changes for a in c.access if a.action == "grant"]
-    revokes = [a.binding for c in changes for a in c.access if a.action == "revoke"]
+    every = [a for c in changes for a in c.access] + [a.change for a in raw]
+    grants = [a.binding for a in every if a.action == "grant"]
+    revokes = [a.binding for a in every if a.action == "revoke"]
     if have is not None:
         grants = [b for b in grants if b not in have]
         revokes = [b for b in revokes if b in have]

@@ -149,9 +149,11 @@ class Started:
     resumed: tuple[str, ...] = ()
     broken_lock: str | None = None
     plan_changes: tuple[Json, ...] = ()  # the plan's JSON changes (planning/json_plan.py)
-    # The plan's client quota changes, as its JSON has them (its topics' ACL changes are in
-    # plan_changes, each under its topic's `access`); written only when there are some
+    # The plan's raw `acls:` and client quota changes, as its JSON has them (its topics' ACL
+    # changes are in plan_changes, each under its topic's `access`); written only when there
+    # are some
     quota_changes: tuple[Json, ...] = ()
+    acl_changes: tuple[Json, ...] = ()
 
     @staticmethod
     def of(
@@ -169,7 +171,8 @@ class Started:
         return Started(apply_id, plan.cluster, plan.cluster_id, who, git, plan_hash,
                        plan.based_on, iso(started), tuple(resumed), broken_lock,
                        tuple(planned_json["changes"]),
-                       tuple(planned_json.get("quotas", ())))  # fmt: skip
+                       tuple(planned_json.get("quotas", ())),
+                       tuple(planned_json.get("acls", ())))  # fmt: skip
 
     @property
     def operations(self) -> tuple[Operation, ...]:
@@ -177,14 +180,16 @@ class Started:
         return planned(self.plan_changes, self.cluster, self.based_on)
 
     def to_json(self) -> Json:
-        quotas = {"quota_changes": list(self.quota_changes)} if self.quota_changes else {}
+        besides = {"quota_changes": list(self.quota_changes)} if self.quota_changes else {}
+        if self.acl_changes:
+            besides["acl_changes"] = list(self.acl_changes)
         return {**_envelope(self.apply_id, "started"),
                 "cluster": self.cluster, "cluster_id": self.cluster_id, "who": self.who,
                 "git": self.git, "plan_hash": self.plan_hash, "based_on": self.based_on,
                 "started": self.started, "resumed": list(self.resumed),
                 "broken_lock": self.broken_lock, "planned": len(self.plan_changes),
                 "plan_changes": list(self.plan_changes),
-                **quotas}  # fmt: skip
+                **besides}  # fmt: skip
 
     @staticmethod
     def from_json(data: Mapping[str, Any]) -> Started:
@@ -202,6 +207,7 @@ class Started:
             _optional(data, "broken_lock"),
             _dicts(data, "plan_changes"),
             _dicts(data, "quota_changes"),
+            _dicts(data, "acl_changes"),
         )
 
 
@@ -283,7 +289,7 @@ class Finished:
         """The record of `results`; `started` and `finished` in epoch seconds."""
         return Finished(
             # the started record holds the changes
-            dataclasses.replace(header, plan_changes=(), quota_changes=()),
+            dataclasses.replace(header, plan_changes=(), quota_changes=(), acl_changes=()),
             iso(finished),
             round(finished - started, 3),
             outcome,

@@ -94,7 +94,7 @@ def no_authorizer(connection: Connection) -> ClusterError:
         f"cluster '{connection.name}' at {connection.bootstrap} has no authorizer (its "
         "brokers set no authorizer.class.name, so Kafka answers SECURITY_DISABLED), yet the "
         "spec declares access for it: grants there would protect nothing. Run the brokers "
-        "with an authorizer, or leave `access:` out of the topics of this cluster"
+        "with an authorizer, or leave `access:` and `acls:` out of the files of this cluster"
     )
 
 
