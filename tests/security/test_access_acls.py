@@ -106,9 +106,10 @@ def _login(sasl: LocalCluster, who: Principal) -> dict[str, Any]:
     }
 
 
-def _produce(sasl: LocalCluster, who: Principal, topic: str) -> None:
-    """One record as `who`, with the Java clients' default since 3.0: idempotence on."""
-    producer = Producer({**_login(sasl, who), "enable.idempotence": True})
+def _produce(sasl: LocalCluster, who: Principal, topic: str, idempotent: bool = True) -> None:
+    """One record as `who`, by default with the Java clients' default since 3.0: idempotence
+    on (before Kafka 2.8 that needs IdempotentWrite on the cluster: KIP-679)."""
+    producer = Producer({**_login(sasl, who), "enable.idempotence": idempotent})
     failed: list[KafkaError] = []
     producer.produce(topic, b"v", on_delivery=lambda err, _msg: failed.extend([err] if err else []))
     assert producer.flush(30) == 0
@@ -264,8 +265,9 @@ def _acl_plan(transcript: Transcript, repo: Path, env: dict[str, str]) -> dict[s
 
 
 def _refused(sasl: LocalCluster, who: Principal, topic: str) -> KafkaError:
-    """The error a produce as `who` gets (none: the test fails)."""
-    producer = Producer({**_login(sasl, who), "enable.idempotence": True})
+    """The error a produce as `who` gets (none: the test fails); not idempotent, as the raw
+    test's producer (an idempotent one would be refused on the cluster before 2.8 first)."""
+    producer = Producer({**_login(sasl, who), "enable.idempotence": False})
     failed: list[KafkaError] = []
     producer.produce(topic, b"v", on_delivery=lambda err, _msg: failed.extend([err] if err else []))
     producer.flush(30)
@@ -284,7 +286,7 @@ def test_raw_acls_prefix_group_deny_revoke_drift_and_import(
 ) -> None:
     transcript.dirs.append(tmp_path)
     token = uuid.uuid4().hex[:10]
-    writer, reader = make_user(admin, f"{token}-w"), make_user(admin, f"{token}-r")
+    writer, reader = _user(sasl, admin, f"{token}-w"), _user(sasl, admin, f"{token}-r")
     under = f"{prefix}{token}."  # the prefixed pattern; the topics under it carry the token
     first, second, group = f"{under}a", f"{under}b", f"{under}g"
     topics = [{"name": n, "partitions": 1, "replication_factor": 1} for n in (first, second)]
@@ -313,8 +315,9 @@ def test_raw_acls_prefix_group_deny_revoke_drift_and_import(
     applied = transcript.run(repo, "apply", "-c", "sec", "--auto-approve", env=super_env)
     assert applied.code == 0, applied.stdout + applied.stderr
     _wait_for(admin, token, 3)
-    _produce(sasl, writer, first)  # one prefixed grant: both topics under it
-    _produce(sasl, writer, second)
+    # one prefixed grant: both topics under it (not idempotent: the derived test checks KIP-679)
+    _produce(sasl, writer, first, idempotent=False)
+    _produce(sasl, writer, second, idempotent=False)
     readers.append(_Reader(sasl, reader, group, first))
     assert readers[0].record() == b"v"
     again = transcript.run(repo, "plan", "-c", "sec", env=super_env)
@@ -333,7 +336,8 @@ def test_raw_acls_prefix_group_deny_revoke_drift_and_import(
     assert applied.code == 0, applied.stdout + applied.stderr
     _wait_for(admin, token, 4)
     assert _refused(sasl, writer, second).code() == KafkaError.TOPIC_AUTHORIZATION_FAILED
-    _produce(sasl, writer, first)  # the ALLOW still holds elsewhere under the prefix
+    # the ALLOW still holds elsewhere under the prefix
+    _produce(sasl, writer, first, idempotent=False)
 
     # the group grant removed: acl_revoke naming the live group; approved, the reader is refused
     acls = [a for a in acls if a["resource"]["type"] != "group"]
