@@ -17,6 +17,7 @@ from reconciler import topic_ids
 from reconciler.diagnostics import Location
 from reconciler.spec.access import TopicAccess
 from reconciler.spec.quotas import ClientQuota
+from reconciler.spec.scram_users import ScramUser
 
 
 class Presence(Enum):
@@ -235,6 +236,8 @@ class ClusterConfig:
     settings_read: bool = True
     # Kafka's client quotas (`reconciler help access`); None: not declared, never read nor changed
     quotas: tuple[ClientQuota, ...] | None = None
+    # SCRAM credentials (`reconciler help access`); None: not declared, never read nor changed
+    users: tuple[ScramUser, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

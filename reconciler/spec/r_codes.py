@@ -7,12 +7,13 @@ Each rule has a stable code and a snake_case name, listed here (`RULES`) and in
     R1xx  topic configs (the catalog)    R5xx  reconciler.yaml
     R2xx  topic names                    R6xx  Jinja2 templates
     R3xx  partitions, replication,       R7xx  JSON Schema
-          assignments, tombstones        R8xx  access (`access:`, `quotas:`)
+          assignments, tombstones        R8xx  access (`access:`, `quotas:`,
+                                               `users:`)
 
 The checks that use them live with what they check: source.py, discovery.py and the YAML
 reader (files), configs.py (the catalog), kafka_rules.py (Kafka's rules for one topic),
 cross_file.py (duplicates, collisions, dependencies), repo_config.py, templates.py,
-schema.py, access.py and quotas.py.
+schema.py, access.py, quotas.py and scram_users.py.
 """
 
 from __future__ import annotations
@@ -110,6 +111,9 @@ TRANSACTIONAL_NOT_IDEMPOTENT = Rule("R803", "transactional_not_idempotent", _E)
 # a cluster's `quotas:` (spec/quotas.py)
 QUOTA_WITHOUT_ENTITY = Rule("R804", "quota_without_entity", _E)
 DUPLICATE_QUOTA_ENTITY = Rule("R805", "duplicate_quota_entity", _E)
+# a cluster's `users:` (spec/scram_users.py); R806-R809 left to raw `acls:`
+USER_PASSWORD_NOT_VARIABLE = Rule("R810", "user_password_not_variable", _E)
+DUPLICATE_USER = Rule("R811", "duplicate_user", _E)
 
 # Every rule above, in code order (`reconciler help diagnostics` lists each; a test keeps them in
 # step).
