@@ -50,6 +50,7 @@ from reconciler.planning.limits import BrokerLoad
 from reconciler.planning.plan import Drift, MadeBy, Plan, PlanSource
 from reconciler.planning.policy_changes import PolicyChange
 from reconciler.planning.quota_changes import QuotaChange
+from reconciler.planning.user_changes import UserChange
 from reconciler.spec.model import APPROVAL_FIELDS
 from reconciler.spec.quotas import ENTITY_FIELDS, QuotaEntity
 
@@ -104,7 +105,30 @@ def to_json(plan: Plan) -> Json:
         ]
     if plan.quotas:  # additive: a plan of a cluster without `quotas:` has no such key
         data["quotas"] = [_quota_change(q) for q in plan.quotas]
+    if plan.users:  # additive, as quotas: never a secret nor its digest, only its variable
+        data["users"] = [_user_change(u) for u in plan.users]
     return data
+
+
+def _user_change(change: UserChange) -> Json:
+    return {
+        "name": change.name,
+        "mechanism": change.mechanism,
+        "action": change.action,
+        "reasons": list(change.reasons),
+        "iterations": {"before": change.iterations_before, "after": change.iterations_after},
+        "password_from": change.variable,
+        "hazards": [_hazard(h) for h in change.hazards],
+    }
+
+
+def _read_user_change(entry: Json) -> UserChange:
+    iterations = entry["iterations"]
+    return UserChange(
+        entry["name"], entry["mechanism"], entry["action"], tuple(entry["reasons"]),
+        iterations["before"], iterations["after"], entry["password_from"],
+        tuple(_read_hazard(h) for h in entry.get("hazards", ())),
+    )  # fmt: skip
 
 
 def _quota_change(change: QuotaChange) -> Json:
@@ -162,6 +186,7 @@ def from_json(data: Json) -> Plan:
                 for p in data.get("policy_changes", ())
             ),
             quotas=tuple(_read_quota_change(q) for q in data.get("quotas", ())),
+            users=tuple(_read_user_change(u) for u in data.get("users", ())),
         )
     except (KeyError, TypeError) as error:
         raise ValueError(f"not a valid plan: missing or malformed field {error}") from error

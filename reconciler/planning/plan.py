@@ -49,6 +49,7 @@ from reconciler.planning.order import order
 from reconciler.planning.policies import check_policies
 from reconciler.planning.policy_changes import PolicyChange, policy_changes, stale_approvals
 from reconciler.planning.quota_changes import QuotaChange, quota_changes
+from reconciler.planning.user_changes import UserChange, own_user, user_changes
 from reconciler.spec.model import ClusterConfig, DesiredState, Policy
 
 
@@ -126,6 +127,9 @@ class Plan:
     # The cluster's client quota changes (`reconciler help access`), by entity then key; () when
     # its `quotas:` are not declared
     quotas: tuple[QuotaChange, ...] = ()
+    # The cluster's SCRAM user changes (`reconciler help access`), by user then mechanism; ()
+    # when its `users:` are not declared
+    users: tuple[UserChange, ...] = ()
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -134,8 +138,8 @@ class Plan:
 
     @property
     def empty(self) -> bool:
-        """No topic change and no quota change: applying it changes nothing."""
-        return not self.changes and not self.quotas
+        """No topic, quota or user change: applying it changes nothing."""
+        return not self.changes and not self.quotas and not self.users
 
     @property
     def applyable(self) -> bool:
@@ -153,7 +157,8 @@ class Plan:
             ("policy", h) for p in self.policy_changes for h in p.hazards if h.blocks_apply
         )
         quotas = tuple(("quotas", h) for q in self.quotas for h in q.hazards if h.blocks_apply)
-        return ours + gates + quotas
+        users = tuple(("users", h) for u in self.users for h in u.hazards if h.blocks_apply)
+        return ours + gates + quotas + users
 
     @property
     def load_near_limit(self) -> bool:
@@ -235,7 +240,9 @@ def make_plan(
     gates = policy_changes(policy, base_policy, policy.acknowledge)
     # the cluster's quotas: not topics, so neither targeted by --topic nor scoped (only when read)
     quotas = quota_changes(cluster.quotas, state.quotas, policy)
+    users = user_changes(cluster.users, state.scram, policy, own_user(cluster))
     cluster_hazards = [h for c in gates for h in c.hazards] + [h for q in quotas for h in q.hazards]
+    cluster_hazards += [h for u in users for h in u.hazards]
     found.update(stale_approvals(policy, cluster_hazards))
     if based_on is None:
         based_on = fingerprint(state, [c.topic for c in ordered])
@@ -251,6 +258,7 @@ def make_plan(
         scoped=scoped,
         policy_changes=gates,
         quotas=quotas,
+        users=users,
     )
 
 

@@ -120,6 +120,8 @@ def summary_line(plan: Plan) -> str:
     )
     if plan.quotas:
         line += f" {_plural(len(plan.quotas), 'quota change')}."
+    if plan.users:
+        line += f" {_plural(len(plan.users), 'SCRAM user change')}."
     if plan.scoped:
         line += (
             f" {s.from_change} from changes since {plan.changed_since}; "

@@ -164,7 +164,12 @@ def _policy(plan: Plan) -> list[str]:
          f"{code(shown_value(q.after))}", q.hazards)
         for q in plan.quotas
     ]  # fmt: skip
-    return _section("### Policy changes", policy) + _section("### Client quota changes", quotas)
+    users = [(f"{u.action} {code(u.text)}", u.hazards) for u in plan.users]
+    return (
+        _section("### Policy changes", policy)
+        + _section("### Client quota changes", quotas)
+        + _section("### SCRAM user changes", users)
+    )
 
 
 def _section(title: str, rows: list[tuple[str, tuple[Hazard, ...]]]) -> list[str]:

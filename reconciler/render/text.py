@@ -57,6 +57,10 @@ def render_text(
     if plan.quotas:
         lines.extend(_quotas(plan, paint))
         lines.append("")
+    if plan.users:
+        rows = [(f"{_USER_MARK[u.action]} {u.text}", u.hazards) for u in plan.users]
+        lines.extend(_cluster_section("SCRAM user changes (reconciler.yaml users:):", rows, paint))
+        lines.append("")
     if plan.load_near_limit:
         lines.extend(_load_table(plan, paint))
         lines.append("")
@@ -167,6 +171,9 @@ def _quotas(plan: Plan, paint: _Painter) -> list[str]:
     """The cluster's client quota changes (planning/quota_changes.py), with their hazards."""
     rows = [(f"{_mark(q.before, q.after)} quota {q.text}", q.hazards) for q in plan.quotas]
     return _cluster_section("Client quota changes (reconciler.yaml quotas:):", rows, paint)
+
+
+_USER_MARK = {"create": "+", "update": "~", "delete": "-"}
 
 
 def _mark(before: object, after: object) -> str:

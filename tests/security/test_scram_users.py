@@ -1,0 +1,137 @@
+"""SCRAM users as code on a real broker (`local up --security sasl_scram`, the module's one
+cluster): a user applied logs in with its password and not with another; its `${VAR}` changed
+plans "secret changed" (the digest on record decides), and once applied the old password is
+refused; removed from the spec it is a user_delete hazard, and once approved its logins are
+refused. Every byte the runs wrote (stdout, stderr at --debug, saved plan, files) is searched for
+each secret and its base64 and hex forms (docs/access.md#scram-users).
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import secrets
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from confluent_kafka import KafkaError, KafkaException
+from confluent_kafka.admin import AdminClient
+
+from reconciler.local.state import LocalCluster
+from tests.security.conftest import SCRAM_CLIENT, Transcript
+
+pytestmark = pytest.mark.kafka
+
+_QUIET = logging.getLogger("tests.security.scram")
+_QUIET.addHandler(logging.NullHandler())
+_QUIET.propagate = False
+
+
+def _logs_in(sasl: LocalCluster, user: str, password: str) -> bool:
+    """Whether `user` with `password` logs in (a Metadata request answered); a refused login
+    is librdkafka's _AUTHENTICATION error."""
+    errors: list[KafkaError] = []
+    admin = AdminClient(
+        {
+            "bootstrap.servers": sasl.bootstrap,
+            "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanism": "SCRAM-SHA-512",
+            "sasl.username": user,
+            "sasl.password": password,
+            "error_cb": errors.append,
+        },
+        logger=_QUIET,
+    )
+    try:
+        admin.list_topics(timeout=10)
+    except KafkaException:
+        assert any(e.code() == KafkaError._AUTHENTICATION for e in errors), errors
+        return False
+    return True
+
+
+def _until(sasl: LocalCluster, user: str, password: str, expected: bool) -> None:
+    """Credentials reach the broker through the metadata log: poll, bounded, for the answer."""
+    deadline = time.monotonic() + 60
+    while _logs_in(sasl, user, password) is not expected:
+        assert time.monotonic() < deadline, f"{user}: login never became {expected}"
+        time.sleep(0.5)
+
+
+def _write(repo: Path, sasl: LocalCluster, users: list[dict[str, Any]], scope: str,
+           acknowledge: list[dict[str, Any]] | None = None) -> None:  # fmt: skip
+    policy: dict[str, Any] = {"manage": [f"^{scope}"], "ignore": ["^(?!t-never-)"]}
+    if acknowledge:
+        policy["acknowledge"] = acknowledge
+    cluster = {"bootstrap": sasl.bootstrap, "client": SCRAM_CLIENT, "policy": policy,
+               "users": users}  # fmt: skip
+    (repo / "topics").mkdir(parents=True, exist_ok=True)
+    (repo / "topics" / "main.yaml").write_text("topics: []\n")
+    config = {"topics": "topics/", "clusters": {"sec": cluster}}
+    (repo / "reconciler.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+
+
+def _forms(secret: str) -> list[str]:
+    raw = secret.encode()
+    return [secret, base64.b64encode(raw).decode(), raw.hex(), base64.b64encode(raw).decode()[:-2]]
+
+
+def test_a_user_applied_logs_in_rotated_and_deleted_its_secret_in_no_output(
+    sasl: LocalCluster, transcript: Transcript, tmp_path: Path
+) -> None:
+    config = sasl.client_config()
+    env = {"KUSER": config["sasl.username"], "KPASS": config["sasl.password"]}
+    scope = f"s-{uuid.uuid4().hex[:8]}-"
+    user = f"{scope}billing"
+    first, second = (f"pw-{secrets.token_urlsafe(18)}" for _ in range(2))
+    repo = tmp_path / "repo"
+    transcript.dirs.append(tmp_path)
+    entry = {"name": user, "password": "${BILLING_PW}"}
+    _write(repo, sasl, [entry], scope)
+
+    # created: logs in with its password, not with another
+    saved = tmp_path / "plan.json"
+    planned = transcript.run(repo, "plan", "-c", "sec", "--out", str(saved),
+                             env={**env, "BILLING_PW": first})  # fmt: skip
+    assert planned.code == 2, planned.stderr
+    assert f"+ user {user} SCRAM-SHA-512: secret set (from ${{BILLING_PW}})" in planned.stdout
+    applied = transcript.run(repo, "--debug", "apply", "-c", "sec", str(saved),
+                             "--auto-approve", env={**env, "BILLING_PW": first})  # fmt: skip
+    assert applied.code == 0, applied.stderr
+    _until(sasl, user, first, True)
+    assert not _logs_in(sasl, user, second)
+    again = transcript.run(repo, "--debug", "plan", "-c", "sec", env={**env, "BILLING_PW": first})
+    assert again.code == 0 and "No changes" in again.stdout, again.stdout
+    drift = transcript.run(repo, "drift", "-c", "sec", "--format", "json",
+                           env={**env, "BILLING_PW": first})  # fmt: skip
+    assert drift.code == 0, drift.stdout + drift.stderr
+
+    # the variable changed: the digest on record says so; applied, the old password is refused
+    for fmt in ("text", "json", "markdown"):
+        rotated = transcript.run(repo, "plan", "-c", "sec", "--format", fmt,
+                                 env={**env, "BILLING_PW": second})  # fmt: skip
+        assert rotated.code == 2 and "secret changed" in rotated.stdout, rotated.stdout
+    applied = transcript.run(repo, "--debug", "apply", "-c", "sec", "--auto-approve",
+                             env={**env, "BILLING_PW": second})  # fmt: skip
+    assert applied.code == 0, applied.stderr
+    _until(sasl, user, first, False)
+    assert _logs_in(sasl, user, second)
+
+    # removed from the spec: a hazard apply refuses until the policy approves it
+    _write(repo, sasl, [], scope)
+    refused = transcript.run(repo, "apply", "-c", "sec", "--auto-approve", env=env)
+    assert refused.code == 1 and "user_delete" in refused.stdout + refused.stderr, refused.stdout
+    assert _logs_in(sasl, user, second)
+    item = {"key": f"{user} SCRAM-SHA-512", "from": "present", "to": "absent"}
+    _write(repo, sasl, [], scope, [{"user_delete": item}])
+    applied = transcript.run(repo, "--debug", "apply", "-c", "sec", "--auto-approve", env=env)
+    assert applied.code == 0, applied.stderr
+    _until(sasl, user, second, False)
+
+    for secret in (first, second):
+        for form in _forms(secret):
+            assert transcript.leaks(form) == [], form
