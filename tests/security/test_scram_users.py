@@ -49,6 +49,9 @@ def _logs_in(sasl: LocalCluster, user: str, password: str) -> bool:
     try:
         admin.list_topics(timeout=10)
     except KafkaException:
+        deadline = time.monotonic() + 10
+        while not errors and time.monotonic() < deadline:
+            admin.poll(0.2)  # the error callback is served by poll
         assert any(e.code() == KafkaError._AUTHENTICATION for e in errors), errors
         return False
     return True
@@ -97,7 +100,7 @@ def test_a_user_applied_logs_in_rotated_and_deleted_its_secret_in_no_output(
     saved = tmp_path / "plan.json"
     planned = transcript.run(repo, "plan", "-c", "sec", "--out", str(saved),
                              env={**env, "BILLING_PW": first})  # fmt: skip
-    assert planned.code == 2, planned.stderr
+    assert planned.code == 0, planned.stderr
     assert f"+ user {user} SCRAM-SHA-512: secret set (from ${{BILLING_PW}})" in planned.stdout
     applied = transcript.run(repo, "--debug", "apply", "-c", "sec", str(saved),
                              "--auto-approve", env={**env, "BILLING_PW": first})  # fmt: skip
@@ -114,7 +117,7 @@ def test_a_user_applied_logs_in_rotated_and_deleted_its_secret_in_no_output(
     for fmt in ("text", "json", "markdown"):
         rotated = transcript.run(repo, "plan", "-c", "sec", "--format", fmt,
                                  env={**env, "BILLING_PW": second})  # fmt: skip
-        assert rotated.code == 2 and "secret changed" in rotated.stdout, rotated.stdout
+        assert rotated.code == 0 and "secret changed" in rotated.stdout, rotated.stdout
     applied = transcript.run(repo, "--debug", "apply", "-c", "sec", "--auto-approve",
                              env={**env, "BILLING_PW": second})  # fmt: skip
     assert applied.code == 0, applied.stderr
