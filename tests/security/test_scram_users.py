@@ -35,17 +35,15 @@ def _logs_in(sasl: LocalCluster, user: str, password: str) -> bool:
     """Whether `user` with `password` logs in (a Metadata request answered); a refused login
     is librdkafka's _AUTHENTICATION error."""
     errors: list[KafkaError] = []
-    admin = AdminClient(
-        {
-            "bootstrap.servers": sasl.bootstrap,
-            "security.protocol": "SASL_PLAINTEXT",
-            "sasl.mechanism": "SCRAM-SHA-512",
-            "sasl.username": user,
-            "sasl.password": password,
-            "error_cb": errors.append,
-        },
-        logger=_QUIET,
-    )
+    conf: dict[str, Any] = {
+        "bootstrap.servers": sasl.bootstrap,
+        "security.protocol": "SASL_PLAINTEXT",
+        "sasl.mechanism": "SCRAM-SHA-512",
+        "sasl.username": user,
+        "sasl.password": password,
+        "error_cb": errors.append,
+    }
+    admin = AdminClient(conf, logger=_QUIET)
     try:
         admin.list_topics(timeout=10)
     except KafkaException:
