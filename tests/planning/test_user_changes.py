@@ -7,13 +7,18 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
+import jsonschema
 import pytest
 
 from reconciler.cluster.protocol.scram import ClusterScram, ScramCredential, SecretDigest
 from reconciler.cluster.secret_digest import digest_of
+from reconciler.planning.drift import drift
+from reconciler.planning.drift import to_json as drift_json
 from reconciler.planning.json_plan import from_json
 from reconciler.planning.plan import Plan, make_plan
+from reconciler.render.drift_report import render_drift_markdown, render_drift_text
 from reconciler.render.markdown import render_markdown
 from reconciler.render.text import render_text
 from reconciler.spec.model import Acknowledgment, ClusterConfig, Policy
@@ -23,6 +28,9 @@ from tests.planning.factories import checked_json, cluster, desired
 SECRET = "s3cr3t-Pl4n-Me"
 SHA512 = "SCRAM-SHA-512"
 NONE = Policy()
+DRIFT_SCHEMA = json.loads(
+    (Path(__file__).resolve().parents[2] / "schemas" / "drift.schema.json").read_text()
+)
 
 
 @pytest.fixture(autouse=True)
@@ -112,3 +120,23 @@ def test_the_json_plan_names_the_variable_never_the_secret_and_reads_back() -> N
     assert data["users"][0]["password_from"] == "BILLING_PW"
     assert from_json(data).users == plan.users
     assert SECRET not in json.dumps(data)
+
+
+def test_drift_reports_each_credential_that_differs_in_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    on_record = digest_of("billing", SHA512, SECRET.encode())
+    have = (ScramCredential("billing", SHA512, 4096),)
+    state = dataclasses.replace(cluster(), scram=ClusterScram(have, (on_record,)))
+    config = ClusterConfig("c", "b:9092", users=(_user(),))
+    assert drift(make_plan(desired(), state, config, "x"), desired(), state).in_sync
+    monkeypatch.setenv("BILLING_PW", SECRET + "-rotated")
+    report = drift(make_plan(desired(), state, config, "sha256:" + "0" * 64), desired(), state)
+    assert not report.in_sync
+    data = drift_json(report)
+    jsonschema.validate(data, DRIFT_SCHEMA)
+    assert data["users"] == [{"name": "billing", "mechanism": SHA512, "action": "update",
+                              "reasons": ["secret changed"]}]  # fmt: skip
+    text = render_drift_text(report) + render_drift_markdown(report)
+    assert "user billing SCRAM-SHA-512: secret changed (from ${BILLING_PW})" in text
+    assert SECRET not in text + json.dumps(data)
