@@ -116,6 +116,9 @@ def test_a_user_applied_logs_in_rotated_and_deleted_its_secret_in_no_output(
         rotated = transcript.run(repo, "plan", "-c", "sec", "--format", fmt,
                                  env={**env, "BILLING_PW": second})  # fmt: skip
         assert rotated.code == 0 and "secret changed" in rotated.stdout, rotated.stdout
+    drifted = transcript.run(repo, "--debug", "drift", "-c", "sec",
+                             env={**env, "BILLING_PW": second})  # fmt: skip
+    assert drifted.code == 2 and "secret changed" in drifted.stdout, drifted.stdout
     applied = transcript.run(repo, "--debug", "apply", "-c", "sec", "--auto-approve",
                              env={**env, "BILLING_PW": second})  # fmt: skip
     assert applied.code == 0, applied.stderr
