@@ -29,7 +29,7 @@ from confluent_kafka.admin import (
 
 from reconciler.cluster.adapter import boundary
 from reconciler.cluster.adapter.audit_topic import ensure_topic
-from reconciler.cluster.adapter.broker_version import asked
+from reconciler.cluster.adapter.broker_version import section_too_old
 from reconciler.cluster.adapter.connect import Connection
 from reconciler.cluster.adapter.records import all_records, produce_all
 from reconciler.cluster.protocol.failures import Failure
@@ -52,15 +52,12 @@ _USERS_CONFIG = (("cleanup.policy", "compact"), ("min.insync.replicas", "1"))
 
 
 def too_old(connection: Connection) -> ClusterError:
-    release = asked(connection)
-    runs = f"runs Kafka {release}" if release else "does not know DescribeUserScramCredentials"
-    return ClusterError(
-        f"cluster '{connection.name}' at {connection.bootstrap} {runs}, but SCRAM users need "
-        "Kafka 2.7 or later (DescribeUserScramCredentials and AlterUserScramCredentials, "
-        "KIP-554; in KRaft mode Kafka 3.5), and reconciler.yaml declares `users:` for it: "
-        "upgrade the brokers, or remove `users:` from this cluster (set its credentials with "
-        "kafka-configs meanwhile); nothing was changed"
+    need = (
+        "SCRAM users need Kafka 2.7 or later (DescribeUserScramCredentials and "
+        "AlterUserScramCredentials, KIP-554; in KRaft mode Kafka 3.5)"
     )
+    meanwhile = "set its credentials with kafka-configs"
+    return ClusterError(section_too_old(connection, need, "users", meanwhile))
 
 
 def _unsupported(exc: KafkaException) -> bool:
