@@ -15,8 +15,10 @@ credential (name and mechanism) listed twice. The messages never quote the value
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+
+import yaml
 
 from reconciler.diagnostics import Diagnostic, Location, Severity
 from reconciler.spec import r_codes
@@ -122,3 +124,29 @@ def _suggested(name: str) -> str:
 
 
 placeholder = _suggested
+
+
+def users_block(credentials: Sequence[tuple[str, str, int]]) -> str:
+    """`import --users`: the `users:` entries of these (user, mechanism, iterations), each
+    password a placeholder variable (`placeholder`; a second user whose name maps to the same
+    variable gets `_2`, ...): the secrets are Kafka's and never readable."""
+    variables: dict[str, str] = {}
+    taken: set[str] = set()
+    entries = []
+    for name, mechanism, iterations in sorted(credentials):
+        if name not in variables:
+            base, number = placeholder(name), 1
+            variable = base
+            while variable in taken:
+                number += 1
+                variable = f"{base}_{number}"
+            variables[name] = variable
+            taken.add(variable)
+        entry: dict[str, object] = {"name": name}
+        if mechanism != DEFAULT_MECHANISM:
+            entry["mechanism"] = mechanism
+        if iterations != MIN_ITERATIONS:
+            entry["iterations"] = iterations
+        entry["password"] = f"${{{variables[name]}}}"
+        entries.append(entry)
+    return yaml.safe_dump({"users": entries}, sort_keys=False)

@@ -22,7 +22,7 @@ from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
 
 from reconciler.local.state import LocalCluster
-from tests.security.conftest import SCRAM_CLIENT, Transcript
+from tests.security.conftest import SCRAM_CLIENT, Transcript, admin_of, make_user
 
 pytestmark = pytest.mark.kafka
 
@@ -125,17 +125,52 @@ def test_a_user_applied_logs_in_rotated_and_deleted_its_secret_in_no_output(
     _until(sasl, user, first, False)
     assert _logs_in(sasl, user, second)
 
+    # import: every credential with a placeholder; one made by hand has no digest on record,
+    # which the plan says in words, and the first apply records (the same password: it still
+    # logs in)
+    by_hand = make_user(admin_of(sasl), f"{scope}by-hand")
+    imported = transcript.run(
+        repo, "import", "-c", "sec", "--users", env={**env, "BILLING_PW": second}
+    )
+    assert imported.code == 0, imported.stderr
+    entries = [u for u in yaml.safe_load(imported.stdout)["users"] if u["name"].startswith(scope)]
+    assert entries == [
+        {"name": user, "password": "${RECONCILER_USER_" + user.upper().replace("-", "_") + "}"},
+        {"name": by_hand.user, "iterations": 8192,
+         "password": "${RECONCILER_USER_" + by_hand.user.upper().replace("-", "_") + "}"},
+    ], imported.stdout  # fmt: skip
+    _write(repo, sasl, entries, scope)
+    values = {entries[0]["password"][2:-1]: second, entries[1]["password"][2:-1]: by_hand.password}
+    unknown = transcript.run(repo, "plan", "-c", "sec", env={**env, **values})
+    assert unknown.code == 0, unknown.stderr
+    assert f"~ user {by_hand.user} SCRAM-SHA-512: secret not known to reconciler" in unknown.stdout
+    assert f"user {user} " not in unknown.stdout  # its digest is on record: unchanged
+    applied = transcript.run(repo, "apply", "-c", "sec", "--auto-approve", env={**env, **values})
+    assert applied.code == 0, applied.stderr
+    assert "No changes" in transcript.run(repo, "plan", "-c", "sec", env={**env, **values}).stdout
+    assert _logs_in(sasl, by_hand.user, by_hand.password)
+
+    # a snapshot holds no credential: a plan from it says it shows no user change (P137)
+    snap = tmp_path / "snap.json"
+    taken = transcript.run(repo, "--debug", "snapshot", "-c", "sec", "-o", str(snap),
+                           env={**env, **values})  # fmt: skip
+    assert taken.code == 0, taken.stderr
+    offline = transcript.run(repo, "plan", "-c", "sec", "--state", str(snap),
+                             env={**env, **values})  # fmt: skip
+    assert "P137" in offline.stdout + offline.stderr and "SCRAM" in offline.stdout + offline.stderr
+
     # removed from the spec: a hazard apply refuses until the policy approves it
     _write(repo, sasl, [], scope)
     refused = transcript.run(repo, "apply", "-c", "sec", "--auto-approve", env=env)
     assert refused.code == 1 and "user_delete" in refused.stdout + refused.stderr, refused.stdout
     assert _logs_in(sasl, user, second)
-    item = {"key": f"{user} SCRAM-SHA-512", "from": "present", "to": "absent"}
-    _write(repo, sasl, [], scope, [{"user_delete": item}])
+    items = [{"user_delete": {"key": f"{who} SCRAM-SHA-512", "from": "present", "to": "absent"}}
+             for who in (by_hand.user, user)]  # fmt: skip
+    _write(repo, sasl, [], scope, items)
     applied = transcript.run(repo, "--debug", "apply", "-c", "sec", "--auto-approve", env=env)
     assert applied.code == 0, applied.stderr
     _until(sasl, user, second, False)
 
-    for secret in (first, second):
+    for secret in (first, second, by_hand.password):
         for form in _forms(secret):
             assert transcript.leaks(form) == [], form

@@ -7,8 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from reconciler.spec.loader import load_repo
+from reconciler.spec.scram_users import users_block
 from tests.spec.helpers import run_cli
 
 SECRET = "Zq7-literal-pw-0x5EED"
@@ -63,3 +65,16 @@ def test_an_unset_variable_stops_the_cluster_commands_naming_it(tmp_path: Path) 
         ), output
         assert "Traceback" not in output
         assert "connect" not in output.lower(), output  # stopped before any connection
+
+
+def test_import_writes_each_credential_with_a_placeholder_variable() -> None:
+    block = users_block([("orders.api", "SCRAM-SHA-256", 8192), ("billing", "SCRAM-SHA-512", 4096),
+                         ("orders-api", "SCRAM-SHA-512", 4096),
+                         ("billing", "SCRAM-SHA-256", 4096)])  # fmt: skip
+    assert yaml.safe_load(block)["users"] == [
+        {"name": "billing", "mechanism": "SCRAM-SHA-256", "password": "${RECONCILER_USER_BILLING}"},
+        {"name": "billing", "password": "${RECONCILER_USER_BILLING}"},
+        {"name": "orders-api", "password": "${RECONCILER_USER_ORDERS_API}"},
+        {"name": "orders.api", "mechanism": "SCRAM-SHA-256", "iterations": 8192,
+         "password": "${RECONCILER_USER_ORDERS_API_2}"},
+    ]  # fmt: skip
