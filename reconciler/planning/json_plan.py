@@ -119,6 +119,7 @@ def _user_change(change: UserChange) -> Json:
         "iterations": {"before": change.iterations_before, "after": change.iterations_after},
         "password_from": change.variable,
         "hazards": [_hazard(h) for h in change.hazards],
+        **({"secret_digest": change.secret_digest} if change.secret_digest else {}),
     }
 
 
@@ -127,7 +128,7 @@ def _read_user_change(entry: Json) -> UserChange:
     return UserChange(
         entry["name"], entry["mechanism"], entry["action"], tuple(entry["reasons"]),
         iterations["before"], iterations["after"], entry["password_from"],
-        tuple(_read_hazard(h) for h in entry.get("hazards", ())),
+        tuple(_read_hazard(h) for h in entry.get("hazards", ())), entry.get("secret_digest"),
     )  # fmt: skip
 
 

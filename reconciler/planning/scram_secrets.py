@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from reconciler.cluster.protocol.scram import SecretDigest
-from reconciler.cluster.secret_digest import matches
+from reconciler.cluster.secret_digest import digest_of, matches
 from reconciler.spec.scram_users import ScramUser
 
 Verdict = Literal["same", "changed", "unknown"]
@@ -37,3 +37,16 @@ def verdicts(
         else:
             found[user.key] = "same" if matches(record, secret_from(user.variable)) else "changed"
     return found
+
+
+def fingerprint(variable: str) -> str:
+    """`salt:digest` of the secret in `variable` now, with a fresh salt: what a saved plan
+    carries so that its apply can tell the secret is still the one planned."""
+    record = digest_of("", "", secret_from(variable))
+    return f"{record.salt}:{record.digest}"
+
+
+def same_secret(variable: str, secret_digest: str) -> bool:
+    """Whether `variable` holds the secret `secret_digest` (a `fingerprint`) was made of."""
+    salt, _, digest = secret_digest.partition(":")
+    return matches(SecretDigest("", "", salt, digest), secret_from(variable))

@@ -29,7 +29,7 @@ from reconciler.cluster.protocol.scram import ClusterScram
 from reconciler.planning.changes import Hazard, transition
 from reconciler.planning.ownership import owned
 from reconciler.planning.policy_changes import cluster_hazard
-from reconciler.planning.scram_secrets import Verdict, verdicts
+from reconciler.planning.scram_secrets import Verdict, fingerprint, verdicts
 from reconciler.spec.model import ClusterConfig, Policy
 from reconciler.spec.scram_users import ScramUser
 
@@ -52,6 +52,9 @@ class UserChange:
     iterations_after: int | None
     variable: str | None
     hazards: tuple[Hazard, ...] = ()
+    # `salt:digest` (scram_secrets.fingerprint) of the secret the plan was made with: a saved
+    # plan's apply refuses another secret (apply/check/verify.py). Never shown in text.
+    secret_digest: str | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -107,8 +110,9 @@ def _change(
     user: ScramUser, action: UserAction, reasons: tuple[str, ...], before: int | None
 ) -> UserChange:
     return UserChange(
-        user.name, user.mechanism, action, reasons, before, user.iterations, user.variable
-    )
+        user.name, user.mechanism, action, reasons, before, user.iterations, user.variable,
+        secret_digest=fingerprint(user.variable),
+    )  # fmt: skip
 
 
 def _delete(name: str, mechanism: str, iterations: int, policy: Policy) -> UserChange:

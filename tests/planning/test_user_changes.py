@@ -18,6 +18,7 @@ from reconciler.planning.drift import drift
 from reconciler.planning.drift import to_json as drift_json
 from reconciler.planning.json_plan import from_json
 from reconciler.planning.plan import Plan, make_plan
+from reconciler.planning.scram_secrets import same_secret
 from reconciler.render.drift_report import render_drift_markdown, render_drift_text
 from reconciler.render.markdown import render_markdown
 from reconciler.render.text import render_text
@@ -140,3 +141,15 @@ def test_drift_reports_each_credential_that_differs_in_words(
     text = render_drift_text(report) + render_drift_markdown(report)
     assert "user billing SCRAM-SHA-512: secret changed (from ${BILLING_PW})" in text
     assert SECRET not in text + json.dumps(data)
+
+
+def test_a_change_carries_a_salted_digest_of_its_secret_for_the_saved_plan(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    plan = _plan((_user(),), ())
+    (change,) = plan.users
+    assert change.secret_digest is not None and same_secret("BILLING_PW", change.secret_digest)
+    assert change.secret_digest not in render_text(plan) + render_markdown(plan)
+    assert from_json(checked_json(plan)).users[0].secret_digest == change.secret_digest
+    monkeypatch.setenv("BILLING_PW", SECRET + "-other")
+    assert not same_secret("BILLING_PW", change.secret_digest)

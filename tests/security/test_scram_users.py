@@ -100,6 +100,13 @@ def test_a_user_applied_logs_in_rotated_and_deleted_its_secret_in_no_output(
                              env={**env, "BILLING_PW": first})  # fmt: skip
     assert planned.code == 0, planned.stderr
     assert f"+ user {user} SCRAM-SHA-512: secret set (from ${{BILLING_PW}})" in planned.stdout
+    # the saved plan carries a salted digest of the secret, never the secret: applied with
+    # another one in the variable, it is refused before anything changes
+    stale = transcript.run(repo, "apply", "-c", "sec", str(saved), "--auto-approve",
+                           env={**env, "BILLING_PW": second})  # fmt: skip
+    assert stale.code == 1, stale.stdout + stale.stderr
+    assert "is not the one the saved plan was made with" in " ".join(stale.stderr.split())
+    assert not _logs_in(sasl, user, second)
     applied = transcript.run(repo, "--debug", "apply", "-c", "sec", str(saved),
                              "--auto-approve", env={**env, "BILLING_PW": first})  # fmt: skip
     assert applied.code == 0, applied.stderr
