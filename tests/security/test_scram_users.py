@@ -9,6 +9,7 @@ each secret and its base64 and hex forms (docs/access.md#scram-users).
 from __future__ import annotations
 
 import base64
+import json
 import logging
 import secrets
 import time
@@ -31,14 +32,16 @@ _QUIET.addHandler(logging.NullHandler())
 _QUIET.propagate = False
 
 
-def _logs_in(sasl: LocalCluster, user: str, password: str) -> bool:
+def _logs_in(
+    sasl: LocalCluster, user: str, password: str, mechanism: str = "SCRAM-SHA-512"
+) -> bool:
     """Whether `user` with `password` logs in (a Metadata request answered); a refused login
     is librdkafka's _AUTHENTICATION error."""
     errors: list[KafkaError] = []
     conf: dict[str, Any] = {
         "bootstrap.servers": sasl.bootstrap,
         "security.protocol": "SASL_PLAINTEXT",
-        "sasl.mechanism": "SCRAM-SHA-512",
+        "sasl.mechanism": mechanism,
         "sasl.username": user,
         "sasl.password": password,
         "error_cb": errors.append,
@@ -55,10 +58,12 @@ def _logs_in(sasl: LocalCluster, user: str, password: str) -> bool:
     return True
 
 
-def _until(sasl: LocalCluster, user: str, password: str, expected: bool) -> None:
+def _until(
+    sasl: LocalCluster, user: str, password: str, expected: bool, mechanism: str = "SCRAM-SHA-512"
+) -> None:
     """Credentials reach the broker through the metadata log: poll, bounded, for the answer."""
     deadline = time.monotonic() + 60
-    while _logs_in(sasl, user, password) is not expected:
+    while _logs_in(sasl, user, password, mechanism) is not expected:
         assert time.monotonic() < deadline, f"{user}: login never became {expected}"
         time.sleep(0.5)
 
@@ -181,3 +186,36 @@ def test_a_user_applied_logs_in_rotated_and_deleted_its_secret_in_no_output(
     for secret in (first, second, by_hand.password):
         for form in _forms(secret):
             assert transcript.leaks(form) == [], form
+
+
+def test_a_sha_256_credential_logs_in_with_its_mechanism_only_and_its_iterations_change(
+    sasl: LocalCluster, transcript: Transcript, tmp_path: Path
+) -> None:
+    config = sasl.client_config()
+    env = {"KUSER": config["sasl.username"], "KPASS": config["sasl.password"]}
+    scope = f"s-{uuid.uuid4().hex[:8]}-"
+    user, password = f"{scope}orders.api", f"pw-{secrets.token_urlsafe(18)}"
+    transcript.dirs.append(tmp_path)
+    repo = tmp_path / "repo"
+    entry = {"name": user, "mechanism": "SCRAM-SHA-256", "iterations": 8192,
+             "password": "${ORDERS_PW}"}  # fmt: skip
+    _write(repo, sasl, [entry], scope)
+    run_env = {**env, "ORDERS_PW": password}
+    applied = transcript.run(repo, "apply", "-c", "sec", "--auto-approve", env=run_env)
+    assert applied.code == 0, applied.stderr
+    assert f"+ user {user} SCRAM-SHA-256: secret set" in applied.stdout, applied.stdout
+    _until(sasl, user, password, True, "SCRAM-SHA-256")
+    assert not _logs_in(sasl, user, password)  # no SCRAM-SHA-512 credential
+    entry["iterations"] = 4096
+    _write(repo, sasl, [entry], scope)
+    planned = transcript.run(repo, "plan", "-c", "sec", "--format", "json", env=run_env)
+    assert planned.code == 0, planned.stderr
+    (change,) = json.loads(planned.stdout)["users"]
+    assert change["reasons"] == ["iterations 8192 -> 4096"], change
+    assert change["iterations"] == {"before": 8192, "after": 4096}
+    applied = transcript.run(repo, "apply", "-c", "sec", "--auto-approve", env=run_env)
+    assert applied.code == 0, applied.stderr
+    assert "No changes" in transcript.run(repo, "plan", "-c", "sec", env=run_env).stdout
+    assert _logs_in(sasl, user, password, "SCRAM-SHA-256")
+    for form in _forms(password):
+        assert transcript.leaks(form) == [], form
