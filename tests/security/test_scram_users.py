@@ -86,12 +86,16 @@ def _forms(secret: str) -> list[str]:
     return [secret, base64.b64encode(raw).decode(), raw.hex(), base64.b64encode(raw).decode()[:-2]]
 
 
+def _super_env(sasl: LocalCluster) -> dict[str, str]:
+    """reconciler logs in as the cluster's super user; a test's users are named `s-HEX-...`."""
+    config = sasl.client_config()
+    return {"KUSER": config["sasl.username"], "KPASS": config["sasl.password"]}
+
+
 def test_a_user_applied_logs_in_rotated_and_deleted_its_secret_in_no_output(
     sasl: LocalCluster, transcript: Transcript, tmp_path: Path
 ) -> None:
-    config = sasl.client_config()
-    env = {"KUSER": config["sasl.username"], "KPASS": config["sasl.password"]}
-    scope = f"s-{uuid.uuid4().hex[:8]}-"
+    env, scope = _super_env(sasl), f"s-{uuid.uuid4().hex[:8]}-"
     user = f"{scope}billing"
     first, second = (f"pw-{secrets.token_urlsafe(18)}" for _ in range(2))
     repo = tmp_path / "repo"
@@ -191,9 +195,7 @@ def test_a_user_applied_logs_in_rotated_and_deleted_its_secret_in_no_output(
 def test_a_sha_256_credential_logs_in_with_its_mechanism_only_and_its_iterations_change(
     sasl: LocalCluster, transcript: Transcript, tmp_path: Path
 ) -> None:
-    config = sasl.client_config()
-    env = {"KUSER": config["sasl.username"], "KPASS": config["sasl.password"]}
-    scope = f"s-{uuid.uuid4().hex[:8]}-"
+    env, scope = _super_env(sasl), f"s-{uuid.uuid4().hex[:8]}-"
     user, password = f"{scope}orders.api", f"pw-{secrets.token_urlsafe(18)}"
     transcript.dirs.append(tmp_path)
     repo = tmp_path / "repo"

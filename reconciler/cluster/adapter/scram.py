@@ -51,13 +51,15 @@ _NAME_OF = {v: k for k, v in _MECHANISMS.items()}
 _USERS_CONFIG = (("cleanup.policy", "compact"), ("min.insync.replicas", "1"))
 
 
+_NEED = (
+    "SCRAM users need Kafka 2.7 or later (DescribeUserScramCredentials and "
+    "AlterUserScramCredentials, KIP-554; in KRaft mode Kafka 3.5)"
+)
+
+
 def too_old(connection: Connection) -> ClusterError:
-    need = (
-        "SCRAM users need Kafka 2.7 or later (DescribeUserScramCredentials and "
-        "AlterUserScramCredentials, KIP-554; in KRaft mode Kafka 3.5)"
-    )
     meanwhile = "set its credentials with kafka-configs"
-    return ClusterError(section_too_old(connection, need, "users", meanwhile))
+    return ClusterError(section_too_old(connection, _NEED, "users", meanwhile))
 
 
 def _unsupported(exc: KafkaException) -> bool:
