@@ -35,7 +35,7 @@ from collections.abc import Callable
 from reconciler import stopping
 from reconciler.apply import leftovers, lock
 from reconciler.apply.check import access, preflight
-from reconciler.apply.execute import acl_steps, quota_steps
+from reconciler.apply.execute import acl_steps, quota_steps, user_steps
 from reconciler.apply.execute.levels import Executor, InUse, Options
 from reconciler.apply.execute.operations import Level, levels, operations
 from reconciler.apply.record import content, interrupted, journal
@@ -114,8 +114,9 @@ def apply_plan(
             )
         acl_work = acl_steps.remaining(plan.changes, state.acls, plan.acls)
         quota_work = quota_steps.remaining(plan.quotas, state.quotas)
+        user_work = user_steps.remaining(plan.users, state.scram)
         besides_needs = access.access_needs(
-            len(acl_work.revokes) + len(acl_work.grants), len(quota_work)
+            len(acl_work.revokes) + len(acl_work.grants), len(quota_work), len(user_work)
         )
         access.check(cluster, state, todo, besides_needs)  # every ACL the changes need, or refuse
         preflight.validate(cluster, state, todo)
@@ -128,7 +129,7 @@ def apply_plan(
         stopping.check("the first change")
         journal.close_unfinished(cluster, state, apply_id, progress, earlier, tail.throttles)
         already_applied = bool(ops) and not todo
-        if not todo and not tail.throttles and not acl_work and not quota_work:  # no journal
+        if not (todo or tail.throttles or acl_work or quota_work or user_work):  # no journal
             results = tuple(OperationResult(op, Status.UNCHANGED, left.done[op.id]) for op in ops)
             return ApplyResult(cluster.name, hash_, results, None, already_applied=already_applied)
         log = journal.Journal.open(cluster, header, progress, tail.throttles)
@@ -153,7 +154,9 @@ def apply_plan(
             results = executor.run(levels(ops))
             refused += acl_steps.run(cluster, acl_work.grants, True, progress)
             refused += quota_steps.run(cluster, quota_work, progress)
+            refused += user_steps.run(cluster, user_work, progress)
             besides = len(acl_work.revokes) + len(acl_work.grants) + len(quota_work)
+            besides += len(user_work)
             undone = bool(refused) or any(not r.status.succeeded for r in results)
             outcome = ("interrupted" if stopping.asked() else "failed") if undone else "succeeded"
             accounted = True

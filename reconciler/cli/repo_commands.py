@@ -201,6 +201,12 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
     "authorizer), where the table of `reconciler help access` says them exactly.",
 )
 @click.option(
+    "--users",
+    is_flag=True,
+    help="Instead of topic files: print the cluster's SCRAM users as `users:` entries for "
+    "reconciler.yaml, each password a ${RECONCILER_USER_NAME} variable to set.",
+)
+@click.option(
     "--refresh",
     is_flag=True,
     help="Instead of new files: write the cluster's current values of drifted topics into the "
@@ -223,6 +229,7 @@ def import_(
     exclude: str | None,
     keep_assignments: bool,
     access: bool,
+    users: bool,
     refresh: bool,
     topics: tuple[str, ...],
     fmt: str,
@@ -241,6 +248,11 @@ def import_(
     on it, when every one of them fits `help access`'s table (else the topic's ACLs are left
     unmanaged, and import says why). Changes nothing on the cluster. Exit 0 when the new specs
     are exact, 1 otherwise.
+
+    With --users, writes no file: prints the SCRAM credentials the cluster has as `users:`
+    entries to paste under the cluster in reconciler.yaml, each password a placeholder variable
+    (Kafka never shows a secret): set it to the user's current password; the first plan says
+    "secret not known to reconciler" and the first apply records its digest.
 
     With --refresh, writes no new file: the cluster's current values of drifted topics go
     into the spec files they come from, editing only the lines that change (comments, order
@@ -264,6 +276,20 @@ def import_(
         raise ConfigError("--topic scopes import --refresh; a new import takes --include REGEX")
     cluster = chosen_cluster(ctx.context, cluster)
     show_progress(f"reading cluster '{cluster}'")
+    if users:
+        from reconciler.workflow.import_users import import_users
+
+        if refresh or out or include or exclude or keep_assignments or access or fmt != "text":
+            raise ConfigError(
+                "import --users prints the users: block alone: it takes none of --refresh, "
+                "--out, --include, --exclude, --keep-assignments, --access, --format json"
+            )
+        click.echo(
+            f"# SCRAM users of cluster {cluster}: paste under clusters.{cluster}: in "
+            "reconciler.yaml and set each variable to the user's current password"
+        )
+        click.echo(import_users(ctx.context, cluster), nl=False)
+        return
     if refresh:
         from reconciler.workflow.refresh import refresh as refresh_specs
 

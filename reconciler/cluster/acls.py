@@ -17,6 +17,7 @@ from typing import Literal
 # that changes the cluster; delete: apply's, once policy.allow_delete is true
 Role = Literal["plan", "apply", "delete"]
 LOCK_AND_AUDIT = ("--topic _reconciler_lock", "--topic _reconciler_audit")
+USERS_DIGESTS = "--topic _reconciler_users"
 EVERY_TOPIC, CLUSTER, EVERY_GROUP = "--topic '*'", "--cluster", "--group '*'"
 _ORDER = (
     "Describe",
@@ -73,6 +74,16 @@ REQUESTS = (
             "plan"),
     Request("AlterClientQuotas", "apply, when the plan changes client quotas",
             ("AlterConfigs",), "Cluster", (CLUSTER,), "apply"),
+    Request("DescribeUserScramCredentials", "every read, when reconciler.yaml declares the "
+            "cluster's `users:` (`reconciler help access`)", ("Describe",), "Cluster", (CLUSTER,),
+            "plan"),
+    Request("SCRAM digests read", "every read, when reconciler.yaml declares `users:`",
+            ("Read",), "topic `_reconciler_users` (the digests of the secrets apply set)",
+            (USERS_DIGESTS,), "plan"),
+    Request("AlterUserScramCredentials", "apply, when the plan changes SCRAM users",
+            ("Alter",), "Cluster", (CLUSTER,), "apply"),
+    Request("SCRAM digests written", "apply, when the plan changes SCRAM users",
+            ("Write", "Create"), "topic `_reconciler_users`", (USERS_DIGESTS,), "apply"),
     Request("DeleteTopics", "apply, once `policy.allow_delete` is true", ("Delete",), "Topic",
             (EVERY_TOPIC,), "delete"),
 )  # fmt: skip

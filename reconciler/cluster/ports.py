@@ -15,6 +15,7 @@ A function takes the narrowest port it uses, so its signature says which request
     AccessCheck     what the principal may do (KIP-430)
     AclStore        the ACL bindings a spec's access: manages: read, granted, revoked
     QuotaStore      the client quotas a cluster's quotas: manages: read, altered
+    ScramStore      the SCRAM credentials a cluster's users: manages, and their digests
     EvidenceReader  whether the topics a plan deletes are still in use
 
 Composites name a caller that needs several: `AccessProbe` (apply's ACL check), `Executing`
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
         PartitionsRequest,
         Replicas,
     )
+    from reconciler.cluster.protocol.scram import ClusterScram, ScramAlteration, SecretDigest
     from reconciler.cluster.protocol.throttles import Moves, Throttle
     from reconciler.cluster.state import ClusterState, Reassignment, TopicState
     from reconciler.spec.quotas import QuotaEntity
@@ -207,6 +209,19 @@ class QuotaStore(Reachable, Protocol):
     ) -> dict[QuotaEntity, Failure | None]: ...
 
 
+class ScramStore(Reachable, Protocol):
+    """The cluster's SCRAM credentials (`reconciler help access`): read and changed only for a
+    cluster whose reconciler.yaml declares `users:`."""
+
+    def scram(self) -> ClusterScram: ...
+
+    def alter_scram(
+        self, alterations: Sequence[ScramAlteration]
+    ) -> dict[tuple[str, str], Failure | None]: ...
+
+    def record_digests(self, records: Sequence[tuple[str, str, SecretDigest | None]]) -> None: ...
+
+
 class AccessCheck(Reachable, Protocol):
     def authorized(self, topics: Collection[str]) -> Authorized: ...
 
@@ -230,7 +245,9 @@ class LeftoverReader(LockStore, AuditLog, Throttles, Protocol):
     """What other applies left: a held lock, throttles recorded in the audit topic."""
 
 
-class ApplyTarget(Executing, LockStore, AuditLog, AccessCheck, AclStore, QuotaStore, Protocol):
+class ApplyTarget(
+    Executing, LockStore, AuditLog, AccessCheck, AclStore, QuotaStore, ScramStore, Protocol
+):
     """Everything one apply asks of its cluster (apply/run.py)."""
 
     def reconnected(self) -> ApplyTarget: ...

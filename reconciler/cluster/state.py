@@ -14,6 +14,7 @@ from operator import itemgetter
 
 from reconciler.cluster.protocol.acls import ClusterAcls
 from reconciler.cluster.protocol.quotas import ClusterQuotas
+from reconciler.cluster.protocol.scram import ClusterScram
 
 # DescribeConfigs sources (KIP-226 ConfigSource). Only DYNAMIC_TOPIC_CONFIG is a topic override;
 # every other source is a value the topic inherits.
@@ -166,6 +167,9 @@ class ClusterState:
     # The client quotas (DescribeClientQuotas), read only when reconciler.yaml declares the
     # cluster's `quotas:`; None: not read, and a snapshot does not keep them
     quotas: ClusterQuotas | None = None
+    # The SCRAM credentials and the digests of the secrets reconciler set, read only when
+    # reconciler.yaml declares the cluster's `users:`; None: not read (snapshots keep none)
+    scram: ClusterScram | None = None
 
     @property
     def down_brokers(self) -> tuple[int, ...]:

@@ -315,10 +315,12 @@ def broker_properties(state_dir: Path, mode: str) -> dict[str, str]:
         f'username="{CONTROLLER}" password="{controller}" user_{CONTROLLER}="{controller}";'
     )
     return {
-        "sasl.enabled.mechanisms": MECHANISM,
+        # both SCRAM mechanisms, so that users: of either can log in (docs/access.md)
+        "sasl.enabled.mechanisms": f"{MECHANISM},SCRAM-SHA-256",
         "sasl.mechanism.inter.broker.protocol": MECHANISM,
         "sasl.mechanism.controller.protocol": "PLAIN",
         "listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config": scram,
+        "listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config": scram,
         "listener.name.controller.sasl.enabled.mechanisms": "PLAIN",
         "listener.name.controller.plain.sasl.jaas.config": plain,
         "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",

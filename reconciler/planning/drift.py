@@ -46,6 +46,7 @@ from reconciler.planning.changes import (
 )
 from reconciler.planning.plan import Plan
 from reconciler.planning.quota_changes import QuotaChange
+from reconciler.planning.user_changes import UserChange
 from reconciler.spec.model import DesiredState, Presence
 
 FORMAT_VERSION = 1
@@ -98,10 +99,12 @@ class DriftReport:
     access: tuple[AccessDrift, ...] = ()  # in the plan's order; () without `access:`
     # The plan's quota changes (planning/quota_changes.py); () without `quotas:`
     quotas: tuple[QuotaChange, ...] = ()
+    # The plan's SCRAM user changes (planning/user_changes.py); () without `users:`
+    users: tuple[UserChange, ...] = ()
 
     @property
     def in_sync(self) -> bool:
-        return not self.items and not self.access and not self.quotas
+        return not self.items and not self.access and not self.quotas and not self.users
 
     @property
     def topics(self) -> tuple[str, ...]:
@@ -144,6 +147,7 @@ def drift(plan: Plan, desired: DesiredState, state: ClusterState) -> DriftReport
         items=tuple(sorted(items, key=_order)),
         access=access,
         quotas=plan.quotas,
+        users=plan.users,
     )
 
 
@@ -249,7 +253,14 @@ def to_json(report: DriftReport) -> dict[str, Any]:
         "drift": [_item_json(i) for i in report.items],
         **({"access": [_access_json(a) for a in report.access]} if report.access else {}),
         **({"quotas": [_quota_json(q) for q in report.quotas]} if report.quotas else {}),
+        **({"users": [_user_json(u) for u in report.users]} if report.users else {}),
     }
+
+
+def _user_json(u: UserChange) -> dict[str, Any]:
+    """A credential that differs, in words: never the secret nor its digest."""
+    return {"name": u.name, "mechanism": u.mechanism, "action": u.action,
+            "reasons": list(u.reasons)}  # fmt: skip
 
 
 def _quota_json(q: QuotaChange) -> dict[str, Any]:

@@ -205,8 +205,15 @@ KINDS: tuple[Kind, ...] = (
         "the entity, the quota key, its value before",
         "the entity and key, the value before and `none`, in the cluster's policy.acknowledge:",
     ),
+    # The cluster's SCRAM users (planning/user_changes.py)
+    Kind(
+        "user_delete",
+        "the clients logging in as a SCRAM user whose credential is deleted: refused at once",
+        "the user and its mechanism",
+        "the user and mechanism, `present` and `absent`, in the cluster's policy.acknowledge:",
+    ),
 )
-CLUSTER_KINDS = frozenset({"policy_gate_off", "quota_lower", "quota_remove"})
+CLUSTER_KINDS = frozenset({"policy_gate_off", "quota_lower", "quota_remove", "user_delete"})
 if tuple(k.code for k in KINDS if k.code not in CLUSTER_KINDS) != HAZARD_CODES:
     raise AssertionError("planning/hazards.py KINDS and spec/model.py HAZARD_CODES differ")
 BY_CODE = {k.code: k for k in KINDS}

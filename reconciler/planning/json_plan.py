@@ -51,6 +51,7 @@ from reconciler.planning.plan import Drift, MadeBy, Plan, PlanSource
 from reconciler.planning.policy_changes import PolicyChange
 from reconciler.planning.quota_changes import QuotaChange
 from reconciler.planning.raw_acl_changes import RawAclChange
+from reconciler.planning.user_changes import UserChange
 from reconciler.spec.model import APPROVAL_FIELDS
 from reconciler.spec.quotas import ENTITY_FIELDS, QuotaEntity
 
@@ -109,6 +110,8 @@ def to_json(plan: Plan) -> Json:
         data["acls"] = [
             {**_acl_change(a.change), "hazards": [_hazard(h) for h in a.hazards]} for a in plan.acls
         ]
+    if plan.users:  # additive, as quotas: never a secret nor its digest, only its variable
+        data["users"] = [_user_change(u) for u in plan.users]
     return data
 
 
@@ -116,6 +119,28 @@ def _read_raw_acl_change(entry: Json) -> RawAclChange:
     change = _read_acl_change(entry)
     hazards = tuple(_read_hazard(h) for h in entry.get("hazards", ()))
     return RawAclChange(change.action, change.binding, hazards)
+
+
+def _user_change(change: UserChange) -> Json:
+    return {
+        "name": change.name,
+        "mechanism": change.mechanism,
+        "action": change.action,
+        "reasons": list(change.reasons),
+        "iterations": {"before": change.iterations_before, "after": change.iterations_after},
+        "password_from": change.variable,
+        "hazards": [_hazard(h) for h in change.hazards],
+        **({"secret_digest": change.secret_digest} if change.secret_digest else {}),
+    }
+
+
+def _read_user_change(entry: Json) -> UserChange:
+    iterations = entry["iterations"]
+    return UserChange(
+        entry["name"], entry["mechanism"], entry["action"], tuple(entry["reasons"]),
+        iterations["before"], iterations["after"], entry["password_from"],
+        tuple(_read_hazard(h) for h in entry.get("hazards", ())), entry.get("secret_digest"),
+    )  # fmt: skip
 
 
 def _quota_change(change: QuotaChange) -> Json:
@@ -174,6 +199,7 @@ def from_json(data: Json) -> Plan:
             ),
             quotas=tuple(_read_quota_change(q) for q in data.get("quotas", ())),
             acls=tuple(_read_raw_acl_change(a) for a in data.get("acls", ())),
+            users=tuple(_read_user_change(u) for u in data.get("users", ())),
         )
     except (KeyError, TypeError) as error:
         raise ValueError(f"not a valid plan: missing or malformed field {error}") from error

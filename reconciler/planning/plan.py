@@ -57,6 +57,7 @@ from reconciler.planning.policies import check_policies
 from reconciler.planning.policy_changes import PolicyChange, policy_changes, stale_approvals
 from reconciler.planning.quota_changes import QuotaChange, quota_changes
 from reconciler.planning.raw_acl_changes import SECTION, RawAclChange
+from reconciler.planning.user_changes import UserChange, own_user, user_changes
 from reconciler.spec.model import ClusterConfig, DesiredState, Policy
 
 
@@ -136,6 +137,9 @@ class Plan:
     quotas: tuple[QuotaChange, ...] = ()
     # The files' raw `acls:` changes (planning/raw_acl_changes.py); () without `acls:`
     acls: tuple[RawAclChange, ...] = ()
+    # The cluster's SCRAM user changes (`reconciler help access`), by user then mechanism; ()
+    # when its `users:` are not declared
+    users: tuple[UserChange, ...] = ()
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -144,8 +148,8 @@ class Plan:
 
     @property
     def empty(self) -> bool:
-        """No topic, quota or raw ACL change: applying it changes nothing."""
-        return not self.changes and not self.quotas and not self.acls
+        """No topic, quota, raw ACL or user change: applying it changes nothing."""
+        return not self.changes and not self.quotas and not self.acls and not self.users
 
     @property
     def applyable(self) -> bool:
@@ -164,7 +168,8 @@ class Plan:
         )
         quotas = tuple(("quotas", h) for q in self.quotas for h in q.hazards if h.blocks_apply)
         acls = tuple((SECTION, h) for a in self.acls for h in a.hazards if h.blocks_apply)
-        return ours + gates + quotas + acls
+        users = tuple(("users", h) for u in self.users for h in u.hazards if h.blocks_apply)
+        return ours + gates + quotas + acls + users
 
     @property
     def load_near_limit(self) -> bool:
@@ -259,6 +264,8 @@ def make_plan(
     cluster_hazards += [h for a in acls for h in a.hazards]
     if state.acls is not None:
         found.update(raw_acl_changes.outside_scope(desired.acls, policy))
+    users = user_changes(cluster.users, state.scram, policy, own_user(cluster))
+    cluster_hazards += [h for u in users for h in u.hazards]
     found.update(stale_approvals(policy, cluster_hazards))
     if based_on is None:
         based_on = fingerprint(state, [c.topic for c in ordered])
@@ -275,6 +282,7 @@ def make_plan(
         policy_changes=gates,
         quotas=quotas,
         acls=acls,
+        users=users,
     )
 
 

@@ -42,7 +42,7 @@ def refusal(plan: Plan) -> str | None:
 
 
 # The entries of Plan.unacknowledged_hazards that are the cluster's rather than a topic's
-CLUSTER_ENTRIES = ("policy", "quotas", "acls")  # acls: planning/raw_acl_changes.py
+CLUSTER_ENTRIES = ("policy", "quotas", "acls", "users")  # acls: planning/raw_acl_changes.py
 
 
 def _approve(pending: list[tuple[str, Hazard]], where: str) -> str:

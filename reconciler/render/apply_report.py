@@ -82,10 +82,10 @@ def apply_lines(result: Applied, cluster: str, stopped_by: str | None) -> list[L
     lines: list[Line] = []
     if not result.results and not result.besides:
         lines.append(out(f"No changes: cluster '{cluster}' already matches the plan."))
-    elif not result.results:  # ACL or quota changes alone: their progress lines named them
+    elif not result.results:  # ACL, quota or user changes alone: their progress lines named them
         how = "complete" if result.ok else "incomplete"
-        lines.append(out(f"Apply {how}: {result.besides} ACL or client quota change(s) sent, "
-                         f"{len(result.refused)} refused."))  # fmt: skip
+        sent = f"{result.besides} ACL, client quota or SCRAM user change(s) sent"
+        lines.append(out(f"Apply {how}: {sent}, {len(result.refused)} refused."))
     for done in result.results:
         note = f": {done.message}" if done.message else ""
         row = f"{done.status.shown:>{STATUS}}  {done.operation.summary}{note}"

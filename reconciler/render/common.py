@@ -122,6 +122,8 @@ def summary_line(plan: Plan) -> str:
         line += f" {_plural(len(plan.quotas), 'quota change')}."
     if plan.acls:
         line += f" {_plural(len(plan.acls), 'ACL change')}."
+    if plan.users:
+        line += f" {_plural(len(plan.users), 'SCRAM user change')}."
     if plan.scoped:
         line += (
             f" {s.from_change} from changes since {plan.changed_since}; "

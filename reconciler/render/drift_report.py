@@ -63,6 +63,7 @@ def headline(report: DriftReport) -> str:
     managed = len(report.topics) - unmanaged
     access = f", {len(report.access)} ACL binding(s)" if report.access else ""
     quotas = f", {len(report.quotas)} client quota(s)" if report.quotas else ""
+    quotas += f", {len(report.users)} SCRAM user(s)" if report.users else ""
     return (
         f"Drift on cluster '{report.cluster}': {len(report.items)} difference(s) on {managed} "
         f"managed topic(s), {unmanaged} unmanaged topic(s){access}{quotas}."
@@ -113,6 +114,7 @@ def render_drift_text(report: DriftReport, width: int | None = None, verbose: bo
             where = printable(str(a.location)) if a.location else "(no spec)"
             lines.append(f"  {where}  {printable(a.topic)}  {printable(_access_line(a))}")
         lines += [f"  (reconciler.yaml)  {printable(_quota_line(q))}" for q in report.quotas]
+        lines += [f"  (reconciler.yaml)  {printable(u.text)}" for u in report.users]
         lines += ["", printable(_command(report)) + _NEXT_STEP + printable(_keep(report)) + _KEEP]
     return "\n".join(wrap_all(lines, width))
 
@@ -142,6 +144,11 @@ def render_drift_markdown(report: DriftReport, max_chars: int = DEFAULT_MAX_CHAR
         f"| | {escape(f'client quota {q.entity.text} {q.key}')} | {code(shown_value(q.after))} "
         f"| {code(shown_value(q.before))} | {code('reconciler.yaml')} |"
         for q in report.quotas
+    ]
+    rows += [
+        f"| | {escape(f'SCRAM user {u.name} {u.mechanism}')} | {escape(u.action)} "
+        f"| {escape('; '.join(u.reasons))} | {code('reconciler.yaml')} |"
+        for u in report.users
     ]
     used = sum(len(line) + 1 for line in (*head, *tail))
     shown: list[str] = []

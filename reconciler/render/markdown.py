@@ -165,10 +165,12 @@ def _policy(plan: Plan) -> list[str]:
         for q in plan.quotas
     ]  # fmt: skip
     acls = [(f"{a.action} {code(a.binding.text)}", a.hazards) for a in plan.acls]
+    users = [(f"{u.action} {code(u.text)}", u.hazards) for u in plan.users]
     return (
         _section("### Policy changes", policy)
         + _section("### Client quota changes", quotas)
         + _section("### ACL changes (`acls:`)", acls)
+        + _section("### SCRAM user changes", users)
     )
 
 

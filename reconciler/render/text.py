@@ -61,6 +61,9 @@ def render_text(
         rows = [(f"{'+' if a.action == 'grant' else '-'} {a.action} {a.binding.text}", a.hazards)
                 for a in plan.acls]  # fmt: skip
         lines.extend(_cluster_section("ACL changes (acls:):", rows, paint))
+    if plan.users:
+        rows = [(f"{_USER_MARK[u.action]} {u.text}", u.hazards) for u in plan.users]
+        lines.extend(_cluster_section("SCRAM user changes (reconciler.yaml users:):", rows, paint))
         lines.append("")
     if plan.load_near_limit:
         lines.extend(_load_table(plan, paint))
@@ -172,6 +175,9 @@ def _quotas(plan: Plan, paint: _Painter) -> list[str]:
     """The cluster's client quota changes (planning/quota_changes.py), with their hazards."""
     rows = [(f"{_mark(q.before, q.after)} quota {q.text}", q.hazards) for q in plan.quotas]
     return _cluster_section("Client quota changes (reconciler.yaml quotas:):", rows, paint)
+
+
+_USER_MARK = {"create": "+", "update": "~", "delete": "-"}
 
 
 def _mark(before: object, after: object) -> str:

@@ -18,6 +18,7 @@ from reconciler.diagnostics import Location
 from reconciler.spec.access import TopicAccess
 from reconciler.spec.quotas import ClientQuota
 from reconciler.spec.raw_acls import RawAcl
+from reconciler.spec.scram_users import ScramUser
 
 
 class Presence(Enum):
@@ -236,6 +237,8 @@ class ClusterConfig:
     settings_read: bool = True
     # Kafka's client quotas (`reconciler help access`); None: not declared, never read nor changed
     quotas: tuple[ClientQuota, ...] | None = None
+    # SCRAM credentials (`reconciler help access`); None: not declared, never read nor changed
+    users: tuple[ScramUser, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,12 +7,13 @@ Each rule has a stable code and a snake_case name, listed here (`RULES`) and in
     R1xx  topic configs (the catalog)    R5xx  reconciler.yaml
     R2xx  topic names                    R6xx  Jinja2 templates
     R3xx  partitions, replication,       R7xx  JSON Schema
-          assignments, tombstones        R8xx  access (`access:`, `quotas:`)
+          assignments, tombstones        R8xx  access (`access:`, `quotas:`,
+                                               `users:`)
 
 The checks that use them live with what they check: source.py, discovery.py and the YAML
 reader (files), configs.py (the catalog), kafka_rules.py (Kafka's rules for one topic),
 cross_file.py (duplicates, collisions, dependencies), repo_config.py, templates.py,
-schema.py, access.py and quotas.py.
+schema.py, access.py, quotas.py and scram_users.py.
 """
 
 from __future__ import annotations
@@ -114,6 +115,9 @@ DUPLICATE_QUOTA_ENTITY = Rule("R805", "duplicate_quota_entity", _E)
 # side by side keep apart
 CLUSTER_RESOURCE_NAME = Rule("R810", "cluster_resource_name", _E)
 DUPLICATE_ACL = Rule("R811", "duplicate_acl", _E)
+# a cluster's `users:` (spec/scram_users.py); R810-R811 are raw `acls:`
+USER_PASSWORD_NOT_VARIABLE = Rule("R812", "user_password_not_variable", _E)
+DUPLICATE_USER = Rule("R813", "duplicate_user", _E)
 
 # Every rule above, in code order (`reconciler help diagnostics` lists each; a test keeps them in
 # step).

@@ -36,6 +36,7 @@ from reconciler.spec import r_codes, schema
 from reconciler.spec.literal_secrets import literal_secret
 from reconciler.spec.model import Acknowledgment, ClusterConfig, Limits, Policy, RepoConfig
 from reconciler.spec.quotas import read_quotas
+from reconciler.spec.scram_users import read_users
 from reconciler.spec.secret_in_clear import secret_in_clear
 from reconciler.spec.settings_scope import EVERY, Settings, Unread
 from reconciler.spec.source import read_source, real_path
@@ -277,6 +278,10 @@ def _cluster(
     found += _counts_in_range(doc, path, raw)
     quotas, problems = read_quotas(doc, (*path, "quotas"), raw.get("quotas"), name)
     found += problems
+    users, problems = read_users(
+        doc, (*path, "users"), raw.get("users"), name, values, settings.unset
+    )
+    found += problems
     cluster = ClusterConfig(
         name=name,
         bootstrap=bootstrap if read else "",
@@ -289,6 +294,7 @@ def _cluster(
         confirm="name" if raw.get("confirm") == "name" else "yes",  # the schema allows these
         settings_read=read,
         quotas=quotas,
+        users=users,
     )
     return cluster, found
 

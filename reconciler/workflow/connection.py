@@ -39,6 +39,7 @@ def connection(cluster: ClusterConfig, read_acls: bool = False) -> adapter.Conne
         cluster_id=cluster.cluster_id,
         read_acls=read_acls,
         read_quotas=cluster.quotas is not None,
+        read_users=cluster.users is not None,
     )
 
 

@@ -108,13 +108,16 @@ def plan(
         )
         if deleted := deleted_partitions(offline):
             offline = _with(offline, evidence_not_read(len(deleted)))
-        # a snapshot holds neither ACLs nor client quotas: say what the plan cannot show
+        # a snapshot holds no ACLs, client quotas or SCRAM credentials: say what the plan lacks
         unread = [
             ("the specs declare access", "ACLs: no grant or revoke is shown; apply reads the "
              "ACLs live and plans them", reads_acls(specs.desired)),
             (f"reconciler.yaml declares quotas: for cluster '{specs.cluster.name}'", "client "
              "quotas: no quota change is shown; apply reads them live and plans them",
              specs.cluster.quotas is not None),
+            (f"reconciler.yaml declares users: for cluster '{specs.cluster.name}'", "SCRAM "
+             "credentials: no user change is shown; apply reads them live and plans them",
+             specs.cluster.users is not None),
         ]  # fmt: skip
         for declared, missing, asked in unread:
             if asked:

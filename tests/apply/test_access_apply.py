@@ -33,6 +33,10 @@ def test_access_needs_name_the_cluster_operation_of_each_kind() -> None:
     assert access_needs(0, 0) == []
     assert access_needs(2, 0) == [("Alter", None, "grant and revoke ACLs")]
     assert access_needs(0, 1) == [("AlterConfigs", None, "change client quotas")]
+    assert access_needs(0, 0, 1) == [("Alter", None, "change SCRAM users")]
+    assert access_needs(1, 0, 1) == [
+        ("Alter", None, "grant and revoke ACLs and change SCRAM users")
+    ]
 
 
 def _apply(

@@ -51,7 +51,7 @@ def test_a_refused_entity_is_one_line_and_fails_the_apply() -> None:
     result = ApplyResult("c", "h", (), None, besides=3, refused=tuple(refused))
     assert not result.ok
     (line,) = [str(line.text) for line in apply_lines(result, "c", None)]
-    assert line == "Apply incomplete: 3 ACL or client quota change(s) sent, 1 refused."
+    assert line == "Apply incomplete: 3 ACL, client quota or SCRAM user change(s) sent, 1 refused."
     done = ApplyResult("c", "h", (), None, besides=3)
     assert done.ok
     assert "No changes" not in str(apply_lines(done, "c", None)[0].text)

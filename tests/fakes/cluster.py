@@ -41,6 +41,12 @@ from reconciler.cluster.protocol.requests import (
     Replicas,
 )
 from reconciler.cluster.protocol.reserved import AUDIT_TOPIC, LOCK_TOPIC, TOKEN_KEY
+from reconciler.cluster.protocol.scram import (
+    ClusterScram,
+    ScramAlteration,
+    ScramCredential,
+    SecretDigest,
+)
 from reconciler.cluster.protocol.throttles import (
     FOLLOWER_REPLICAS,
     LEADER_REPLICAS,
@@ -134,6 +140,9 @@ class FakeKafka:
     before_2_8: bool = False
     # The client quotas: entity -> key -> value
     quotas: dict[QuotaEntity, dict[str, float]] = field(default_factory=dict)
+    # SCRAM credentials: (user, mechanism) -> iterations; the digests on record
+    scram: dict[tuple[str, str], int] = field(default_factory=dict)
+    digests: dict[tuple[str, str], SecretDigest] = field(default_factory=dict)
 
     def add(self, *topics: TopicState) -> FakeKafka:
         """These topics as a cluster shows them: their replicas and overrides."""
@@ -639,6 +648,36 @@ class FakeCluster:
                 values[a.key] = a.value
         self.kafka._answered("alter_quotas")
         return answers
+
+    # --- ScramStore ------------------------------------------------------------------------------
+
+    def scram(self) -> ClusterScram:
+        """Every credential and the digests on record, as DescribeUserScramCredentials and a
+        read of `_reconciler_users` answer."""
+        self.kafka._called("scram")
+        held = sorted(ScramCredential(u, m, i) for (u, m), i in self.kafka.scram.items())
+        return ClusterScram(tuple(held), tuple(v for _, v in sorted(self.kafka.digests.items())))
+
+    def alter_scram(
+        self, alterations: Sequence[ScramAlteration]
+    ) -> dict[tuple[str, str], Failure | None]:
+        """A user in `refused` (by name) is refused whole, as librdkafka answers per user."""
+        self.kafka._called("alter_scram")
+        answers = {a.key: self.kafka.refused.get(a.user) for a in alterations}
+        for a in alterations:
+            if answers[a.key] is None and a.secret is None:
+                self.kafka.scram.pop(a.key, None)
+            elif answers[a.key] is None:
+                self.kafka.scram[a.key] = a.iterations
+        self.kafka._answered("alter_scram")
+        return answers
+
+    def record_digests(self, records: Sequence[tuple[str, str, SecretDigest | None]]) -> None:
+        for user, mechanism, digest in records:
+            if digest is None:
+                self.kafka.digests.pop((user, mechanism), None)
+            else:
+                self.kafka.digests[(user, mechanism)] = digest
 
     # --- AccessCheck, EvidenceReader -------------------------------------------------------------
 

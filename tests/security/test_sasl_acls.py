@@ -435,7 +435,10 @@ _RESOURCES = {
     acls.EVERY_TOPIC: (ResourceType.TOPIC, "*"),
     acls.CLUSTER: (ResourceType.BROKER, "kafka-cluster"),
     acls.EVERY_GROUP: (ResourceType.GROUP, "*"),
-    **{option: (ResourceType.TOPIC, option.split()[1]) for option in acls.LOCK_AND_AUDIT},
+    **{
+        option: (ResourceType.TOPIC, option.split()[1])
+        for option in (*acls.LOCK_AND_AUDIT, acls.USERS_DIGESTS)
+    },
 }
 
 

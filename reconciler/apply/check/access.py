@@ -37,13 +37,16 @@ def needs(ops: Sequence[Operation]) -> list[Need]:
     return found
 
 
-def access_needs(acl_changes: int, quota_changes: int) -> list[Need]:
-    """The cluster ACLs the plan's ACL and client quota changes need (protocol/authorized.py):
-    checked with the topics' so that a principal lacking them is told before any change, not
-    after the topic levels ran."""
+def access_needs(acl_changes: int, quota_changes: int, user_changes: int = 0) -> list[Need]:
+    """The cluster ACLs the plan's ACL, client quota and SCRAM user changes need
+    (protocol/authorized.py): checked with the topics' so that a principal lacking them is told
+    before any change, not after the topic levels ran."""
     found: list[Need] = []
-    if acl_changes:
-        found.append(("Alter", None, "grant and revoke ACLs"))
+    # CreateAcls and DeleteAcls, AlterUserScramCredentials: Alter on the cluster
+    whys = [w for n, w in ((acl_changes, "grant and revoke ACLs"), (user_changes,
+            "change SCRAM users")) if n]  # fmt: skip
+    if whys:
+        found.append(("Alter", None, " and ".join(whys)))
     if quota_changes:
         found.append(("AlterConfigs", None, "change client quotas"))
     return found

@@ -50,6 +50,7 @@ from reconciler.planning.json_plan import topic_change_json
 from reconciler.planning.order import order
 from reconciler.planning.plan import Plan
 from reconciler.planning.plan_input import place
+from reconciler.planning.scram_secrets import same_secret
 
 _FROM_EVIDENCE = frozenset({IN_USE, PARTITION_INCREASE_READ})
 
@@ -69,6 +70,7 @@ def verify(saved: Plan, state: ClusterState, derive: Derive) -> None:
     """Raise PlanMismatch (or ApplyRefused from check_plan) unless `saved`'s remaining work is
     the plan `derive` gives for `state`; see the module's steps."""
     _in_order(saved)
+    _same_secrets(saved)
     refuse_diverged(saved, state)
     _dependencies(saved, state)
     left = {i: rest for i, c in enumerate(saved.changes) if (rest := _remaining(c, state))}
@@ -108,6 +110,19 @@ def _raw_acl_difference(saved: Plan, state: ClusterState, derived: Plan) -> str 
         where = "the saved plan has" if (action, binding) in left else "the specs now give"
         return f"{where} the ACL change `{action} {binding.text}` and the other does not"
     return None
+
+
+def _same_secrets(saved: Plan) -> None:
+    """Each user change's variable still holds the secret the plan was made with (its
+    secret_digest): the reviewers approved setting that one."""
+    for change in saved.users:
+        variable, planned = change.variable, change.secret_digest
+        if variable and planned and not same_secret(variable, planned):
+            raise PlanMismatch(
+                f"the secret in ${{{variable}}} (user {change.name} {change.mechanism}) is not "
+                "the one the saved plan was made with: plan again with the secret to set, "
+                "review that plan and apply it. Nothing was changed."
+            )
 
 
 def _in_order(saved: Plan) -> None:

@@ -35,21 +35,27 @@ _AUDIT_CONFIG = (
 def ensure_audit_topic(connection: Connection, admin: AdminClient, replicas: int) -> None:
     """Create the audit topic if it does not exist, then wait until the brokers show it with a
     leader (bounded by twice the request timeout); raises ClusterError otherwise."""
-    request = NewTopicRequest(AUDIT_TOPIC, 1, replicas, _AUDIT_CONFIG)
-    failure = create_topics(connection, admin, [request])[AUDIT_TOPIC]
+    ensure_topic(connection, admin, NewTopicRequest(AUDIT_TOPIC, 1, replicas, _AUDIT_CONFIG))
+
+
+def ensure_topic(connection: Connection, admin: AdminClient, request: NewTopicRequest) -> None:
+    """Create one of reconciler's own topics if it does not exist, then wait until the brokers
+    show it with a leader (bounded by twice the request timeout); raises ClusterError
+    otherwise."""
+    name = request.name
+    failure = create_topics(connection, admin, [request])[name]
     if failure is not None and failure.code not in ("TOPIC_ALREADY_EXISTS", "TIMED_OUT"):
         raise ClusterError(
-            f"could not create the audit topic {AUDIT_TOPIC} on cluster '{connection.name}': "
-            f"{failure}"
+            f"could not create the topic {name} on cluster '{connection.name}': {failure}"
         )
     deadline = time.monotonic() + 2 * connection.seconds
     while True:
-        shown = read_topics(connection, admin, [AUDIT_TOPIC], configs=False).get(AUDIT_TOPIC)
+        shown = read_topics(connection, admin, [name], configs=False).get(name)
         if shown is not None and shown.led:
             return
         if time.monotonic() >= deadline:
             raise ClusterError(
-                f"the audit topic {AUDIT_TOPIC} of cluster '{connection.name}' at "
+                f"the topic {name} of cluster '{connection.name}' at "
                 f"{connection.bootstrap} has no leader after {2 * connection.seconds:.0f} s"
             )
         time.sleep(0.25)

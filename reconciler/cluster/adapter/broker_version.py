@@ -97,3 +97,23 @@ def _exactly(sock: socket.socket, size: int) -> bytes:
             raise ConnectionError("the broker closed the connection")
         data += chunk
     return data
+
+
+class Named(Where, Protocol):
+    """A connection whose name a sentence says."""
+
+    @property
+    def name(self) -> str: ...
+
+
+def section_too_old(connection: Named, need: str, section: str, meanwhile: str) -> str:
+    """The sentence for a reconciler.yaml section (`quotas:`, `users:`) the cluster's brokers
+    are too old for: `need` says what needs which release and requests, `meanwhile` the tool
+    to use until they are upgraded. Its release is asked (one ApiVersions)."""
+    release = asked(connection)
+    runs = f"runs Kafka {release}" if release else "does not know the requests"
+    return (
+        f"cluster '{connection.name}' at {connection.bootstrap} {runs}, but {need}, and "
+        f"reconciler.yaml declares `{section}:` for it: upgrade the brokers, or remove "
+        f"`{section}:` from this cluster ({meanwhile} meanwhile); nothing was changed"
+    )

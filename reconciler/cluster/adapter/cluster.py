@@ -39,6 +39,7 @@ from reconciler.cluster.adapter import (
     read,
     replication_throttle,
     retry,
+    scram,
     write,
 )
 from reconciler.cluster.adapter.cluster_id import Identity
@@ -64,6 +65,7 @@ from reconciler.cluster.protocol.requests import (
     PartitionsRequest,
     Replicas,
 )
+from reconciler.cluster.protocol.scram import ClusterScram, ScramAlteration, SecretDigest
 from reconciler.cluster.protocol.throttles import Moves, Throttle
 from reconciler.cluster.state import ClusterState, Reassignment, TopicState
 from reconciler.errors import ClusterError
@@ -294,6 +296,8 @@ class Cluster:
             state = dataclasses.replace(state, acls=self.acls())
         if self.connection.read_quotas:
             state = dataclasses.replace(state, quotas=self.quotas())
+        if self.connection.read_users:
+            state = dataclasses.replace(state, scram=self.scram())
         return state
 
     def evidence(self, partitions: Mapping[str, int], sample_ms: int = 0) -> Evidence:
@@ -334,6 +338,23 @@ class Cluster:
         return quotas.alter_quotas(
             self.connection, self._reassigning(), alterations, self.connection.seconds
         )
+
+    def scram(self) -> ClusterScram:
+        """Every SCRAM credential and the digests on record (scram.py), read only when
+        reconciler.yaml declares the cluster's `users:`."""
+        return self._reading(lambda _, t: scram.describe_scram(self.connection, self._admin(), t))
+
+    def alter_scram(
+        self, alterations: Sequence[ScramAlteration]
+    ) -> dict[tuple[str, str], Failure | None]:
+        """Upsert and delete these SCRAM credentials: one AlterUserScramCredentials."""
+        return scram.alter_scram(
+            self.connection, self._admin(), alterations, self.connection.seconds
+        )
+
+    def record_digests(self, records: Sequence[tuple[str, str, SecretDigest | None]]) -> None:
+        """Keep the digests of the secrets just set (None: a deleted credential)."""
+        scram.record_digests(self.connection, self._admin(), records)
 
     def authorized(self, topics: Collection[str]) -> Authorized:
         """What this principal may do on the cluster and on these topics (apply's pre-flight)."""

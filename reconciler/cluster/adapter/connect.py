@@ -64,6 +64,7 @@ class Connection:
     read_acls: bool = False
     # and the client quotas (DescribeClientQuotas): only for a cluster declaring `quotas:`
     read_quotas: bool = False
+    read_users: bool = False  # the SCRAM credentials and their digests (`users:`)
     # This connection's refused logins, as its clients report them (state, not part of the
     # value: equal connections made apart keep their own)
     watch: Watch = field(default_factory=Watch, init=False, compare=False, repr=False)

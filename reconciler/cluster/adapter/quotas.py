@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from reconciler.cluster.adapter import boundary
-from reconciler.cluster.adapter.broker_version import asked
+from reconciler.cluster.adapter.broker_version import section_too_old
 from reconciler.cluster.adapter.connect import Connection
 from reconciler.cluster.protocol.failures import Failure
 from reconciler.cluster.protocol.quotas import ClusterQuotas, QuotaAlteration
@@ -29,14 +29,12 @@ _FIELD_OF = {"user": "user", "client-id": "client_id"}  # Kafka's entity type ->
 
 
 def too_old(connection: Connection) -> ClusterError:
-    release = asked(connection)
-    runs = f"runs Kafka {release}" if release else "does not know DescribeClientQuotas"
-    return ClusterError(
-        f"cluster '{connection.name}' at {connection.bootstrap} {runs}, but client quotas "
-        "need Kafka 2.6 or later (DescribeClientQuotas and AlterClientQuotas, KIP-546), and "
-        "reconciler.yaml declares `quotas:` for it: upgrade the brokers, or remove `quotas:` "
-        "from this cluster (set its quotas with kafka-configs meanwhile); nothing was changed"
+    need = (
+        "client quotas need Kafka 2.6 or later (DescribeClientQuotas and AlterClientQuotas, "
+        "KIP-546)"
     )
+    meanwhile = "set its quotas with kafka-configs"
+    return ClusterError(section_too_old(connection, need, "quotas", meanwhile))
 
 
 def _send(

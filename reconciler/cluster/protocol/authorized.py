@@ -21,6 +21,8 @@ request. The operation each request needs (Kafka's "Operations and Resources on 
     CreateAcls, DeleteAcls          Alter            Cluster (grants and revokes)
     DescribeClientQuotas            DescribeConfigs  Cluster (a cluster declaring `quotas:`)
     AlterClientQuotas               AlterConfigs     Cluster
+    DescribeUserScramCredentials    Describe         Cluster (a cluster declaring `users:`)
+    AlterUserScramCredentials       Alter            Cluster
 
 Kafka implies Describe from Read, Write, Delete and Alter, and DescribeConfigs from
 AlterConfigs. The cluster's answer (which operations the principal holds) is asked by the adapter
