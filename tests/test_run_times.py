@@ -8,24 +8,24 @@ from pathlib import Path
 from tests import run_times
 
 UNITS = {
-    "tests/many.py": ["tests/many.py::a", "tests/many.py::b", "tests/many.py::c"],
-    "tests/drill.py": ["tests/drill.py::stops_a_broker"],
-    "tests/new.py": ["tests/new.py::never_run"],
+    "many": ["many::a", "many::b", "many::c"],
+    "drill": ["drill::stops_a_broker"],
+    "new": ["new::never_run"],
 }
 
 
 def test_the_unit_with_the_most_seconds_goes_first_not_the_one_with_the_most_tests() -> None:
     seconds = {
-        "tests/many.py::a": 1.0,
-        "tests/many.py::b": 2.0,
-        "tests/many.py::c": 3.0,
-        "tests/drill.py::stops_a_broker": 88.0,
+        "many::a": 1.0,
+        "many::b": 2.0,
+        "many::c": 3.0,
+        "drill::stops_a_broker": 88.0,
     }
     # a test never recorded costs the median of those that were (2.5 s)
     assert run_times.longest_first(UNITS, seconds) == [
-        "tests/drill.py",
-        "tests/many.py",
-        "tests/new.py",
+        "drill",
+        "many",
+        "new",
     ]
 
 
