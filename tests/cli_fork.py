@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import json
 import os
 import selectors
@@ -256,6 +257,11 @@ def _serve(path: str) -> None:
     _preload()
     if threading.active_count() != 1:  # a fork copies no thread but keeps the locks they held
         raise SystemExit(f"an import started a thread: {threading.enumerate()}")
+    # The imported package out of the collector's sight (docs/testing.md, "The collector and the
+    # imported heap"): a child's collections (the adapter's at each close) walk its own objects
+    # only, and leave the server's pages shared rather than writing to each object's header.
+    gc.collect()
+    gc.freeze()
     waker_r, waker_w = socket.socketpair()
     waker_r.setblocking(False)
     waker_w.setblocking(False)

@@ -11,6 +11,7 @@ from collections import defaultdict
 
 import pytest
 
+from tests import run_times
 from tests.process_cpu import KEY
 
 _SHOWN = 20
@@ -22,6 +23,7 @@ class FileTimes:
         self.cpu: dict[str, float] = defaultdict(float)
         self.workers: dict[str, float] = defaultdict(float)
         self.where: dict[str, str] = {}
+        self.tests: dict[str, float] = defaultdict(float)  # node id -> seconds (run_times)
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -29,11 +31,18 @@ class FileTimes:
         node = getattr(report, "node", None)  # the xdist worker that sent it, on the controller
         worker = node.gateway.id if node is not None else "main"
         self.files[path] += report.duration
+        self.tests[report.nodeid] += report.duration
         for key, value in report.user_properties:
             if key == KEY and isinstance(value, float):
                 self.cpu[path] += value
         self.workers[worker] += report.duration
         self.where[path] = worker
+
+    @pytest.hookimpl
+    def pytest_unconfigure(self) -> None:
+        # the last test's reports may reach the controller as its worker shuts down, after
+        # sessionfinish: the next run's order of units (tests/run_times.py)
+        run_times.record(self.tests)
 
     @pytest.hookimpl
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:

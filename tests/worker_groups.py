@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 from xdist.scheduler import LoadFileScheduling
 
+from tests import run_times
+
 # directory -> the session fixture its conftest.py starts
 SHARED_DIRECTORIES = {
     "tests/fleet/": "spark: a SparkSession",
@@ -30,7 +32,20 @@ SPLIT_BY_PARAMETER = {
 
 class FileScheduling(LoadFileScheduling):
     """xdist's loadfile, with each directory of SHARED_DIRECTORIES one unit of work, and each
-    parameter of a file of SPLIT_BY_PARAMETER one (`make compat`: two versions at a time)."""
+    parameter of a file of SPLIT_BY_PARAMETER one (`make compat`: two versions at a time),
+    handed out the longest first."""
+
+    _ordered = False
+
+    def _assign_work_unit(self, node: Any) -> None:
+        """The first time: the queue the longest units first, by the seconds recorded in the
+        runs before (tests/run_times.py), rather than by their number of tests."""
+        if not self._ordered:
+            self._ordered = True
+            order = run_times.longest_first(self.workqueue, run_times.recorded())
+            for name in order:
+                self.workqueue.move_to_end(name)
+        super()._assign_work_unit(node)
 
     def _split_scope(self, nodeid: str) -> str:
         path = nodeid.split("::", 1)[0]

@@ -20,6 +20,7 @@ import pytest
 
 from reconciler.local.distribution import Distribution, ensure_distribution
 from reconciler.local.state import LocalCluster
+from tests import java_source
 from tests.compat.conftest import NEWEST, start_version
 from tests.request_log import requests_by
 from tests.spec_repo import SpecRepo
@@ -45,7 +46,8 @@ def kafka_admin(cl: LocalCluster, dist: Distribution, *args: str) -> str:
     """Kafka's own Java Admin client from the brokers' jars (java/ClientQuotas.java): its
     DescribeClientQuotas and AlterClientQuotas, independent of reconciler's requests."""
     done = subprocess.run(
-        ["java", "-cp", dist.classpath, str(JAVA), args[0], cl.bootstrap, *args[1:]],
+        ["java", "-cp", java_source.class_path(JAVA, dist.classpath), JAVA.stem, args[0],
+         cl.bootstrap, *args[1:]],
         check=True, capture_output=True, text=True, timeout=180,
     )  # fmt: skip
     return done.stdout

@@ -100,10 +100,14 @@ def _refused(code: int) -> KafkaException:
     return KafkaException(KafkaError(code))
 
 
-def test_a_refusal_that_passes_is_asked_again_and_one_that_does_not_is_kept() -> None:
+def test_a_refusal_that_passes_is_asked_again_and_one_that_does_not_is_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The mechanism on every shape of answer: a partition refused for a reason that passes is
     asked again after a metadata refresh until it answers; a lasting refusal is a reason even
-    while others are asked again; a partition unknown to every answer was deleted."""
+    while others are asked again; a partition unknown to every answer was deleted. (Its
+    pauses between rounds shortened: their 1.5 s of backoff are not what it asserts.)"""
+    monkeypatch.setattr(adapter.retry, "FIRST_PAUSE", 0.001)
     script: dict[int, list[Any]] = {
         0: [_refused(KafkaError.FENCED_LEADER_EPOCH), _Offset(7)],
         1: [_refused(KafkaError.TOPIC_AUTHORIZATION_FAILED)],
@@ -132,7 +136,7 @@ def test_a_refusal_that_passes_is_asked_again_and_one_that_does_not_is_kept() ->
 def test_a_refusal_that_lasts_past_the_request_timeout_is_a_reason() -> None:
     admin = _Admin({0: [_refused(KafkaError.NOT_LEADER_FOR_PARTITION)] * 100})
     by_topic: dict[str, list[str]] = defaultdict(list)
-    connection = adapter.Connection("test", "127.0.0.1:9", (("request.timeout.ms", "1500"),))
+    connection = adapter.Connection("test", "127.0.0.1:9", (("request.timeout.ms", "500"),))
     started = time.monotonic()
     evidence._offsets(
         connection,
@@ -141,7 +145,7 @@ def test_a_refusal_that_lasts_past_the_request_timeout_is_a_reason() -> None:
         evidence._SPEC_LATEST,
         by_topic,
     )
-    assert time.monotonic() - started < 1.5 + 0.5
+    assert time.monotonic() - started < 0.5 + 0.5
     assert len(admin.asked) > 1
     [said] = by_topic["t"]
     assert "NOT_LEADER_FOR_PARTITION" in said

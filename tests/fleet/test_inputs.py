@@ -16,6 +16,7 @@ from bench import fleet_gen
 from reconciler.cluster import jsonl
 from reconciler.fleet import inputs, job
 from reconciler.fleet.inputs import InputError
+from reconciler.fleet.summary import FleetResult
 from tests.fleet.conftest import CLEAN, LIGHT_CONF
 from tests.spec_repo import run_cli
 
@@ -46,12 +47,27 @@ def drift_rows(spark: SparkSession, out: Path) -> set[tuple[Any, ...]]:
     }  # fmt: skip
 
 
-def test_bad_lines_are_counted_by_reason_and_the_rest_is_processed(
-    spark: SparkSession, clean: Path, tmp_path: Path
-) -> None:
-    root = tmp_path / "fleet"
-    shutil.copytree(clean / "desired", root / "desired")
-    shutil.copytree(clean / "snapshots", root / "snapshots")
+BAD_LINES = {
+    ("desired", "malformed"): 1,
+    ("desired", "duplicate"): 1,
+    ("desired", "no cluster line"): 1,
+    ("desired", "bad topic name"): 1,
+    ("snapshots", "bad topic name"): 3,
+    ("snapshots", "malformed"): 2,
+    ("snapshots", "unknown record"): 1,
+    ("snapshots", "incomplete"): 2,
+    ("snapshots", "no cluster line"): 2,  # the stray file's topic, the 2020 topic
+    ("snapshots", "duplicate"): 1,
+    ("snapshots", "bad date directory"): 3,
+    ("snapshots", "cluster mismatch"): 1,
+    ("snapshots", "format_version"): 1,
+}
+ANOTHER_ID = ("snapshots", "cluster id mismatch")
+
+
+def _spoil_with_bad_lines(root: Path) -> int:
+    """Bad lines of every kind in the first cluster's first snapshot and spec, odd files beside
+    them, and an earlier run on the last night that a later one supersedes: its line count."""
     first = fleet_gen.cluster_name(0)
     day = SHAPE.start.isoformat()
     snapshot = root / "snapshots" / f"cluster={first}" / f"date={day}" / "snapshot.jsonl"
@@ -112,10 +128,45 @@ def test_bad_lines_are_counted_by_reason_and_the_rest_is_processed(
         first, dataclasses.replace(state, topics=earlier), morning,
     )  # fmt: skip
 
-    out = tmp_path / "out"
-    result = job.run(spark, str(root / "desired"), str(root / "snapshots"), str(out))
+    return len(earlier)
 
-    assert (result.summary.superseded, result.summary.superseded_lines) == (1, len(earlier))
+
+@dataclasses.dataclass(frozen=True)
+class Spoiled:
+    """One copy of the clean fleet spoiled in three ways that each leave the drift the clean
+    fleet's (bad lines, maps in another key order, another cluster's snapshot), and one job
+    over it: a job on the session costs some 35 to 45 CPU s whatever its rows (docs/testing.md,
+    "One job where one does"). Each way is a test of its own below, and each counts or leaves
+    out only its own lines, so each test still tells its way apart."""
+
+    out: Path
+    result: FleetResult
+    superseded_lines: int  # the earlier run on the last night (bad lines)
+    another_id_lines: int  # the other cluster's snapshot (another cluster id)
+
+
+@pytest.fixture(scope="module")
+def spoiled(spark: SparkSession, clean: Path, tmp_path_factory: pytest.TempPathFactory) -> Spoiled:
+    root = tmp_path_factory.mktemp("spoiled")
+    shutil.copytree(clean / "desired", root / "desired")
+    shutil.copytree(clean / "snapshots", root / "snapshots")
+    _spoil_map_order(root)  # first: it rewrites whole files, which the others then add to
+    superseded = _spoil_with_bad_lines(root)
+    another = _spoil_with_another_cluster_id(root)
+    out = root / "out"
+    result = job.run(spark, str(root / "desired"), str(root / "snapshots"), str(out))
+    return Spoiled(out, result, superseded, another)
+
+
+def test_bad_lines_are_counted_by_reason_and_the_rest_is_processed(
+    spark: SparkSession, clean: Path, spoiled: Spoiled
+) -> None:
+    result, out = spoiled.result, spoiled.out
+    # the earlier run alone is superseded (the other cluster's later snapshot is not a run)
+    assert (result.summary.superseded, result.summary.superseded_lines) == (
+        1,
+        spoiled.superseded_lines,
+    )
     # the rows are the clean fleet's: the duplicate's copy, the bad and superseded lines out
     clean_lines = [
         json.loads(line)
@@ -124,21 +175,7 @@ def test_bad_lines_are_counted_by_reason_and_the_rest_is_processed(
     ]
     assert result.summary.topic_rows == sum(1 for x in clean_lines if x["record"] == "topic")
     counted = {(b.input, b.reason): b.lines for b in result.summary.bad}
-    assert counted == {
-        ("desired", "malformed"): 1,
-        ("desired", "duplicate"): 1,
-        ("desired", "no cluster line"): 1,
-        ("desired", "bad topic name"): 1,
-        ("snapshots", "bad topic name"): 3,
-        ("snapshots", "malformed"): 2,
-        ("snapshots", "unknown record"): 1,
-        ("snapshots", "incomplete"): 2,
-        ("snapshots", "no cluster line"): 2,  # the stray file's topic, the 2020 topic
-        ("snapshots", "duplicate"): 1,
-        ("snapshots", "bad date directory"): 3,
-        ("snapshots", "cluster mismatch"): 1,
-        ("snapshots", "format_version"): 1,
-    }
+    assert {k: v for k, v in counted.items() if k != ANOTHER_ID} == BAD_LINES
     summary = (out / "summary.md").read_text()
     assert f"**{sum(counted.values())} bad input line(s)** were left out" in summary
     assert "| snapshots | bad date directory | 3 | `file:" in summary
@@ -377,46 +414,35 @@ def _reversed_maps(path: Path, field: str) -> int:
     return changed
 
 
-def test_maps_whose_keys_come_in_another_order_compare_as_the_same_maps(
-    spark: SparkSession, clean: Path, tmp_path: Path
-) -> None:
-    """The writers order config and override keys, and the job's shortcuts compare the maps
-    as stored; maps written in another order give the same drift and consistency tables."""
-    root = tmp_path / "fleet"
-    shutil.copytree(clean / "desired", root / "desired")
-    shutil.copytree(clean / "snapshots", root / "snapshots")
-    # every spec's config reversed, and the overrides of every other cluster: equal maps now
-    # meet in two orders, spec against cluster and cluster against cluster
+def _spoil_map_order(root: Path) -> None:
+    """Every spec's config reversed, and the overrides of every other cluster: equal maps now
+    meet in two orders, spec against cluster and cluster against cluster."""
     specs = sum(_reversed_maps(p, "config") for p in (root / "desired").glob("*.jsonl"))
     clusters = sorted((root / "snapshots").iterdir())[::2]
     overrides = sum(_reversed_maps(p, "overrides") for c in clusters for p in c.rglob("*.jsonl"))
     assert specs and overrides, (specs, overrides)  # the shape holds maps of several keys
 
-    out = tmp_path / "out"
-    job.run(spark, str(root / "desired"), str(root / "snapshots"), str(out))
 
+def test_maps_whose_keys_come_in_another_order_compare_as_the_same_maps(
+    spark: SparkSession, clean: Path, spoiled: Spoiled
+) -> None:
+    """The writers order config and override keys, and the job's shortcuts compare the maps
+    as stored; maps written in another order give the same drift and consistency tables."""
     expected = drift_rows(spark, clean / "out")
     assert any(r[3].startswith("config.") for r in expected)  # config drift to get right
-    assert drift_rows(spark, out) == expected
+    assert drift_rows(spark, spoiled.out) == expected
     alike = consistency_rows(spark, clean / "out")
     assert alike  # differences between clusters to get right
-    assert consistency_rows(spark, out) == alike
+    assert consistency_rows(spark, spoiled.out) == alike
 
 
-def test_a_snapshot_of_another_cluster_id_is_bad_input_not_drift(
-    spark: SparkSession, clean: Path, tmp_path: Path
-) -> None:
-    """A folder holding another cluster's snapshot (its cluster_id differs from the one the
-    cluster's earlier snapshots carry) is left out whole and counted, however late it was
-    taken: it neither supersedes the cluster's own snapshot of that day nor shows as drift."""
-    root = tmp_path / "fleet"
-    shutil.copytree(clean / "desired", root / "desired")
-    shutil.copytree(clean / "snapshots", root / "snapshots")
+def _spoil_with_another_cluster_id(root: Path) -> int:
+    """Another cluster entirely (one topic less, an unmanaged one more, its own cluster_id),
+    taken later on the first cluster's last day, in that cluster's folder: its line count."""
     first = fleet_gen.cluster_name(0)
     generated = next(fleet_gen.clusters(SHAPE))
     last, state = generated.snapshots[-1]
     assert state.cluster_id is not None
-    # Another cluster entirely (one topic less, an unmanaged one more), taken later that day
     topics = dict(state.topics)
     gone = next(n for n in topics if not n.startswith("_"))
     stranger = dataclasses.replace(topics.pop(gone), name="stranger.topic")
@@ -427,11 +453,20 @@ def test_a_snapshot_of_another_cluster_id_is_bad_input_not_drift(
         root / "snapshots" / f"cluster={first}" / f"date={last}" / "z-evening.jsonl",
         first, other, evening,
     )  # fmt: skip
+    return 1 + len(topics)
 
-    out = tmp_path / "out"
-    result = job.run(spark, str(root / "desired"), str(root / "snapshots"), str(out))
 
-    counted = {(b.input, b.reason): b.lines for b in result.summary.bad}
-    assert counted == {("snapshots", "cluster id mismatch"): 1 + len(topics)}
-    assert result.summary.superseded == 0
-    assert drift_rows(spark, out) == drift_rows(spark, clean / "out")
+def test_a_snapshot_of_another_cluster_id_is_bad_input_not_drift(
+    spark: SparkSession, clean: Path, spoiled: Spoiled
+) -> None:
+    """A folder holding another cluster's snapshot (its cluster_id differs from the one the
+    cluster's earlier snapshots carry) is left out whole and counted, however late it was
+    taken: it neither supersedes the cluster's own snapshot of that day nor shows as drift."""
+    counted = {(b.input, b.reason): b.lines for b in spoiled.result.summary.bad}
+    assert counted[ANOTHER_ID] == spoiled.another_id_lines
+    # superseded: the earlier run of the bad-lines case alone, not the cluster's own snapshot
+    summary = spoiled.result.summary
+    assert (summary.superseded, summary.superseded_lines) == (1, spoiled.superseded_lines)
+    rows = drift_rows(spark, spoiled.out)
+    assert rows == drift_rows(spark, clean / "out")
+    assert "stranger.topic" not in {r[2] for r in rows}
