@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from reconciler.apply import apply_plan
 from reconciler.apply.check.access import access_needs
 from reconciler.apply.record import journal
@@ -16,12 +18,14 @@ from reconciler.cluster.protocol.acls import ClusterAcls
 from reconciler.cluster.protocol.failures import Failure
 from reconciler.cluster.protocol.quotas import ClusterQuotas
 from reconciler.cluster.protocol.reserved import LOCK_TOPIC
+from reconciler.cluster.protocol.scram import ClusterScram
 from reconciler.errors import ApplyRefused
 from reconciler.planning.json_plan import to_json as plan_to_json
 from reconciler.planning.plan import make_plan
 from reconciler.spec.model import ClusterConfig
 from reconciler.spec.quotas import ClientQuota, QuotaEntity
 from reconciler.spec.raw_acls import RawAcl
+from reconciler.spec.scram_users import ScramUser
 from tests.fakes.cluster import CLUSTER_RIGHTS, TOPIC_RIGHTS, FakeKafka
 from tests.planning.factories import desired, spec
 
@@ -138,3 +142,32 @@ def test_the_audit_record_holds_raw_acl_changes_and_what_was_sent() -> None:
     assert "quota_changes" not in started
     assert result.audit["access"] == {"sent": 1, "refused": []}
     assert len(kafka.acls) == 1
+
+
+def test_the_audit_record_holds_user_changes_without_any_secret_or_digest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A SCRAM user created: the started record's user_changes are the JSON plan's, less the
+    secret_digest (the record is kept forever); the secret is in no record."""
+    secret = "audit-s3cr3t-Xy"
+    monkeypatch.setenv("BILLING_PW", secret)
+    kafka = FakeKafka()
+    state = dataclasses.replace(kafka.client().read_state(), scram=ClusterScram((), ()))
+    users = (ScramUser("billing", "SCRAM-SHA-512", 4096, "BILLING_PW"),)
+    plan = make_plan(desired(), state, ClusterConfig("fake", "fake-kafka:9092", users=users))
+    assert plan.users and plan_to_json(plan)["users"][0].get("secret_digest")
+    result = apply_plan(plan, kafka.client())
+    assert result.ok and result.audit is not None, result
+    started = _journal(kafka, result)["started"]
+    assert isinstance(started, dict)
+    (user,) = started["user_changes"]
+    assert (user["name"], user["action"], user["password_from"]) == (
+        "billing",
+        "create",
+        "BILLING_PW",
+    )
+    assert "secret_digest" not in user
+    assert result.audit["access"] == {"sent": 1, "refused": []}
+    written = b"".join(kafka.client().read_audit())
+    assert secret.encode() not in written
+    assert plan_to_json(plan)["users"][0]["secret_digest"].encode() not in written

@@ -154,6 +154,9 @@ class Started:
     # are some
     quota_changes: tuple[Json, ...] = ()
     acl_changes: tuple[Json, ...] = ()
+    # The SCRAM user changes, as the JSON plan has them but their secret_digest: the record is
+    # kept forever and read by whoever may read the audit topic
+    user_changes: tuple[Json, ...] = ()
 
     @staticmethod
     def of(
@@ -172,7 +175,9 @@ class Started:
                        plan.based_on, iso(started), tuple(resumed), broken_lock,
                        tuple(planned_json["changes"]),
                        tuple(planned_json.get("quotas", ())),
-                       tuple(planned_json.get("acls", ())))  # fmt: skip
+                       tuple(planned_json.get("acls", ())),
+                       tuple({k: v for k, v in u.items() if k != "secret_digest"}
+                             for u in planned_json.get("users", ())))  # fmt: skip
 
     @property
     def operations(self) -> tuple[Operation, ...]:
@@ -183,6 +188,8 @@ class Started:
         besides = {"quota_changes": list(self.quota_changes)} if self.quota_changes else {}
         if self.acl_changes:
             besides["acl_changes"] = list(self.acl_changes)
+        if self.user_changes:
+            besides["user_changes"] = list(self.user_changes)
         return {**_envelope(self.apply_id, "started"),
                 "cluster": self.cluster, "cluster_id": self.cluster_id, "who": self.who,
                 "git": self.git, "plan_hash": self.plan_hash, "based_on": self.based_on,
@@ -208,6 +215,7 @@ class Started:
             _dicts(data, "plan_changes"),
             _dicts(data, "quota_changes"),
             _dicts(data, "acl_changes"),
+            _dicts(data, "user_changes"),
         )
 
 
@@ -248,7 +256,8 @@ def counts(results: Iterable[OperationResult]) -> dict[str, int]:
 class AccessOutcome:
     """What became of the plan's ACL and client quota changes: how many were sent (those the
     cluster did not show yet) and Kafka's refusals, one sentence each. Their bindings and
-    values are in the started record (plan_changes' `access`, quota_changes)."""
+    values are in the started record (plan_changes' `access`, acl_changes, quota_changes,
+    user_changes)."""
 
     sent: int
     refused: tuple[str, ...] = ()
@@ -289,7 +298,9 @@ class Finished:
         """The record of `results`; `started` and `finished` in epoch seconds."""
         return Finished(
             # the started record holds the changes
-            dataclasses.replace(header, plan_changes=(), quota_changes=(), acl_changes=()),
+            dataclasses.replace(
+                header, plan_changes=(), quota_changes=(), acl_changes=(), user_changes=()
+            ),
             iso(finished),
             round(finished - started, 3),
             outcome,
