@@ -207,6 +207,12 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
     "reconciler.yaml, each password a ${RECONCILER_USER_NAME} variable to set.",
 )
 @click.option(
+    "--quotas",
+    is_flag=True,
+    help="Instead of topic files: print the cluster's client quotas (within policy.manage) as "
+    "`quotas:` entries for reconciler.yaml.",
+)
+@click.option(
     "--refresh",
     is_flag=True,
     help="Instead of new files: write the cluster's current values of drifted topics into the "
@@ -230,6 +236,7 @@ def import_(
     keep_assignments: bool,
     access: bool,
     users: bool,
+    quotas: bool,
     refresh: bool,
     topics: tuple[str, ...],
     fmt: str,
@@ -254,6 +261,10 @@ def import_(
     (Kafka never shows a secret): set it to the user's current password; the first plan says
     "secret not known to reconciler" and the first apply records its digest.
 
+    With --quotas, writes no file: prints the client quotas the cluster has (the entities its
+    policy.manage covers; all without it) as `quotas:` entries to paste under the cluster in
+    reconciler.yaml; pasted, they plan no change.
+
     With --refresh, writes no new file: the cluster's current values of drifted topics go
     into the spec files they come from, editing only the lines that change (comments, order
     and units kept). A value from `defaults:`, a YAML anchor or a template is named with its
@@ -276,6 +287,22 @@ def import_(
         raise ConfigError("--topic scopes import --refresh; a new import takes --include REGEX")
     cluster = chosen_cluster(ctx.context, cluster)
     show_progress(f"reading cluster '{cluster}'")
+    if users and quotas:
+        raise ConfigError("import prints either --users or --quotas: run it once for each")
+    if quotas:
+        from reconciler.workflow.import_quotas import import_quotas
+
+        if refresh or out or include or exclude or keep_assignments or access or fmt != "text":
+            raise ConfigError(
+                "import --quotas prints the quotas: block alone: it takes none of --refresh, "
+                "--out, --include, --exclude, --keep-assignments, --access, --format json"
+            )
+        click.echo(
+            f"# client quotas of cluster {cluster}: paste under clusters.{cluster}: in "
+            "reconciler.yaml"
+        )
+        click.echo(import_quotas(ctx.context, cluster), nl=False)
+        return
     if users:
         from reconciler.workflow.import_users import import_users
 

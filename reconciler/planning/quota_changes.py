@@ -67,7 +67,7 @@ def quota_changes(
     have = {q.entity: dict(q.values) for q in cluster.quotas}
     changes: list[QuotaChange] = []
     for entity in sorted(want.keys() | have.keys(), key=lambda e: e.order):
-        if entity not in want and not _owned(entity, policy):
+        if entity not in want and not owned_entity(entity, policy):
             continue
         wanted, held = want.get(entity, {}), have.get(entity, {})
         for key in sorted(wanted.keys() | held.keys()):
@@ -78,7 +78,8 @@ def quota_changes(
     return tuple(changes)
 
 
-def _owned(entity: QuotaEntity, policy: Policy) -> bool:
+def owned_entity(entity: QuotaEntity, policy: Policy) -> bool:
+    """Whether the cluster's `policy.manage` covers `entity` (every name it has matches)."""
     if not policy.manage:
         return True
     names = [n for _, n in entity.parts if n is not None]  # a default part names nobody

@@ -9,9 +9,11 @@ entity named at all and each entity listed once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
+
+import yaml
 
 from reconciler.diagnostics import Diagnostic, Location
 from reconciler.spec import r_codes
@@ -121,3 +123,17 @@ def value_text(value: float) -> str:
 def shown_value(value: float | None) -> str:
     """A quota value in a plan or drift line: `(none)` for no quota."""
     return "(none)" if value is None else value_text(value)
+
+
+def quotas_block(quotas: Sequence[ClientQuota]) -> str:
+    """`import --quotas`: these entities' quotas as the `quotas:` entries of reconciler.yaml,
+    by entity (user, then client id), a whole value without its `.0` (as `value_text`)."""
+    entries = []
+    for quota in sorted(quotas, key=lambda q: q.entity.order):
+        entry: dict[str, object] = {
+            f: getattr(quota.entity, f) for f, _ in ENTITY_FIELDS if getattr(quota.entity, f)
+        }
+        for key, value in quota.values:
+            entry[key] = int(value) if float(value).is_integer() else value
+        entries.append(entry)
+    return yaml.safe_dump({"quotas": entries}, sort_keys=False)

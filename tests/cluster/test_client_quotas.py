@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from reconciler.local.distribution import Distribution, ensure_distribution
 from reconciler.local.state import LocalCluster
@@ -148,6 +149,38 @@ def test_lowering_or_removing_a_quota_is_refused_until_the_cluster_approves_it(
     seen = shown(cl, dist)
     assert seen[f"user={user}"] == {"consumer_byte_rate": 1048576}
     assert f"user={every},client-id=<default>" not in seen  # its one quota removed
+
+
+def test_import_quotas_prints_the_managed_quotas_and_pasted_they_plan_no_change(
+    cluster: tuple[LocalCluster, Distribution], ns: str, tmp_path: Path
+) -> None:
+    """`import --quotas`: the quotas Kafka has within policy.manage (this test's namespace; the
+    shared cluster's other entities are left out), as a `quotas:` block that, pasted into a
+    repository without quotas, plans "No changes"."""
+    cl, dist = cluster
+    user, app = f"{ns}-imp", f"{ns}-imp-app"
+    quotas = [
+        {"user": user, "producer_byte_rate": 1048576, "request_percentage": 12.5},
+        {"user": user, "client_id": "<default>", "consumer_byte_rate": 2048},
+        {"client_id": app, "controller_mutation_rate": 3},
+    ]
+    made = _repo(tmp_path / "made", cl, ns, quotas)
+    assert made.run("apply", "--cluster", "test", "--auto-approve").code == 0
+    outside = f"z{ns}-other"  # set by hand, outside this repository's policy.manage
+    kafka_admin(cl, dist, "alter", "user", outside, "producer_byte_rate", "777")
+    fresh = _repo(tmp_path / "fresh", cl, ns, None)
+    printed = fresh.run("import", "--cluster", "test", "--quotas")
+    assert printed.code == 0, printed.stderr
+    block = yaml.safe_load(printed.stdout)
+    assert outside not in printed.stdout
+    assert sorted(map(str, block["quotas"])) == sorted(map(str, [
+        {"user": user, "producer_byte_rate": 1048576, "request_percentage": 12.5},
+        {"user": user, "client_id": "<default>", "consumer_byte_rate": 2048},
+        {"client_id": app, "controller_mutation_rate": 3},
+    ]))  # fmt: skip
+    pasted = _repo(tmp_path / "pasted", cl, ns, block["quotas"])
+    planned = pasted.run("plan", "--cluster", "test")
+    assert planned.code == 0 and "No changes" in planned.stdout, planned.stdout + planned.stderr
 
 
 @pytest.fixture(scope="module")
