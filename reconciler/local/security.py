@@ -315,7 +315,7 @@ def broker_properties(state_dir: Path, mode: str) -> dict[str, str]:
         f'username="{CONTROLLER}" password="{controller}" user_{CONTROLLER}="{controller}";'
     )
     return {
-        # both SCRAM mechanisms, so that users: of either can log in (docs/access.md)
+        # both SCRAM mechanisms, so that users: of either can log in (`reconciler help access`)
         "sasl.enabled.mechanisms": f"{MECHANISM},SCRAM-SHA-256",
         "sasl.mechanism.inter.broker.protocol": MECHANISM,
         "sasl.mechanism.controller.protocol": "PLAIN",

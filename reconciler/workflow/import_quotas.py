@@ -1,5 +1,5 @@
 """`import --quotas`: the client quotas a cluster has, as `quotas:` entries for its
-reconciler.yaml (docs/access.md#import-of-quotas).
+reconciler.yaml (`reconciler help access`).
 
 One DescribeClientQuotas (Kafka 2.6+). Only the entities the cluster's `policy.manage` covers
 (all of them without it), as planning owns them: pasted under the cluster, the block plans no

@@ -1,5 +1,5 @@
 """`import --users`: the SCRAM credentials a cluster has, as `users:` entries for its
-reconciler.yaml (docs/access.md#scram-users).
+reconciler.yaml (`reconciler help access`).
 
 Kafka never answers a secret (DescribeUserScramCredentials: mechanism and iterations), so each
 password is a placeholder variable to set to the user's current password; until a plan has a

@@ -94,11 +94,15 @@ def test_init_names_the_environments_their_secrets_and_the_acls(tmp_path: Path) 
         f"{start} User:reconciler-plan --operation Describe --operation DescribeConfigs "
         "--topic '*' --cluster",
         f"{start} User:reconciler-plan --operation Describe --group '*'",
+        # the digests of SCRAM users' secrets (reconciler.yaml `users:`), read by every plan
+        f"{start} User:reconciler-plan --operation Read --topic _reconciler_users",
         f"{start} User:reconciler-apply --operation Describe --operation DescribeConfigs "
         "--operation Create --operation Alter --operation AlterConfigs --topic '*' --cluster",
         f"{start} User:reconciler-apply --operation Describe --group '*'",
         f"{start} User:reconciler-apply --operation Create --operation Read --operation Write "
         "--operation Delete --topic _reconciler_lock --topic _reconciler_audit",
+        f"{start} User:reconciler-apply --operation Create --operation Read --operation Write "
+        "--topic _reconciler_users",
         f"{start} User:reconciler-apply --operation Delete --topic '*'",
     ]
     # the in-use gate reads consumer groups (ListGroups, DescribeGroups, OffsetFetch)

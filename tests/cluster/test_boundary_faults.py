@@ -30,6 +30,7 @@ from reconciler.cluster.adapter.connect import steer_controller
 from reconciler.cluster.protocol.acls import AclBinding
 from reconciler.cluster.protocol.quotas import QuotaAlteration
 from reconciler.cluster.protocol.requests import ConfigUpdate, NewTopicRequest, PartitionsRequest
+from reconciler.cluster.protocol.scram import ScramAlteration
 from reconciler.cluster.protocol.throttles import Moves
 from reconciler.errors import ClusterError
 from reconciler.local.state import LocalCluster
@@ -152,6 +153,19 @@ def _no_quota(world: World) -> None:
         cluster.alter_quotas([QuotaAlteration(user, "producer_byte_rate", None)])
 
 
+def _scram_writes(cluster: Cluster, world: World) -> None:
+    """A SCRAM credential set on a user of this test's own, then deleted (`_no_scram_user`
+    undoes a run that stopped between the two)."""
+    user = f"{world.group}-scram"
+    cluster.alter_scram([ScramAlteration(user, "SCRAM-SHA-512", 4096, b"boundary-walk")])
+    cluster.alter_scram([ScramAlteration(user, "SCRAM-SHA-512", 4096)])
+
+
+def _no_scram_user(world: World) -> None:
+    with Cluster(world.connection) as cluster:
+        cluster.alter_scram([ScramAlteration(f"{world.group}-scram", "SCRAM-SHA-512", 4096)])
+
+
 def _untouched_throttle(world: World) -> None:
     with Cluster(world.connection) as cluster:
         cluster.remove_throttle(10_000_000, [1], [(world.keep, ["0:1"], ["0:1"])])
@@ -195,6 +209,8 @@ DRIVERS: list[tuple[str, Callable[[World], None], bool, Callable[[World], None] 
     ("ACLs", _adapter(lambda c, w: c.acls()), False, None),
     ("client quotas", _adapter(lambda c, w: c.quotas()), False, None),
     ("quota writes", _adapter(_quota_writes), True, _no_quota),
+    ("SCRAM users", _adapter(lambda c, w: c.scram()), False, None),
+    ("SCRAM writes", _adapter(_scram_writes), True, _no_scram_user),
     ("ACL writes", _adapter(_acl_writes), False, None),
     ("validate_only", _adapter(_validate_only), False, None),
     ("delete an absent topic", _adapter(lambda c, w: c.delete_topics([w.absent])), False, None),
