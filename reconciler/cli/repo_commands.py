@@ -285,37 +285,26 @@ def import_(
             )
     elif topics:
         raise ConfigError("--topic scopes import --refresh; a new import takes --include REGEX")
-    cluster = chosen_cluster(ctx.context, cluster)
-    show_progress(f"reading cluster '{cluster}'")
     if users and quotas:
         raise ConfigError("import prints either --users or --quotas: run it once for each")
-    if quotas:
-        from reconciler.workflow.import_quotas import import_quotas
-
-        if refresh or out or include or exclude or keep_assignments or access or fmt != "text":
-            raise ConfigError(
-                "import --quotas prints the quotas: block alone: it takes none of --refresh, "
-                "--out, --include, --exclude, --keep-assignments, --access, --format json"
-            )
-        click.echo(
-            f"# client quotas of cluster {cluster}: paste under clusters.{cluster}: in "
-            "reconciler.yaml"
+    if (users or quotas) and (refresh or out or include or exclude or keep_assignments
+                              or access or fmt != "text"):  # fmt: skip
+        raise ConfigError(
+            f"import {'--users' if users else '--quotas'} prints the "
+            f"{'users:' if users else 'quotas:'} block alone: it takes none of --refresh, "
+            "--out, --include, --exclude, --keep-assignments, --access, --format json"
         )
-        click.echo(import_quotas(ctx.context, cluster), nl=False)
-        return
-    if users:
-        from reconciler.workflow.import_users import import_users
+    cluster = chosen_cluster(ctx.context, cluster)
+    show_progress(f"reading cluster '{cluster}'")
+    if users or quotas:
+        from reconciler.workflow import import_blocks
 
-        if refresh or out or include or exclude or keep_assignments or access or fmt != "text":
-            raise ConfigError(
-                "import --users prints the users: block alone: it takes none of --refresh, "
-                "--out, --include, --exclude, --keep-assignments, --access, --format json"
-            )
-        click.echo(
-            f"# SCRAM users of cluster {cluster}: paste under clusters.{cluster}: in "
-            "reconciler.yaml and set each variable to the user's current password"
-        )
-        click.echo(import_users(ctx.context, cluster), nl=False)
+        what = "SCRAM users" if users else "client quotas"
+        also = " and set each variable to the user's current password" if users else ""
+        click.echo(f"# {what} of cluster {cluster}: paste under clusters.{cluster}: in "
+                   f"reconciler.yaml{also}")  # fmt: skip
+        printed = import_blocks.import_users if users else import_blocks.import_quotas
+        click.echo(printed(ctx.context, cluster), nl=False)
         return
     if refresh:
         from reconciler.workflow.refresh import refresh as refresh_specs
