@@ -260,7 +260,8 @@ def _raw_repo(repo: Path, topics: list[dict[str, Any]], acls: list[dict[str, Any
 
 def _acl_plan(transcript: Transcript, repo: Path, env: dict[str, str]) -> dict[str, Any]:
     planned = transcript.run(repo, "plan", "-c", "sec", "--format", "json", env=env)
-    assert planned.code in (0, 1), planned.stderr
+    # exit 1 with no JSON is an error, not an unapproved plan: say Kafka's words
+    assert planned.code in (0, 1) and planned.stdout.strip(), planned.stderr
     return json.loads(planned.stdout)  # type: ignore[no-any-return]
 
 
