@@ -68,13 +68,12 @@ compat: env spark35
 env: $(STAMP)
 
 # The runtime dependencies are installed at the versions of the lock (LOCK, below), so the
-# suite tests what a release pins: the lock's pins, without its hashes, as pip constraints
-# (hash-checking mode cannot install the editable checkout).
-$(STAMP): pyproject.toml $(LOCK)
+# suite tests what a release pins: the lock's pins, without its hashes, as constraints
+# (hash-checking mode cannot install the editable checkout), from a wheelhouse in $(CACHE)
+# built once per pyproject.toml and lock (scripts/make_env.sh).
+$(STAMP): pyproject.toml $(LOCK) scripts/make_env.sh
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "reconciler needs Python 3.11 or newer: install it and run again (or set PYTHON=python3.11).")'
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev,fleet]' -c <(sed -n 's/^\([A-Za-z][^ ]*==[^ ]*\)\( ;[^\\]*\)\{0,1\}.*/\1\2/p' $(LOCK))
+	PYTHON=$(PYTHON) VENV=$(VENV) LOCK=$(LOCK) scripts/make_env.sh
 	@touch $@
 
 # The lock: every runtime dependency of pyproject.toml, transitively, pinned, with the sha256 of
