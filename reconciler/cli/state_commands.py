@@ -132,6 +132,8 @@ def snapshot(ctx: Ctx, cluster: str | None, out: Path | None, fmt: str | None) -
     show_progress(f"reading cluster '{cluster}' at {config.bootstrap}")
     with Heartbeat(f"reading cluster '{cluster}' at {config.bootstrap}"):
         state = snapshot_state(config)
+    for part, why in state.unread:  # the file says so too (`unread`); said here when taken
+        click.echo(f"note: the snapshot holds no {part}: not read, {why}", err=True)
     if out is None:
         text = jsonl.dumps(cluster, state) if fmt == "jsonl" else dumps(cluster, state)
         click.echo(text, nl=False)

@@ -81,6 +81,9 @@ def test_a_snapshot_says_it_could_not_read_the_acls_and_plan_state_warns_so(
     document = json.loads(snap.read_text())
     assert list(document["unread"]) == ["acls"]
     assert "no authorizer" in document["unread"]["acls"]
+    assert f"note: the snapshot holds no acls: not read, {document['unread']['acls']}" in (
+        taken.stderr
+    )
     assert isinstance(document["quotas"], list) and isinstance(document["users"], list)
     assert requests_by(kafka1, client_id)["DESCRIBE_ACLS"] == 0  # its broker config said so
     offline = repo.run("plan", "--cluster", "test", "--state", str(snap), "--format", "json")
