@@ -161,7 +161,8 @@ def access_not_read(specs: Specs, state: ClusterState) -> list[Diagnostic]:
                 f"{declared}, but the plan is made from a snapshot that holds no {missing} "
                 f"(not read: {reason}); apply reads them live and plans them"
             ))  # fmt: skip
-    if specs.cluster.users is not None and state.scram is not None and state.scram.credentials:
+    scram = state.scram
+    if specs.cluster.users is not None and scram and scram.credentials and not scram.digests_read:
         warnings.append(ACCESS_NOT_READ(
             f"reconciler.yaml declares users: for cluster '{name}', and a snapshot keeps no "
             "SCRAM secret or digest: whether a secret changed is not shown (users, mechanisms "
