@@ -9,7 +9,9 @@
     │                                   stopped
     ├── ClusterError            exit 1  talking to a Kafka cluster failed (unreachable, timeout,
     │   │                               refused)
-    │   └── WrongCluster        exit 1  the brokers report another cluster id than the pinned one
+    │   ├── WrongCluster        exit 1  the brokers report another cluster id than the pinned one
+    │   └── CannotAnswer        exit 1  the cluster cannot answer a read at all (too old, no
+    │                                   authorizer): a snapshot records `why` and goes on
     ├── ApplyRefused            exit 1  apply's pre-flight refused the plan; nothing was changed
     │   ├── StalePlan           exit 1  the cluster changed since the saved plan was made
     │   └── PlanMismatch        exit 1  the saved plan is not the plan the specs give now (edited
@@ -69,6 +71,16 @@ class LocalClusterError(ReconcilerError):
 
 class ClusterError(ReconcilerError):
     """A Kafka cluster could not be reached or refused a request."""
+
+
+class CannotAnswer(ClusterError):
+    """The cluster cannot answer a read whatever the principal (its brokers are too old for the
+    request, or run no authorizer): fatal for a plan that needs the answer; `reconciler
+    snapshot` records `why` (a phrase) as the reason that part was not read."""
+
+    def __init__(self, message: str, why: str) -> None:
+        super().__init__(message)
+        self.why = why
 
 
 class WrongCluster(ClusterError):

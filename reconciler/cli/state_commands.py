@@ -109,17 +109,19 @@ def drift(
 )
 @pass_ctx
 def snapshot(ctx: Ctx, cluster: str | None, out: Path | None, fmt: str | None) -> None:
-    """Write the cluster's state (brokers, topics, configs, reassignments) to a file.
+    """Write the cluster's state (brokers, topics, configs, reassignments, access) to a file.
 
     JSON (schemas/snapshot.schema.json): `plan --state FILE` plans against it offline. JSON
     Lines (schemas/snapshot-line.schema.json): one topic a line with its own config overrides
     in canonical form, the input of `reconciler fleet drift`, stored as
     SNAPSHOTS/cluster=NAME/date=YYYY-MM-DD/*.jsonl. Reads the cluster in a fixed number of
-    round trips, whatever the number of topics.
+    round trips, whatever the number of topics. Access: the ACL bindings, the client quotas
+    and the SCRAM credentials' users, mechanisms and iterations (never a secret, salt or
+    digest), one request each; a part the cluster cannot answer is recorded with the reason.
     """
     from reconciler.cluster import jsonl
     from reconciler.cluster.snapshot import dumps, write_snapshot
-    from reconciler.workflow.connection import read_state
+    from reconciler.workflow.connection import snapshot_state
 
     if out is not None and is_stdout(out):
         out = None  # `-o -`: standard output, as without -o
@@ -129,7 +131,9 @@ def snapshot(ctx: Ctx, cluster: str | None, out: Path | None, fmt: str | None) -
     config = ctx.context.cluster_config(cluster)
     show_progress(f"reading cluster '{cluster}' at {config.bootstrap}")
     with Heartbeat(f"reading cluster '{cluster}' at {config.bootstrap}"):
-        state = read_state(config)
+        state = snapshot_state(config)
+    for part, why in state.unread:  # the file says so too (`unread`); said here when taken
+        click.echo(f"note: the snapshot holds no {part}: not read, {why}", err=True)
     if out is None:
         text = jsonl.dumps(cluster, state) if fmt == "jsonl" else dumps(cluster, state)
         click.echo(text, nl=False)

@@ -10,9 +10,14 @@ stands alone:
     {"record": "topic", ...}     one line per topic: partitions (replicas, leader, ISR), the
                                  topic's own config overrides (with the synonyms Kafka listed
                                  after them, when it listed any), reassignments in progress
+    {"record": "acl", ...}       one line per ACL binding, per client quota entity ("quota")
+                                 and per SCRAM credential ("user": user, mechanism,
+                                 iterations, never a secret), for the parts the cluster line
+                                 does not list in `unread` (snapshot_access.py)
     {"record": "end", ...}       last line, the trailer: how many topic lines came before it
-                                 and the cluster id, so a reader can prove the file whole (a
-                                 file cut short has no trailer; a lost line, another count)
+                                 (and lines of each access part held) and the cluster id, so a
+                                 reader can prove the file whole (a file cut short has no
+                                 trailer; a lost line, another count)
 
 Every line carries `taken_at`, so a topic line is tied to its cluster line even when Spark
 reads them in different tasks, and a second snapshot written the same day supersedes the
@@ -36,10 +41,13 @@ from typing import Any
 
 from reconciler import readable, topic_ids
 from reconciler.atomic_write import replace_whole
-from reconciler.cluster import snapshot_header
+from reconciler.cluster import snapshot_access, snapshot_header
 from reconciler.cluster.overrides import OPERATIONAL_KEYS, comparable_overrides
 from reconciler.cluster.state import (
+    ACLS,
+    QUOTAS,
     TOPIC_OVERRIDE,
+    USERS,
     BrokerState,
     ClusterState,
     ConfigEntry,
@@ -53,6 +61,9 @@ from reconciler.errors import ConfigError
 FORMAT_VERSION = snapshot_header.FORMAT_VERSION
 SUFFIX = ".jsonl"
 TRAILER = "end"  # the record of a snapshot's last line
+# The record of each access part's lines: one ACL binding, quota entity, SCRAM credential each
+ACCESS_RECORDS = {ACLS: "acl", QUOTAS: "quota", USERS: "user"}
+_PART_OF = {record: part for part, record in ACCESS_RECORDS.items()}
 
 
 def partitions_to_json(partitions: Iterable[PartitionState]) -> list[dict[str, Any]]:
@@ -95,6 +106,10 @@ def lines(cluster: str, state: ClusterState, taken_at: datetime | None = None) -
         moving.setdefault(r.topic, []).append(r)
     for name, topic in sorted(state.topics.items()):
         yield _dumps(_topic_line(when, topic, moving.get(name, ())))
+    access = snapshot_access.records(state)
+    for part, items in access.items():
+        for item in items:
+            yield _dumps({"record": ACCESS_RECORDS[part], "taken_at": when, **item})
     yield _dumps(
         {
             "record": TRAILER,
@@ -102,6 +117,8 @@ def lines(cluster: str, state: ClusterState, taken_at: datetime | None = None) -
             "cluster": cluster,
             "cluster_id": state.cluster_id,
             "topics": len(state.topics),
+            # the lines of each access part the file holds, counted as the topics are
+            **{part: len(items) for part, items in access.items()},
         }
     )
 
@@ -168,6 +185,7 @@ def load(path: Path) -> tuple[str, datetime, ClusterState]:
     topic_lines = 0
     topics: dict[str, TopicState] = {}
     reassignments: list[Reassignment] = []
+    access: dict[str, list[dict[str, Any]]] = {}
     try:
         fix = "snapshots larger than this are not read; split the cluster's topics"
         with readable.open_text(path, readable.SNAPSHOT_CAP, "a snapshot", fix) as source:
@@ -187,6 +205,8 @@ def load(path: Path) -> tuple[str, datetime, ClusterState]:
                         topics[topic.name] = topic
                         reassignments.extend(moving)
                         topic_lines += 1
+                    elif line["record"] in _PART_OF:
+                        access.setdefault(_PART_OF[line["record"]], []).append(line)
                     elif line["record"] == TRAILER:
                         trailer = line
                     else:
@@ -201,13 +221,18 @@ def load(path: Path) -> tuple[str, datetime, ClusterState]:
         raise ConfigError(f"{path} is not UTF-8 text: {exc}") from exc
     if cluster is None or taken_at is None:
         raise ConfigError(f"{path} has no cluster line: it is not a snapshot-lines file")
-    if trailer is None or trailer.get("topics") != topic_lines:
-        counted = trailer.get("topics") if trailer is not None else None
-        stated = "no trailer line" if trailer is None else f"a trailer counting {counted}"
-        raise ConfigError(
-            f"{path} is not whole: {stated} after {topic_lines} topic line(s); write it again "
-            "with `reconciler snapshot --format jsonl`"
-        )
+    counts = {"topics": topic_lines}
+    for part in ACCESS_RECORDS:  # a part's lines all lost: its count in the trailer says so
+        if part in access or (trailer is not None and part in trailer):
+            counts[part] = len(access.get(part, ()))
+    for counted, found in counts.items():
+        if trailer is None or trailer.get(counted) != found:
+            told = trailer.get(counted) if trailer is not None else None
+            stated = "no trailer line" if trailer is None else f"a trailer counting {told}"
+            raise ConfigError(
+                f"{path} is not whole: {stated} after {found} {counted} line(s); write it again "
+                "with `reconciler snapshot --format jsonl`"
+            )
     state = ClusterState(
         cluster_id=header.get("cluster_id"),
         controller_id=header.get("controller_id"),
@@ -216,8 +241,25 @@ def load(path: Path) -> tuple[str, datetime, ClusterState]:
         broker_defaults={str(k): str(v) for k, v in header.get("broker_defaults", {}).items()},
         reassignments=tuple(reassignments),
         topic_config_keys=_config_keys(header.get("topic_config_keys")),
+        **_access(path, header, access),
     )
     return cluster, taken_at, state
+
+
+def _access(
+    path: Path, header: dict[str, Any], parts: dict[str, list[dict[str, Any]]]
+) -> dict[str, Any]:
+    """The access fields of the state: the header says which parts the file holds (a part it
+    holds whose lines are none has no line at all)."""
+    if isinstance(header.get("unread"), dict):  # the parts not said unread are held
+        parts = {**{p: [] for p in ACCESS_RECORDS if p not in header["unread"]}, **parts}
+    try:
+        return snapshot_access.state_fields(header, parts)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ConfigError(
+            f"{path}: its access lines are not a snapshot's ({type(exc).__name__} {exc}); "
+            "write it again with `reconciler snapshot --format jsonl`"
+        ) from exc
 
 
 def _config_keys(keys: object) -> frozenset[str] | None:

@@ -2,9 +2,11 @@
 
 `reconciler snapshot` writes one; `plan --state FILE` plans against it offline, and gets the
 same plan as against the live cluster it came from, because both go through `ClusterState`.
-Configs are stored as `key: [value, source]` (plus `true` when sensitive) to keep files of
-tens of thousands of topics small; an override also carries the synonyms Kafka listed after
-it, `[value, source, false, [[name, value, source], ...]]` (what its removal falls back to).
+The access parts (ACLs, client quotas, SCRAM credentials without secrets) are
+snapshot_access.py's. Configs are stored as `key: [value, source]` (plus `true` when
+sensitive) to keep files of tens of thousands of topics small; an override also carries the
+synonyms Kafka listed after it, `[value, source, false, [[name, value, source], ...]]` (what
+its removal falls back to).
 `write_snapshot` also writes the fleet pipeline's JSON Lines form (reconciler.cluster.jsonl)
 for a `.jsonl` name.
 """
@@ -20,9 +22,10 @@ from typing import Any, NoReturn
 
 from reconciler import gcpause, readable
 from reconciler.atomic_write import replace_whole
-from reconciler.cluster import jsonl, snapshot_check, snapshot_header
+from reconciler.cluster import jsonl, snapshot_access, snapshot_check, snapshot_header
 from reconciler.cluster.snapshot_header import header
 from reconciler.cluster.state import (
+    ACCESS_PARTS,
     ClusterState,
     ConfigEntry,
     Reassignment,
@@ -49,6 +52,7 @@ def to_json(cluster: str, state: ClusterState, taken_at: datetime | None = None)
             }
             for r in state.reassignments
         ],
+        **snapshot_access.records(state),
     }
 
 
@@ -101,6 +105,9 @@ def _state(document: dict[str, Any], topics: list[TopicState]) -> tuple[str, Clu
         ),
         fenced=_fenced(document),
         topic_config_keys=_keys(document, topics),
+        **snapshot_access.state_fields(
+            document, {part: document[part] for part in ACCESS_PARTS if part in document}
+        ),
     )
     return str(document["cluster"]), state
 

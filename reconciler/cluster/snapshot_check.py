@@ -3,8 +3,9 @@ plans against it: a file that is not what `reconciler snapshot` writes is refuse
 planned (a `topics` of `{}` would otherwise read as an empty cluster and plan every spec as a
 create).
 
-The schema says the shape; two rules it cannot say are checked here too: every topic has at
-least one partition (Kafka has no topic without), and no topic appears twice. The topics are
+The schema says the shape; rules it cannot say are checked here too: every topic has at
+least one partition (Kafka has no topic without), no topic appears twice, and each access part
+is either held or said unread (`access_mismatch`). The topics are
 checked one at a time as the loader streams them (jsonschema-rs, compiled), so a
 100,000-topic file is never held whole.
 """
@@ -15,6 +16,7 @@ import json
 from functools import cache
 from typing import Any
 
+from reconciler.cluster.state import ACCESS_PARTS, ACLS
 from reconciler.resources import schema_text
 
 SCHEMA = "snapshot.schema.json"
@@ -63,6 +65,26 @@ def check_document(document: dict[str, Any], topics_read: bool) -> None:
     head = {**document, "topics": []} if topics_read else document
     if not _fast("document").is_valid(head):
         raise InvalidSnapshot(_first_error(_fast("document"), head))
+    if (odd := access_mismatch(document)) is not None:
+        raise InvalidSnapshot(odd)
+
+
+def access_mismatch(head: dict[str, Any]) -> str | None:
+    """What the schema cannot say of a header and its access parts, as a phrase; None when
+    they agree: with `unread` (a file that records access), each part is either held or said
+    unread, and held ACLs say `acls_idempotent_write`; without it (an older file), no part
+    is held."""
+    held = [part for part in ACCESS_PARTS if part in head]
+    if "unread" not in head:
+        return f"{', '.join(held)} without `unread` (the parts read)" if held else None
+    unread = head["unread"]
+    for part in ACCESS_PARTS:
+        if (part in held) == (part in unread):
+            said = "held and said unread" if part in held else "neither held nor said unread"
+            return f"the access part `{part}` is {said}"
+    if ACLS in held and "acls_idempotent_write" not in head:
+        return "`acls` without `acls_idempotent_write`"
+    return None
 
 
 class TopicChecker:

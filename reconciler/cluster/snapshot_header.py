@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from reconciler.cluster import snapshot_access
 from reconciler.cluster.state import ClusterState
 
 FORMAT_VERSION = 1
@@ -34,4 +35,6 @@ def header(cluster: str, state: ClusterState, when: str, *, fenced: bool) -> dic
     # JSON Lines' topic lines keep overrides only: the keys the cluster knows are stated here
     keys = state.topic_config_keys
     document["topic_config_keys"] = sorted(keys) if keys is not None else None
+    # which access parts the file holds (snapshot_access.py), said once for both forms
+    document.update(snapshot_access.header(state))
     return document

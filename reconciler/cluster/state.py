@@ -20,6 +20,10 @@ from reconciler.cluster.protocol.scram import ClusterScram
 # every other source is a value the topic inherits.
 TOPIC_OVERRIDE = "DYNAMIC_TOPIC_CONFIG"
 
+# The access parts of a state a snapshot records or says why it did not (`ClusterState.unread`)
+ACLS, QUOTAS, USERS = "acls", "quotas", "users"
+ACCESS_PARTS = (ACLS, QUOTAS, USERS)
+
 
 @dataclass(frozen=True, slots=True)
 class BrokerState:
@@ -161,15 +165,19 @@ class ClusterState:
     # cluster without topics, a state or snapshot without them), so nobody can tell.
     # planning/cluster_configs.py decides a spec's keys from it.
     topic_config_keys: frozenset[str] | None = None
-    # The cluster's ACL bindings (DescribeAcls), read only when a spec declares access
-    # (`reconciler help access`); None: not read, and a snapshot does not keep them
+    # The cluster's ACL bindings (DescribeAcls), read live only when a spec declares access
+    # (`reconciler help access`), always by `reconciler snapshot`; None: not read
     acls: ClusterAcls | None = None
-    # The client quotas (DescribeClientQuotas), read only when reconciler.yaml declares the
-    # cluster's `quotas:`; None: not read, and a snapshot does not keep them
+    # The client quotas (DescribeClientQuotas), read live only when reconciler.yaml declares
+    # the cluster's `quotas:`, always by `reconciler snapshot`; None: not read
     quotas: ClusterQuotas | None = None
-    # The SCRAM credentials and the digests of the secrets reconciler set, read only when
-    # reconciler.yaml declares the cluster's `users:`; None: not read (snapshots keep none)
+    # The SCRAM credentials and the digests of the secrets reconciler set, read live only when
+    # reconciler.yaml declares the cluster's `users:`; a snapshot keeps the credentials, never
+    # the digests (`ClusterScram.digests_read`); None: not read
     scram: ClusterScram | None = None
+    # Why a part above is None in a snapshot (`ACCESS_PARTS` -> a phrase: the cluster could not
+    # answer, or the file predates the part), for plan's P137 warning
+    unread: tuple[tuple[str, str], ...] = ()
 
     @property
     def down_brokers(self) -> tuple[int, ...]:

@@ -7,7 +7,8 @@ parsed against the declared schema (schemas.py), then checked; a line that fails
 counted under a reason and left out:
 
     malformed            not a JSON object with a `record` field
-    unknown record       `record` is neither "cluster" nor "topic"
+    unknown record       `record` is none of "cluster", "topic", "end" and the access
+                         records ("acl", "quota", "user": counted in the proof, not read)
     format_version       a line of another format version
     incomplete           a required field missing or of the wrong type
     cluster mismatch     a cluster line naming another cluster than its cluster= directory
@@ -72,6 +73,10 @@ GLOB = "*.jsonl"
 LAYOUT = "SNAPSHOTS/cluster=NAME/date=YYYY-MM-DD/*.jsonl"
 _DATE = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 TRAILER = "end"  # reconciler.cluster.jsonl.TRAILER (not imported: executors need no more)
+# jsonl.ACCESS_RECORDS: lines the job counts in a file's proof but does not read (access
+# drift is not compared yet, docs/fleet.md), and the trailer's count of each
+ACCESS_RECORDS = ("acl", "quota", "user")
+ACCESS_COUNTS = ("acls", "quotas", "users")
 
 # The longest line read, in bytes: Hadoop's line reader skips longer ones without holding
 # them (a 200 MB line otherwise exhausted the JVM's heap)
@@ -335,6 +340,10 @@ def read_snapshots(
             r.topic_config_keys.alias("config_keys"),
             r.cluster_id.alias("cluster_id"),
             r.topics.alias("topics"),
+            # the access lines the trailer counts (none in a file written before they were)
+            sum((F.coalesce(r[part], F.lit(0)) for part in ACCESS_COUNTS), F.lit(0)).alias(
+                "access"
+            ),
         )
         .persist()
     )
@@ -521,14 +530,14 @@ def read_snapshots(
 
 def _proof(files: DataFrame, found: DataFrame) -> DataFrame:
     """Per file: `whole_file` when its lines are exactly those its trailers count (each
-    snapshot's topic lines, its cluster line and its trailer) and every byte was read;
-    `skipped` when some were not (a line over LINE_BOUND: the bytes read, one newline per line,
-    fall short of the file's size by more than a CRLF per line and a byte order mark)."""
+    snapshot's topic and access lines, its cluster line and its trailer) and every byte was
+    read; `skipped` when some were not (a line over LINE_BOUND: the bytes read, one newline per
+    line, fall short of the file's size by more than a CRLF per line and a byte order mark)."""
     c = F.col
     counted = (
         found.where(~c("cluster_line") & c("reason").isNull())
         .groupBy("cluster", "date", "file")
-        .agg(F.sum(c("topics") + 2).alias("expected"))
+        .agg(F.sum(c("topics") + c("access") + 2).alias("expected"))
     )
     unread = c("size") - c("read_bytes") - c("read_lines")
     return (
@@ -587,8 +596,9 @@ def _snapshot_reason(r: Column, day: str, dated: bool = True) -> Column:
     reassignments_ok = F.coalesce(
         F.forall(r.reassignments, lambda m: m.isNotNull() & m.partition.isNotNull()), F.lit(True)
     )
+    is_access = r.record.isin(*ACCESS_RECORDS)
     reason = F.when(r.isNull() | r.record.isNull(), "malformed").when(
-        ~(is_cluster | is_topic | is_end), "unknown record"
+        ~(is_cluster | is_topic | is_end | is_access), "unknown record"
     )
     if dated:
         reason = reason.when(_date_reason(day).isNotNull(), _date_reason(day))

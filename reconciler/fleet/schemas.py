@@ -58,8 +58,12 @@ SNAPSHOT_LINE = T.StructType(
         T.StructField("partitions", T.ArrayType(PARTITION)),
         T.StructField("overrides", T.MapType(T.StringType(), T.StringType())),
         T.StructField("reassignments", T.ArrayType(REASSIGNMENT)),
-        # the trailer (its taken_at, cluster and cluster_id above)
+        # the trailer (its taken_at, cluster and cluster_id above): the topic lines and the
+        # access lines of each part the file holds (acl, quota, user; not read by the job)
         T.StructField("topics", T.LongType()),
+        T.StructField("acls", T.LongType()),
+        T.StructField("quotas", T.LongType()),
+        T.StructField("users", T.LongType()),
     ]
 )
 

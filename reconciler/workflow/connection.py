@@ -24,8 +24,12 @@ if TYPE_CHECKING:
     from reconciler.planning.plan import MadeBy
 
 
-def connection(cluster: ClusterConfig, read_acls: bool = False) -> adapter.Connection:
-    """`read_acls`: its state includes the ACLs (a spec declaring access: `help access`)."""
+def connection(
+    cluster: ClusterConfig, read_acls: bool = False, declared: bool = True
+) -> adapter.Connection:
+    """`read_acls`: its state includes the ACLs (a spec declaring access: `help access`);
+    `declared`: and the quotas and users reconciler.yaml declares (`snapshot`, which reads
+    every part itself, says False)."""
     from reconciler.cluster import adapter, wait_limit
 
     # A load for another command's cluster leaves this one's settings unread and empty
@@ -38,8 +42,8 @@ def connection(cluster: ClusterConfig, read_acls: bool = False) -> adapter.Conne
         wait_limit.seconds(),
         cluster_id=cluster.cluster_id,
         read_acls=read_acls,
-        read_quotas=cluster.quotas is not None,
-        read_users=cluster.users is not None,
+        read_quotas=declared and cluster.quotas is not None,
+        read_users=declared and cluster.users is not None,
     )
 
 
@@ -63,15 +67,19 @@ def made_by(clients: bool = False) -> MadeBy:
 
 
 def connect(
-    cluster: ClusterConfig, desired: DesiredState | None = None, acls: bool = False
+    cluster: ClusterConfig,
+    desired: DesiredState | None = None,
+    acls: bool = False,
+    declared: bool = True,
 ) -> adapter.Cluster:
     """A client of `cluster` (a context manager: `with connect(c) as kafka:`) whose state
-    reads include the ACLs when `acls`, or when the `desired` state declares access."""
+    reads include the ACLs when `acls`, or when the `desired` state declares access (and
+    `declared`: `connection`)."""
     from reconciler.cluster import adapter
     from reconciler.planning.acl_derivation import reads_acls
 
     acls = acls or (desired is not None and reads_acls(desired))
-    return adapter.Cluster(connection(cluster, acls))
+    return adapter.Cluster(connection(cluster, acls, declared))
 
 
 def read_state(
@@ -99,6 +107,15 @@ def read_state(
             "cluster (or correct cluster_id if the cluster was rebuilt)"
         )
     return state
+
+
+def snapshot_state(cluster: ClusterConfig) -> ClusterState:
+    """What `reconciler snapshot` keeps: the state with every access part the cluster can
+    answer, whatever reconciler.yaml and the specs declare (`Cluster.read_snapshot`); no
+    leftovers of other applies (a snapshot keeps none, so they are not read)."""
+    # its own reads of the access parts (`declared` False), so none is read twice or fatally
+    with connect(cluster, declared=False) as kafka:
+        return kafka.read_snapshot()
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reconciler.cluster.state import ClusterState
+from reconciler.cluster.state import ACLS, QUOTAS, USERS, ClusterState
 from reconciler.diagnostics import Diagnostic, Severity
 from reconciler.errors import ConfigError
 from reconciler.git_repo import head_commit
@@ -108,22 +108,8 @@ def plan(
         )
         if deleted := deleted_partitions(offline):
             offline = _with(offline, evidence_not_read(len(deleted)))
-        # a snapshot holds no ACLs, client quotas or SCRAM credentials: say what the plan lacks
-        unread = [
-            ("the specs declare access", "ACLs: no grant or revoke is shown; apply reads the "
-             "ACLs live and plans them", reads_acls(specs.desired)),
-            (f"reconciler.yaml declares quotas: for cluster '{specs.cluster.name}'", "client "
-             "quotas: no quota change is shown; apply reads them live and plans them",
-             specs.cluster.quotas is not None),
-            (f"reconciler.yaml declares users: for cluster '{specs.cluster.name}'", "SCRAM "
-             "credentials: no user change is shown; apply reads them live and plans them",
-             specs.cluster.users is not None),
-        ]  # fmt: skip
-        for declared, missing, asked in unread:
-            if asked:
-                offline = _with(offline, ACCESS_NOT_READ(
-                    f"{declared}, but the plan is made from a snapshot, which holds no {missing}"
-                ))  # fmt: skip
+        for warning in access_not_read(specs, state):
+            offline = _with(offline, warning)
         return offline
 
     if read is None:
@@ -150,6 +136,39 @@ def plan(
     if whole_plan:
         return marked
     return scope(marked, judged(made(scope_targets(ours), True)))
+
+
+def access_not_read(specs: Specs, state: ClusterState) -> list[Diagnostic]:
+    """P137 for each access part the specs declare that the snapshot does not hold, with the
+    snapshot's reason (the cluster could not answer; a file from before snapshots kept it),
+    and for the SCRAM secrets, which no snapshot holds. The parts it holds were planned as a
+    live plan plans them (the same state fields, the same planner)."""
+    name = specs.cluster.name
+    parts = (
+        (ACLS, "the specs declare access", state.acls, reads_acls(specs.desired),
+         "ACLs: no grant or revoke is shown"),
+        (QUOTAS, f"reconciler.yaml declares quotas: for cluster '{name}'", state.quotas,
+         specs.cluster.quotas is not None, "client quotas: no quota change is shown"),
+        (USERS, f"reconciler.yaml declares users: for cluster '{name}'", state.scram,
+         specs.cluster.users is not None, "SCRAM credentials: no user change is shown"),
+    )  # fmt: skip
+    why = dict(state.unread)
+    warnings: list[Diagnostic] = []
+    for part, declared, held, asked, missing in parts:
+        if asked and held is None:
+            reason = why.get(part, "it was not read")
+            warnings.append(ACCESS_NOT_READ(
+                f"{declared}, but the plan is made from a snapshot that holds no {missing} "
+                f"(not read: {reason}); apply reads them live and plans them"
+            ))  # fmt: skip
+    scram = state.scram
+    if specs.cluster.users is not None and scram and scram.credentials and not scram.digests_read:
+        warnings.append(ACCESS_NOT_READ(
+            f"reconciler.yaml declares users: for cluster '{name}', and a snapshot keeps no "
+            "SCRAM secret or digest: whether a secret changed is not shown (users, mechanisms "
+            "and iterations are); apply compares the secrets live and plans them"
+        ))  # fmt: skip
+    return warnings
 
 
 def _unasked(plan: Plan) -> Plan:

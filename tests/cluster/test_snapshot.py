@@ -14,6 +14,7 @@ from reconciler.cluster.fingerprint import fingerprint
 from reconciler.cluster.snapshot import from_json, load_snapshot, to_json, write_snapshot
 from reconciler.cluster.state import ClusterState, ConfigEntry, Reassignment, Synonym
 from reconciler.errors import ConfigError
+from tests.cluster.snapshot_access_sample import held_access
 from tests.planning.factories import cluster, topic
 
 SCHEMA = json.loads(
@@ -33,7 +34,7 @@ def sample() -> ClusterState:
         topic("c.chained"),
         configs=(("retention.ms", ConfigEntry("1000", "DYNAMIC_TOPIC_CONFIG", synonyms=(HOURS,))),),
     )
-    return cluster(
+    plain = cluster(
         chained,
         topic("a.one", [[1, 2], [2, 3]], overrides={"retention.ms": "1000"},
               inherited={"cleanup.policy": "delete"}, leaders=[2, None], isr=[[2], [2, 3]]),
@@ -41,6 +42,8 @@ def sample() -> ClusterState:
         topic("__consumer_offsets", [[1]], internal=True),
         reassignments=[Reassignment("a.one", 1, (2, 3, 1), (1,), ())],
     )  # fmt: skip
+    # the access parts as a snapshot reads them back: the credentials without digests
+    return dataclasses.replace(plain, **held_access())
 
 
 def test_snapshot_round_trips_exactly_and_matches_the_schema(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ progress until `kafka.finish_moves()`).
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 import time
 import uuid
@@ -254,6 +255,14 @@ class FakeCluster:
             broker_defaults=dict(sorted(self.kafka.broker_configs.items())),
             reassignments=self._reassignments(None),
             topic_config_keys=listed_config_keys(topics.values()),
+        )
+
+    def read_snapshot(self) -> ClusterState:
+        """The state with every access part, as `reconciler snapshot` reads it (adapter
+        Cluster.read_snapshot): the credentials without the digests."""
+        scram = dataclasses.replace(self.scram(), digests=(), digests_read=False)
+        return dataclasses.replace(
+            self.read_state(), acls=self.acls(), quotas=self.quotas(), scram=scram
         )
 
     def topics(self, names: Sequence[str], *, configs: bool = False) -> dict[str, TopicState]:

@@ -129,3 +129,47 @@ def test_an_out_that_cannot_be_written_is_refused_before_spark_starts(
         f"error: cannot write --out {out}: files cannot be created in {folder}; nothing was "
         "read or changed, give a path that can be written"
     ]
+
+
+def _with_access(path: Path, counted: dict[str, int]) -> None:
+    """`path` as a snapshot holding ACLs and SCRAM credentials (quotas unread): two `acl`
+    lines and a `user` line before its trailer, which counts `counted` of them."""
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    when = lines[0]["taken_at"]
+    lines[0] |= {
+        "unread": {"quotas": "the cluster runs Kafka 2.5.1"},
+        "acls_idempotent_write": False,
+    }
+    binding = {"resource_type": "topic", "pattern_type": "literal", "principal": "User:billing",
+               "operation": "Read", "permission": "allow", "host": "*"}  # fmt: skip
+    access = [
+        {"record": "acl", "taken_at": when, "resource_name": name, **binding} for name in "ab"
+    ] + [{"record": "user", "taken_at": when, "user": "billing", "mechanism": "SCRAM-SHA-512",
+          "iterations": 8192}]  # fmt: skip
+    trailer = lines[-1] | counted
+    path.write_text("".join(json.dumps(x) + "\n" for x in (*lines[:-1], *access, trailer)))
+
+
+def test_access_lines_are_counted_in_the_proof_and_never_bad_lines(
+    spark: SparkSession, clean: Path, tmp_path: Path
+) -> None:
+    """The job does not compare access yet (docs/fleet.md): a snapshot's access lines are
+    part of what its trailer proves whole, not unknown records; one lost, the night is left
+    out like any file not whole."""
+    root = tmp_path / "snapshots"
+    shutil.copytree(clean / "snapshots", root)
+    _with_access(last_snapshot(root, 0), {"acls": 2, "users": 1})
+    _with_access(last_snapshot(root, 1), {"acls": 3, "users": 1})  # an acl line lost
+
+    out = tmp_path / "out"
+    result = job.run(spark, str(clean / "desired"), str(root), str(out))
+
+    assert [(c, d, w) for c, d, _, w in result.summary.incomplete] == [
+        (fleet_gen.cluster_name(1), LAST, "its lines differ from the trailer's count")
+    ]
+    counted = {b.reason: b.lines for b in result.summary.bad}
+    assert "unknown record" not in counted and "malformed" not in counted, counted
+    # cluster 0's night is used as the clean run uses it: its drift rows are the same
+    left_out = fleet_gen.cluster_name(1)
+    expected = {r for r in rows(spark, clean / "out") if not (r[0] == left_out and r[1] == LAST)}
+    assert rows(spark, out) == expected

@@ -4,6 +4,7 @@ naming the cluster, exit 1, nothing changed (docs/access.md)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -62,3 +63,33 @@ def test_access_on_a_cluster_without_an_authorizer_is_one_sentence(
     # nothing was changed: apply stopped before creating the topic
     topics = AdminClient({"bootstrap.servers": kafka1.bootstrap}).list_topics(timeout=30).topics
     assert f"{ns}.a" not in topics
+
+
+def test_a_snapshot_says_it_could_not_read_the_acls_and_plan_state_warns_so(
+    kafka1: LocalCluster, ns: str, tmp_path: Path
+) -> None:
+    """`reconciler snapshot` of that cluster records the ACLs as not read, with the reason,
+    and reads the quotas and SCRAM credentials; `plan --state` of a spec declaring access
+    warns (P137) with that reason and plans the topic, where a live plan stops."""
+    client_id = f"snapoff-{ns}".replace(".", "-")
+    repo = _repo(tmp_path / "repo", kafka1, ns, client_id)
+    repo.topics({"name": f"{ns}.a", "partitions": 1, "replication_factor": 1,
+                 "access": {"consumers": [{"principal": "User:billing"}]}})  # fmt: skip
+    snap = tmp_path / "snap.json"
+    taken = repo.run("snapshot", "--cluster", "test", "-o", str(snap))
+    assert taken.code == 0, taken.stderr
+    document = json.loads(snap.read_text())
+    assert list(document["unread"]) == ["acls"]
+    assert "no authorizer" in document["unread"]["acls"]
+    assert f"note: the snapshot holds no acls: not read, {document['unread']['acls']}" in (
+        taken.stderr
+    )
+    assert isinstance(document["quotas"], list) and isinstance(document["users"], list)
+    assert requests_by(kafka1, client_id)["DESCRIBE_ACLS"] == 0  # its broker config said so
+    offline = repo.run("plan", "--cluster", "test", "--state", str(snap), "--format", "json")
+    assert offline.code == 0, offline.stderr
+    plan = offline.json()
+    (warned,) = [d["message"] for d in plan["diagnostics"] if d["code"] == "P137"]
+    assert "holds no ACLs" in warned and document["unread"]["acls"] in warned, warned
+    (entry,) = plan["changes"]
+    assert entry["topic"] == f"{ns}.a" and "access" not in entry

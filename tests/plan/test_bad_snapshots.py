@@ -20,6 +20,7 @@ from reconciler.cluster.state import (
     PartitionState,
     TopicState,
 )
+from tests.cluster.snapshot_access_sample import held_access
 from tests.spec_repo import SpecRepo
 
 Doc = dict[str, Any]
@@ -30,7 +31,9 @@ def _valid() -> Doc:
         "t.a", False, (PartitionState(0, 1, (1,), (1,)),),
         (("retention.ms", ConfigEntry("604800000", "DEFAULT_CONFIG")),),
     )  # fmt: skip
-    state = ClusterState("id", 1, (BrokerState(1, "127.0.0.1", 9092, None),), {"t.a": topic})
+    state = ClusterState(
+        "id", 1, (BrokerState(1, "127.0.0.1", 9092, None),), {"t.a": topic}, **held_access()
+    )
     return to_json("test", state)
 
 
@@ -68,6 +71,31 @@ CORPUS: dict[str, tuple[Callable[[Doc], None], str]] = {
     "brokers is an object": (_set("brokers", {}), 'brokers: {} is not of type "array"'),
     "an unknown field": (_set("colour", "red"), "the document: Additional properties"),
     "reassignments of the wrong type": (_set("reassignments", [{"topic": 1}]), "reassignments[0]"),
+    # the access parts, hand-edited
+    "an ACL of a resource type reconciler does not read": (
+        _set("acls/0/resource_type", "user"),
+        "acls[0].resource_type",
+    ),
+    "an ACL without its principal": (lambda d: d["acls"][0].pop("principal"), "acls[0]"),
+    "a quota value that is not a number": (
+        _set("quotas/0/values/request_percentage", "12%"),
+        "quotas[0].values.request_percentage",
+    ),
+    "a credential with its salt": (_set("users/0/salt", "c2FsdA=="), "users[0]: Additional"),
+    "iterations that are not a number": (_set("users/0/iterations", "8192"), "users[0].iterations"),
+    "an access part held and said unread": (
+        _set("unread/acls", "no authorizer"),
+        "the access part `acls` is held and said unread",
+    ),
+    "an access part neither held nor said unread": (
+        lambda d: d.pop("quotas"),
+        "the access part `quotas` is neither held nor said unread",
+    ),
+    "access parts without unread": (lambda d: d.pop("unread"), "without `unread`"),
+    "ACLs without acls_idempotent_write": (
+        lambda d: d.pop("acls_idempotent_write"),
+        "`acls` without `acls_idempotent_write`",
+    ),
 }
 
 

@@ -3,7 +3,9 @@ cluster): a user applied logs in with its password and not with another; its `${
 plans "secret changed" (the digest on record decides), and once applied the old password is
 refused; removed from the spec it is a user_delete hazard, and once approved its logins are
 refused. Every byte the runs wrote (stdout, stderr at --debug, saved plan, files) is searched for
-each secret and its base64 and hex forms (docs/access.md#scram-users).
+each secret and its base64 and hex forms (docs/access.md#scram-users). A snapshot of ACLs,
+quotas and users plans, with `plan --state`, the access, quota and user changes the live plan
+plans, and holds no secret, salt or digest (docs/cluster-state.md).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import os
 import secrets
 import time
 import uuid
@@ -19,9 +22,17 @@ from typing import Any
 
 import pytest
 import yaml
-from confluent_kafka import KafkaError, KafkaException
-from confluent_kafka.admin import AdminClient
+from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
+from confluent_kafka.admin import (
+    AdminClient,
+    ScramCredentialInfo,
+    ScramMechanism,
+    UserScramCredentialUpsertion,
+)
 
+from reconciler.cluster import jsonl
+from reconciler.cluster.protocol.reserved import USERS_TOPIC
+from reconciler.cluster.snapshot import load_snapshot
 from reconciler.local.state import LocalCluster
 from tests.security.conftest import SCRAM_CLIENT, Transcript, admin_of, make_user
 
@@ -166,7 +177,8 @@ def test_a_user_applied_logs_in_rotated_and_deleted_its_secret_in_no_output(
     assert "No changes" in transcript.run(repo, "plan", "-c", "sec", env={**env, **values}).stdout
     assert _logs_in(sasl, by_hand.user, by_hand.password)
 
-    # a snapshot holds no credential: a plan from it says it shows no user change (P137)
+    # a snapshot holds no secret or digest: a plan from it says it cannot show a changed
+    # secret (P137; the snapshot's own test is below)
     snap = tmp_path / "snap.json"
     taken = transcript.run(repo, "--debug", "snapshot", "-c", "sec", "-o", str(snap),
                            env={**env, **values})  # fmt: skip
@@ -221,3 +233,138 @@ def test_a_sha_256_credential_logs_in_with_its_mechanism_only_and_its_iterations
     assert _logs_in(sasl, user, password, "SCRAM-SHA-256")
     for form in _forms(password):
         assert transcript.leaks(form) == [], form
+
+
+def _digest_records(sasl: LocalCluster) -> list[dict[str, Any]]:
+    """The records of `_reconciler_users` (the salted digests apply keeps), read to the end."""
+    consumer = Consumer({
+        "bootstrap.servers": sasl.bootstrap, **sasl.client_config(), "group.id": uuid.uuid4().hex,
+        "enable.auto.commit": False, "enable.partition.eof": True,
+    }, logger=_QUIET)  # fmt: skip
+    consumer.assign([TopicPartition(USERS_TOPIC, 0, -2)])  # OFFSET_BEGINNING
+    found: list[dict[str, Any]] = []
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline:
+            message = consumer.poll(1)
+            if message is None:
+                continue
+            error = message.error()
+            if error is not None and error.code() == KafkaError._PARTITION_EOF:
+                return found
+            assert error is None, error
+            found.append(json.loads(message.value() or b"null"))
+    finally:
+        consumer.close()
+    raise AssertionError("the end of _reconciler_users was never reached")
+
+
+def _changes(plan: dict[str, Any]) -> dict[str, Any]:
+    """A JSON plan's access, quota and user changes (a change's `secret_digest` is salted
+    afresh by each plan: left out)."""
+    return {
+        "access": {c["topic"]: c["access"] for c in plan["changes"] if c.get("access")},
+        "acls": plan.get("acls", []),
+        "quotas": plan.get("quotas", []),
+        "users": [{k: v for k, v in u.items() if k != "secret_digest"} for u in plan["users"]],
+    }
+
+
+def _access_repo(repo: Path, sasl: LocalCluster, scope: str, second: bool) -> None:
+    """A topic whose access grants a producer and a consumer, a user's quota and the user
+    itself; `second`: another consumer in a group, the quota raised and a second key, the
+    user's iterations doubled and a new user (the hand-made one not listed: a delete)."""
+    billing, consumer = f"{scope}billing", f"User:{scope}audit"
+    consumers: list[dict[str, Any]] = [{"principal": consumer}]
+    quota: dict[str, Any] = {"user": billing, "producer_byte_rate": 1048576}
+    users: list[dict[str, Any]] = [{"name": billing, "password": "${BILLING_PW}"}]
+    if second:
+        consumers = [{"principal": f"User:{scope}other", "groups": [f"{scope}group"]}]
+        quota |= {"producer_byte_rate": 2097152, "consumer_byte_rate": 1048576}
+        users = [users[0] | {"iterations": 8192}, {"name": f"{scope}new", "password": "${NEW_PW}"}]
+    access = {"producers": [{"principal": f"User:{billing}"}], "consumers": consumers}
+    topic = {"name": f"{scope}orders", "partitions": 1, "replication_factor": 1, "access": access}
+    (repo / "topics").mkdir(parents=True, exist_ok=True)
+    (repo / "topics" / "main.yaml").write_text(yaml.safe_dump({"topics": [topic]}))
+    cluster = {"bootstrap": sasl.bootstrap, "client": SCRAM_CLIENT,
+               "policy": {"manage": [f"^{scope}"]}, "quotas": [quota], "users": users}  # fmt: skip
+    config = {"topics": "topics/", "clusters": {"sec": cluster}}
+    (repo / "reconciler.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+
+
+def test_a_snapshot_plans_access_quotas_and_users_as_the_live_plan_and_holds_no_secret(
+    sasl: LocalCluster, transcript: Transcript, tmp_path: Path
+) -> None:
+    scope = f"s-{uuid.uuid4().hex[:8]}-"
+    passwords = {"BILLING_PW": f"pw-{secrets.token_urlsafe(18)}",
+                 "NEW_PW": f"pw-{secrets.token_urlsafe(18)}"}  # fmt: skip
+    env = {**_super_env(sasl), **passwords}
+    repo = tmp_path / "repo"
+    transcript.dirs.append(tmp_path)
+    _access_repo(repo, sasl, scope, second=False)
+    applied = transcript.run(repo, "apply", "-c", "sec", "--auto-approve", env=env)
+    assert applied.code == 0, applied.stdout + applied.stderr
+    # what apply set reaches the reads through the metadata log: once a plan shows nothing
+    # left, the snapshot and the live plan below read the same cluster
+    deadline = time.monotonic() + 60
+    while "No changes" not in (done := transcript.run(repo, "plan", "-c", "sec", env=env)).stdout:
+        assert time.monotonic() < deadline, done.stdout + done.stderr
+        time.sleep(0.5)
+    # a credential made by hand, with a salt of the test's own, to look for in the snapshot
+    by_hand, hand_password, salt = f"{scope}by-hand", secrets.token_urlsafe(18), os.urandom(32)
+    admin = admin_of(sasl)
+    info = ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192)
+    upsert = UserScramCredentialUpsertion(by_hand, info, hand_password.encode(), salt)
+    for future in admin.alter_user_scram_credentials([upsert]).values():
+        future.result(30)
+    _until(sasl, by_hand, hand_password, True)
+
+    _access_repo(repo, sasl, scope, second=True)
+    snap, lines = tmp_path / "snap.json", tmp_path / "snap.jsonl"
+    for out in (snap, lines):
+        taken = transcript.run(repo, "snapshot", "-c", "sec", "-o", str(out), env=env)
+        assert taken.code == 0, taken.stderr
+    live = transcript.run(repo, "plan", "-c", "sec", "--format", "json", env=env)
+    offline = transcript.run(
+        repo, "plan", "-c", "sec", "--state", str(snap), "--format", "json", env=env
+    )
+    # not applyable, both: the consumer's revoke and the user's delete are hazards to approve
+    assert (live.code, offline.code) == (1, 1), live.stderr + offline.stderr
+    planned, from_snapshot = json.loads(live.stdout), json.loads(offline.stdout)
+    assert _changes(from_snapshot) == _changes(planned)
+    changes = _changes(planned)
+    assert {a["action"] for a in changes["access"][f"{scope}orders"]} == {"grant", "revoke"}
+    assert [(q["key"], q["before"], q["after"]) for q in changes["quotas"]] == [
+        ("consumer_byte_rate", None, 1048576), ("producer_byte_rate", 1048576, 2097152),
+    ]  # fmt: skip
+    assert [(u["name"], u["action"], u["reasons"]) for u in changes["users"]] == [
+        (f"{scope}billing", "update", ["iterations 4096 -> 8192"]),
+        (by_hand, "delete", ["deleted: not in users:"]),
+        (f"{scope}new", "create", ["secret set"]),
+    ]
+    # the one thing a snapshot cannot show: whether a secret changed
+    warned = [d["message"] for d in from_snapshot["diagnostics"] if d["code"] == "P137"]
+    assert len(warned) == 1 and "keeps no SCRAM secret or digest" in warned[0], warned
+    # the JSON Lines form holds the same parts
+    _, state = load_snapshot(snap)
+    _, _, from_lines = jsonl.load(lines)
+    assert (from_lines.acls, from_lines.quotas, from_lines.scram, from_lines.unread) == (
+        state.acls, state.quotas, state.scram, (),
+    )  # fmt: skip
+
+    # no secret, salt or digest: Kafka's salt of the hand-made user, reconciler's records
+    records = [r for r in _digest_records(sasl) if str(r.get("user", "")).startswith(scope)]
+    assert records, "apply recorded no digest"
+    held = {f"{r['user']} {r['mechanism']}" for r in records}
+    assert held == {f"{scope}billing SCRAM-SHA-512"}, held
+    kept = [r[k] for r in records for k in ("salt", "digest")]
+    raw = [salt.hex(), base64.b64encode(salt).decode(), *kept, '"salt"', '"digest"']
+    for path in (snap, lines):
+        text = path.read_text()
+        for secret in (*passwords.values(), hand_password):
+            assert not [f for f in _forms(secret) if f in text], path
+        assert [x for x in raw if x in text] == [], path
+        assert salt not in path.read_bytes()
+    for secret in (*passwords.values(), hand_password):
+        for form in _forms(secret):
+            assert transcript.leaks(form) == [], form

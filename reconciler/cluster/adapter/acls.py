@@ -31,7 +31,7 @@ from reconciler.cluster.adapter.connect import Connection
 from reconciler.cluster.protocol.acls import AclBinding, ClusterAcls, PatternType, Permission
 from reconciler.cluster.protocol.acls import ResourceType as Kind
 from reconciler.cluster.protocol.failures import Failure
-from reconciler.errors import ClusterError
+from reconciler.errors import CannotAnswer
 
 _KINDS: dict[Kind, ResourceType] = {
     "topic": ResourceType.TOPIC,
@@ -89,12 +89,13 @@ def _fields(binding: AclBinding) -> tuple[Any, ...]:
 AUTHORIZER_KEY = "authorizer.class.name"
 
 
-def no_authorizer(connection: Connection) -> ClusterError:
-    return ClusterError(
+def no_authorizer(connection: Connection) -> CannotAnswer:
+    return CannotAnswer(
         f"cluster '{connection.name}' at {connection.bootstrap} has no authorizer (its "
         "brokers set no authorizer.class.name, so Kafka answers SECURITY_DISABLED), yet the "
         "spec declares access for it: grants there would protect nothing. Run the brokers "
-        "with an authorizer, or leave `access:` and `acls:` out of the files of this cluster"
+        "with an authorizer, or leave `access:` and `acls:` out of the files of this cluster",
+        "the brokers run no authorizer (authorizer.class.name is empty: SECURITY_DISABLED)",
     )
 
 

@@ -17,6 +17,8 @@ import ssl
 import struct
 from typing import Any, Protocol
 
+from reconciler.errors import CannotAnswer
+
 
 class Where(Protocol):
     """A connection as far as asking its brokers needs it (connect.py imports the boundary,
@@ -106,14 +108,15 @@ class Named(Where, Protocol):
     def name(self) -> str: ...
 
 
-def section_too_old(connection: Named, need: str, section: str, meanwhile: str) -> str:
-    """The sentence for a reconciler.yaml section (`quotas:`, `users:`) the cluster's brokers
+def section_too_old(connection: Named, need: str, section: str, meanwhile: str) -> CannotAnswer:
+    """The error for a reconciler.yaml section (`quotas:`, `users:`) the cluster's brokers
     are too old for: `need` says what needs which release and requests, `meanwhile` the tool
     to use until they are upgraded. Its release is asked (one ApiVersions)."""
     release = asked(connection)
     runs = f"runs Kafka {release}" if release else "does not know the requests"
-    return (
+    return CannotAnswer(
         f"cluster '{connection.name}' at {connection.bootstrap} {runs}, but {need}, and "
         f"reconciler.yaml declares `{section}:` for it: upgrade the brokers, or remove "
-        f"`{section}:` from this cluster ({meanwhile} meanwhile); nothing was changed"
+        f"`{section}:` from this cluster ({meanwhile} meanwhile); nothing was changed",
+        f"the cluster {runs}, but {need}",
     )

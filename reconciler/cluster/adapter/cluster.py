@@ -67,8 +67,8 @@ from reconciler.cluster.protocol.requests import (
 )
 from reconciler.cluster.protocol.scram import ClusterScram, ScramAlteration, SecretDigest
 from reconciler.cluster.protocol.throttles import Moves, Throttle
-from reconciler.cluster.state import ClusterState, Reassignment, TopicState
-from reconciler.errors import ClusterError
+from reconciler.cluster.state import ACLS, QUOTAS, USERS, ClusterState, Reassignment, TopicState
+from reconciler.errors import CannotAnswer, ClusterError
 from reconciler.spec.quotas import QuotaEntity
 
 if TYPE_CHECKING:
@@ -289,16 +289,40 @@ class Cluster:
         reassignments, fenced = moving.result()
         state = read.state_of(description, topics, defaults, reassignments, fenced)
         if self.connection.read_acls:
-            # Kafka 4 answers DescribeAcls without an authorizer with no bindings rather than
-            # SECURITY_DISABLED: the broker's own authorizer.class.name, empty, says so
-            if state.broker_defaults.get(acls.AUTHORIZER_KEY) == "":
-                raise acls.no_authorizer(self.connection)
-            state = dataclasses.replace(state, acls=self.acls())
+            state = dataclasses.replace(state, acls=self._acls_of(state))
         if self.connection.read_quotas:
             state = dataclasses.replace(state, quotas=self.quotas())
         if self.connection.read_users:
             state = dataclasses.replace(state, scram=self.scram())
         return state
+
+    def _acls_of(self, state: ClusterState) -> ClusterAcls:
+        # Kafka 4 answers DescribeAcls without an authorizer with no bindings rather than
+        # SECURITY_DISABLED: the broker's own authorizer.class.name, empty, says so
+        if state.broker_defaults.get(acls.AUTHORIZER_KEY) == "":
+            raise acls.no_authorizer(self.connection)
+        return self.acls()
+
+    def read_snapshot(self) -> ClusterState:
+        """The whole state with every access part `reconciler snapshot` keeps: the ACLs, the
+        client quotas and the SCRAM credentials (one request each, never the digests), each
+        whatever the specs declare. A part the cluster cannot answer (CannotAnswer: too old,
+        no authorizer) is left None, and `unread` says why."""
+        state = self.read_state()
+        unread: list[tuple[str, str]] = []
+        return dataclasses.replace(
+            state,
+            acls=_answered(ACLS, lambda: self._acls_of(state), unread),
+            quotas=_answered(QUOTAS, self.quotas, unread),
+            scram=_answered(USERS, self._credentials, unread),
+            unread=tuple(unread),
+        )
+
+    def _credentials(self) -> ClusterScram:
+        """The SCRAM credentials without the digests (`_reconciler_users` is not read)."""
+        return self._reading(
+            lambda _, t: scram.describe_scram(self.connection, self._admin(), t, digests=False)
+        )
 
     def evidence(self, partitions: Mapping[str, int], sample_ms: int = 0) -> Evidence:
         """Whether these topics (name -> partition count) are still read or written, in a
@@ -528,6 +552,15 @@ class Cluster:
     def read_audit(self, wait: float = 10.0) -> list[bytes]:
         self._pinned()
         return audit_topic.read_audit(self.connection, wait)
+
+
+def _answered(part: str, read: Callable[[], T], unread: list[tuple[str, str]]) -> T | None:
+    """What `read` answers; None when the cluster cannot answer it, and why added to `unread`."""
+    try:
+        return read()
+    except CannotAnswer as exc:
+        unread.append((part, exc.why))
+        return None
 
 
 def _reassignments_apart(

@@ -19,7 +19,7 @@ from reconciler.cluster.adapter.broker_version import section_too_old
 from reconciler.cluster.adapter.connect import Connection
 from reconciler.cluster.protocol.failures import Failure
 from reconciler.cluster.protocol.quotas import ClusterQuotas, QuotaAlteration
-from reconciler.errors import ClusterError
+from reconciler.errors import CannotAnswer
 from reconciler.spec.quotas import DEFAULT, QUOTA_KEYS, ClientQuota, QuotaEntity
 
 if TYPE_CHECKING:
@@ -28,13 +28,13 @@ if TYPE_CHECKING:
 _FIELD_OF = {"user": "user", "client-id": "client_id"}  # Kafka's entity type -> QuotaEntity
 
 
-def too_old(connection: Connection) -> ClusterError:
+def too_old(connection: Connection) -> CannotAnswer:
     need = (
         "client quotas need Kafka 2.6 or later (DescribeClientQuotas and AlterClientQuotas, "
         "KIP-546)"
     )
     meanwhile = "set its quotas with kafka-configs"
-    return ClusterError(section_too_old(connection, need, "quotas", meanwhile))
+    return section_too_old(connection, need, "quotas", meanwhile)
 
 
 def _send(

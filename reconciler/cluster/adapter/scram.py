@@ -41,7 +41,7 @@ from reconciler.cluster.protocol.scram import (
     ScramCredential,
     SecretDigest,
 )
-from reconciler.errors import ClusterError
+from reconciler.errors import CannotAnswer
 
 _MECHANISMS = {
     "SCRAM-SHA-256": ScramMechanism.SCRAM_SHA_256,
@@ -57,9 +57,9 @@ _NEED = (
 )
 
 
-def too_old(connection: Connection) -> ClusterError:
+def too_old(connection: Connection) -> CannotAnswer:
     meanwhile = "set its credentials with kafka-configs"
-    return ClusterError(section_too_old(connection, _NEED, "users", meanwhile))
+    return section_too_old(connection, _NEED, "users", meanwhile)
 
 
 def _unsupported(exc: KafkaException) -> bool:
@@ -70,9 +70,12 @@ def _unsupported(exc: KafkaException) -> bool:
     )
 
 
-def describe_scram(connection: Connection, admin: AdminClient, timeout: float) -> ClusterScram:
+def describe_scram(
+    connection: Connection, admin: AdminClient, timeout: float, digests: bool = True
+) -> ClusterScram:
     """Every SCRAM credential of the cluster (one DescribeUserScramCredentials) with the
-    digests on record in `_reconciler_users`."""
+    digests on record in `_reconciler_users` (`digests` False: a snapshot's, which keeps none,
+    so that topic is not read)."""
     try:
         with boundary.librdkafka(connection, "DescribeUserScramCredentials"):
             asked_all = admin.describe_user_scram_credentials(request_timeout=timeout)
@@ -88,6 +91,8 @@ def describe_scram(connection: Connection, admin: AdminClient, timeout: float) -
         for info in description.scram_credential_infos
         if info.mechanism in _NAME_OF
     )
+    if not digests:
+        return ClusterScram(tuple(credentials), digests_read=False)
     return ClusterScram(tuple(credentials), _digests(connection, timeout))
 
 

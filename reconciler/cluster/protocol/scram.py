@@ -45,10 +45,13 @@ class SecretDigest:
 
 @dataclass(frozen=True, slots=True)
 class ClusterScram:
-    """The cluster's SCRAM credentials (sorted) and the digests on record for them."""
+    """The cluster's SCRAM credentials (sorted) and the digests on record for them.
+    `digests_read` False: from a snapshot, which keeps no digest (nor salt, nor secret), so
+    whether a secret changed is not known and not planned."""
 
     credentials: tuple[ScramCredential, ...]
     digests: tuple[SecretDigest, ...] = ()
+    digests_read: bool = True
 
 
 @dataclass(frozen=True, slots=True)
