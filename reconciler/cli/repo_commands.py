@@ -341,7 +341,10 @@ def import_(
             "or fix the topics on the cluster, then run `reconciler validate` and `plan`"
         )
     scoped = bool(ctx.context.cluster_config(cluster).policy.manage) if include else True
-    emit(import_report.import_next_lines(cluster, include, scoped))
+    chose_acls = (include is not None or exclude is not None) and any(
+        not f.topics for f in run.files
+    )
+    emit(import_report.import_next_lines(cluster, include, scoped, chose_acls))
 
 
 @click.command("compile", context_settings=CONTEXT)

@@ -377,6 +377,33 @@ def test_raw_acls_prefix_group_deny_revoke_drift_and_import(
     assert f"User:{token}-intern ALLOW Read Group:{under}x (prefixed)" in drift.stdout
     assert outsider not in drift.stdout
 
+    # import --access --include chooses bindings: those on the topics (and the prefix) it
+    # chooses, and the groups of their principals; not intern's group (intern reads no topic)
+    create_acls(admin, reader.user, [
+        AclBinding(ResourceType.GROUP, f"{under}g2", ResourcePatternType.LITERAL, r, "*",
+                   AclOperation.READ, AclPermissionType.ALLOW),
+    ])  # fmt: skip
+    chosen = f"^{re.escape(under)}"
+    part = write_repo(tmp_path / "part", sasl.bootstrap, prefix, CLIENT, [])
+    (part / "topics" / "main.yaml").unlink()
+    _raw_repo(part, [], [], token, [])
+    (part / "topics" / "main.yaml").unlink()
+    imported = transcript.run(
+        part, "import", "-c", "sec", "--access", "--include", chosen, env=super_env
+    )
+    assert imported.code == 0, imported.stdout + imported.stderr
+    assert "a whole plan revokes the others" in imported.stderr, imported.stderr
+    said = [a for p in (part / "topics").glob("*.yaml")
+            for a in yaml.safe_load(p.read_text()).get("acls", ())]  # fmt: skip
+    assert sorted((a["principal"], a["resource"]["type"], a["resource"]["name"]) for a in said
+                  ) == sorted([(w, "topic", under), (r, "topic", under), (w, "topic", second),
+                               (r, "group", f"{under}g2")]), said  # fmt: skip
+    replanned = transcript.run(part, "plan", "-c", "sec", "--topic", chosen, env=super_env)
+    assert replanned.code == 0 and "No changes" in replanned.stdout, replanned.stdout
+    # the binding left out is the spec's once `acls:` exists: the whole plan revokes it
+    left = [a["binding"] for a in _acl_plan(transcript, part, super_env)["acls"]]
+    assert left == [f"User:{token}-intern ALLOW Read Group:{under}x (prefixed) from *"], left
+
     # import --access in the same scope writes every binding as `acls:`: planned, no change
     fresh = write_repo(tmp_path / "imported", sasl.bootstrap, prefix, CLIENT, [])
     (fresh / "topics" / "main.yaml").unlink()
