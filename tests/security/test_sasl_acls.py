@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 import uuid
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from confluent_kafka.admin import (
 
 from reconciler.cluster import acls
 from reconciler.cluster.adapter import Cluster, Connection
+from reconciler.cluster.protocol.reserved import USERS_TOPIC
 from reconciler.local import security
 from reconciler.local.state import LocalCluster
 from tests.security.conftest import (
@@ -85,6 +87,15 @@ def _error_line(stderr: str) -> str:
     lines = [line for line in stderr.splitlines() if line.startswith("error:")]
     assert len(lines) == 1, stderr
     return lines[0]
+
+
+def _refused_on_cluster(result: Run, who: Principal, missing: str, why: str) -> None:
+    """Exit 1 with the one sentence naming `missing` on the cluster, needed for `why`."""
+    assert result.code == 1, result.stdout + result.stderr
+    line = _error_line(result.stderr)
+    expected = f"principal User:{who.user} lacks {missing} on cluster 'sec' (needed to {why})"
+    assert expected in line, line
+    assert "nothing was changed" in line, line
 
 
 # ---------------------------------------------------------------------------- good credentials
@@ -201,10 +212,7 @@ def test_each_missing_acl_is_one_sentence_and_changes_nothing(
 # that needs it first and what the sentence says it was needed for. Without DescribeConfigs on
 # the cluster, the broker defaults' read (KIP-464) is refused before the quotas' (both need it);
 # the quota read's own sentence is test_permission_sentences.py's.
-QUOTA_CASES = {
-    "DescribeConfigs": (("plan",), "describe the configs of 1"),
-    "AlterConfigs": (("apply", "--auto-approve"), "change client quotas"),
-}
+QUOTA_CASES = {"DescribeConfigs": (("plan",), "describe the configs of 1")}
 
 
 @pytest.mark.parametrize("missing", list(QUOTA_CASES))
@@ -216,11 +224,11 @@ def test_quotas_without_the_cluster_acl_they_need_are_one_sentence_and_change_no
     tmp_path: Path,
     missing: str,
 ) -> None:
-    """DescribeClientQuotas needs DescribeConfigs on the cluster and AlterClientQuotas
-    AlterConfigs on it. A principal holding every operation on its topics but lacking one of
-    those on the cluster, with `quotas:` and a topic create to apply: exit 1, one sentence naming
-    the operation and what it was needed for, and neither the topic nor the quota is made
-    (apply's pre-flight asks before any change, not after the topic levels ran)."""
+    """DescribeClientQuotas needs DescribeConfigs on the cluster (AlterClientQuotas's
+    AlterConfigs: the pre-flight test below). A principal holding every operation on its
+    topics but lacking it on the cluster, with `quotas:` and a topic create: exit 1, one
+    sentence naming the operation and what it was needed for, and neither the topic nor the
+    quota is made."""
     transcript.dirs.append(tmp_path)
     who = make_user(admin, f"u-{uuid.uuid4().hex[:8]}")
     PASSWORDS.append(who.password)
@@ -232,16 +240,72 @@ def test_quotas_without_the_cluster_acl_they_need_are_one_sentence_and_change_no
     (repo / "reconciler.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     command, why = QUOTA_CASES[missing]
     result = transcript.run(repo, *command, "--cluster", "sec", env=who.env)
-    assert result.code == 1, result.stdout + result.stderr
-    line = _error_line(result.stderr)
-    expected = f"principal User:{who.user} lacks {missing} on cluster 'sec' (needed to {why})"
-    assert expected in line, line
-    assert "nothing was changed" in line, line
+    _refused_on_cluster(result, who, missing, why)
     assert topics_view(admin, prefix) == {}
     conn = Connection("sec", sasl.bootstrap, tuple(sasl.client_config().items()))
     with Cluster(conn) as cluster:  # Kafka's DescribeClientQuotas, as the super user
         held = [q for q in cluster.quotas().quotas if q.entity.user == who.user]
     assert held == []
+
+
+# Apply's pre-flight (apply/check/access.py): a change of the cluster's access, with a topic
+# create, as a principal holding Describe and DescribeConfigs on the cluster (so it plans) but
+# not the operation that change needs: the kind -> that operation and what it is needed for
+PREFLIGHT_CASES = {
+    "acl": ("Alter", "grant and revoke ACLs"),  # CreateAcls, DeleteAcls
+    "user": ("Alter", "change SCRAM users"),  # AlterUserScramCredentials
+    "quota": ("AlterConfigs", "change client quotas"),  # AlterClientQuotas
+}
+
+
+@pytest.mark.parametrize("kind", list(PREFLIGHT_CASES))
+def test_an_access_change_without_its_cluster_acl_is_refused_before_any_change(
+    sasl: LocalCluster,
+    admin: AdminClient,
+    transcript: Transcript,
+    prefix: str,
+    tmp_path: Path,
+    kind: str,
+) -> None:
+    """The sentence the fake's test expects (tests/apply/test_access_apply.py), from a real
+    broker's KIP-430 answer: exit 1, one sentence naming the operation on the cluster and what
+    it was needed for, and nothing changed (read back as the super user): neither the topic
+    created before it in the plan, nor the grant, the credential or the quota."""
+    transcript.dirs.append(tmp_path)
+    missing, why = PREFLIGHT_CASES[kind]
+    who = make_user(admin, f"u-{uuid.uuid4().hex[:8]}")
+    PASSWORDS.append(who.password)
+    grant(admin, who.user, prefix, all_but(""), on_cluster=all_but(missing))
+    create_acls(admin, who.user, [  # the SCRAM digests' topic, which a user change reads
+        AclBinding(ResourceType.TOPIC, USERS_TOPIC, ResourcePatternType.LITERAL,
+                   f"User:{who.user}", "*", op, AclPermissionType.ALLOW)
+        for op in (AclOperation.READ, AclOperation.WRITE, AclOperation.CREATE)
+    ])  # fmt: skip
+    newcomer = f"n-{uuid.uuid4().hex[:8]}"  # the principal the change is about
+    topic: dict[str, Any] = {"name": f"{prefix}new", "partitions": 1, "replication_factor": 1}
+    if kind == "acl":
+        topic["access"] = {"consumers": [{"principal": f"User:{newcomer}"}]}
+    repo = write_repo(tmp_path, sasl.bootstrap, prefix, CLIENT, [topic])
+    config = yaml.safe_load((repo / "reconciler.yaml").read_text())
+    cluster = config["clusters"]["sec"]
+    # the test's topics and its own user: the other tests' users are not this one's to delete
+    cluster["policy"]["manage"] = [re.escape(prefix), f"^{re.escape(newcomer)}$"]
+    if kind == "user":
+        cluster["users"] = [{"name": newcomer, "password": "${NEWCOMER_PASSWORD}"}]
+    if kind == "quota":
+        cluster["quotas"] = [{"user": newcomer, "producer_byte_rate": 1048576}]
+    (repo / "reconciler.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    secret = secrets.token_urlsafe(18)
+    PASSWORDS.append(secret)
+    env = {**who.env, "NEWCOMER_PASSWORD": secret}
+    result = transcript.run(repo, "apply", "--auto-approve", "--cluster", "sec", env=env)
+    _refused_on_cluster(result, who, missing, why)
+    assert topics_view(admin, prefix) == {}
+    conn = Connection("sec", sasl.bootstrap, tuple(sasl.client_config().items()))
+    with Cluster(conn) as super_user:  # Kafka's own answers, as the super user
+        assert not [b for b in super_user.acls().bindings if newcomer in b.principal]
+        assert not [c for c in super_user.scram().credentials if c.user == newcomer]
+        assert not [q for q in super_user.quotas().quotas if q.entity.user == newcomer]
 
 
 @pytest.mark.parametrize("command", [("plan",), ("apply", "--auto-approve")])
