@@ -17,12 +17,12 @@ read the result from the plan).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from reconciler.cluster.protocol.acls import AclBinding
 from reconciler.diagnostics import Diagnostic
 from reconciler.planning import hazards, p_codes
-from reconciler.planning.acl_coverage import WILDCARD_PRINCIPAL, granting
+from reconciler.planning.acl_coverage import WILDCARD_PRINCIPAL, covers_pattern, granting
 from reconciler.planning.changes import AclChange, Hazard, TopicChange
 from reconciler.planning.raw_acl_changes import RawAclChange
 from reconciler.spec.model import DesiredState, Presence, TopicSpec
@@ -41,11 +41,29 @@ def kept(have: Iterable[AclBinding], changes: Iterable[AclChange]) -> frozenset[
     return frozenset(found)
 
 
-def still_granted(change: AclChange, after: Collection[AclBinding]) -> tuple[AclBinding, ...]:
-    """The bindings of `after` that still grant what the revoke of an ALLOW takes away."""
+class Kept:
+    """The bindings kept after the plan, indexed by resource type and principal: a question
+    about one principal reads only its bindings and `User:*`'s, whatever the cluster holds."""
+
+    def __init__(self, bindings: Iterable[AclBinding]) -> None:
+        self.bindings = frozenset(bindings)
+        self._by: dict[tuple[str, str], list[AclBinding]] = {}
+        for b in sorted(self.bindings):
+            self._by.setdefault((b.resource_type, b.principal), []).append(b)
+
+    def granting(self, request: AclBinding) -> tuple[AclBinding, ...]:
+        """acl_coverage.granting over the bindings that could match `request`."""
+        found = self._by.get((request.resource_type, request.principal), [])
+        if request.principal != WILDCARD_PRINCIPAL:
+            found = found + self._by.get((request.resource_type, WILDCARD_PRINCIPAL), [])
+        return granting(request, found)
+
+
+def still_granted(change: AclChange, after: Kept) -> tuple[AclBinding, ...]:
+    """The bindings kept that still grant what the revoke of an ALLOW takes away."""
     if change.action != "revoke" or change.binding.permission != "allow":
         return ()
-    return granting(change.binding, after)
+    return after.granting(change.binding)
 
 
 def shadowing(
@@ -58,7 +76,7 @@ def shadowing(
     warnings (P141 for each such revoke, P142 for each topic `access:` a wide binding
     bypasses)."""
     every = [a for c in topic_changes for a in c.access] + [r.change for r in raw]
-    after = kept(have, every)
+    after = Kept(kept(have, every))
     warnings: list[Diagnostic] = []
     entries = []
     for entry in topic_changes:
@@ -81,13 +99,22 @@ def shadowing(
                 hazards=_noted(r.hazards, (change,)),
             )
         )
+    # the few wide client grants, picked once: each topic with `access:` is checked against them
+    wide = [
+        b
+        for b in sorted(after.bindings)
+        if b.resource_type == "topic"
+        and b.permission == "allow"
+        and b.operation in ("Write", "Read", "All")
+        and _wide(b)
+    ]
     for spec in desired.topics.values():
-        if spec.access is not None and spec.state is Presence.PRESENT:
-            warnings += _bypassed(spec, after)
+        if wide and spec.access is not None and spec.state is Presence.PRESENT:
+            warnings += _bypassed(spec, wide, after)
     return tuple(entries), tuple(raws), warnings
 
 
-def _marked(change: AclChange, after: Collection[AclBinding]) -> AclChange:
+def _marked(change: AclChange, after: Kept) -> AclChange:
     found = still_granted(change, after)
     if not found:
         return change
@@ -122,18 +149,17 @@ def _kept_warning(change: AclChange, topic: str | None) -> Diagnostic:
     )
 
 
-def _bypassed(spec: TopicSpec, after: Collection[AclBinding]) -> list[Diagnostic]:
-    """P142 for each wide binding granting Write or Read on `spec`'s topic to a principal its
-    `access:` does not list for that operation."""
+def _bypassed(spec: TopicSpec, wide: Sequence[AclBinding], after: Kept) -> list[Diagnostic]:
+    """P142 for each of the `wide` client grants that grants Write or Read on `spec`'s topic
+    (no DENY of `after` refusing it) to a principal its `access:` does not list for that
+    operation."""
     assert spec.access is not None
     listed = {
         "Write": {p.principal for p in spec.access.producers},
         "Read": {c.principal for c in spec.access.consumers},
     }
     found: list[Diagnostic] = []
-    for b in sorted(after):
-        if b.resource_type != "topic" or b.permission != "allow" or not _wide(b):
-            continue
+    for b in wide:
         for operation, verb in _CLIENT_OPERATIONS.items():
             if b.operation not in (operation, "All"):
                 continue
@@ -142,7 +168,7 @@ def _bypassed(spec: TopicSpec, after: Collection[AclBinding]) -> list[Diagnostic
             request = AclBinding(
                 "topic", spec.name, "literal", b.principal, operation, "allow", b.host
             )
-            if b in granting(request, after):
+            if covers_pattern(b, request) and b in after.granting(request):
                 found.append(
                     p_codes.ACCESS_BYPASSED(
                         f"{spec.name}'s access: does not list everyone who may {verb} it: "

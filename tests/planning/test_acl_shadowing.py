@@ -6,8 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from reconciler.cluster.protocol.acls import AclBinding, ClusterAcls
 from reconciler.cluster.state import ClusterState
+from reconciler.planning.acl_coverage import granting
+from reconciler.planning.acl_shadowing import Kept
 from reconciler.planning.json_plan import from_json
 from reconciler.planning.plan import make_plan
 from reconciler.render.markdown import render_markdown
@@ -15,6 +20,7 @@ from reconciler.render.text import render_text
 from reconciler.spec.access import ConsumerAccess, ProducerAccess, TopicAccess
 from reconciler.spec.model import ClusterConfig, Policy
 from tests.planning.factories import checked_json, cluster, desired, spec, topic
+from tests.planning.test_acl_coverage import bindings
 
 CONFIG = ClusterConfig("test", "localhost:9092")
 ONLY_API = TopicAccess(producers=(ProducerAccess("User:api"),))
@@ -102,3 +108,11 @@ def test_a_wide_grant_to_someone_the_access_list_leaves_out_is_warned_about() ->
     listed = AclBinding("topic", "ord", "prefixed", "User:billing", "Read")
     plan = make_plan(desired(spec("orders", access=access)), _state(WRITE, READ, listed), CONFIG)
     assert "P142" not in {d.code for d in plan.diagnostics}
+
+
+@given(st.lists(bindings(), max_size=12), bindings())
+def test_the_index_of_kept_bindings_answers_as_the_whole_set(
+    held: list[AclBinding], request: AclBinding
+) -> None:
+    """Kept reads only the request's principal's bindings and `User:*`'s: the same answer."""
+    assert Kept(held).granting(request) == granting(request, set(held))  # a set, as Kafka

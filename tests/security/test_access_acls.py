@@ -340,6 +340,28 @@ def test_raw_acls_prefix_group_deny_revoke_drift_and_import(
     # the ALLOW still holds elsewhere under the prefix
     _produce(sasl, writer, first, idempotent=False)
 
+    # a literal grant the prefix shadows: its revoke names the prefix and warns (P141), and
+    # once approved and made the writer still produces (Kafka's rules, as acl_coverage.py)
+    topics[0]["access"] = {"producers": [{"principal": w, "idempotent": False}]}
+    _raw_repo(repo, topics, acls, token, approvals)
+    applied = transcript.run(repo, "apply", "-c", "sec", "--auto-approve", env=super_env)
+    assert applied.code == 0, applied.stdout + applied.stderr
+    _wait_for(admin, token, 5)
+    topics[0]["access"] = {}
+    _raw_repo(repo, topics, acls, token, approvals)
+    plan = _acl_plan(transcript, repo, super_env)
+    (entry,) = plan["changes"]
+    (revoke,) = entry["access"]
+    assert revoke["still_granted_by"] == [f"{w} ALLOW Write Topic:{under} (prefixed) from *"]
+    warned = {d["code"]: d["message"] for d in plan["diagnostics"]}
+    assert "P141" in warned and f"Topic:{under} (prefixed)" in warned["P142"], warned
+    topics[0]["acknowledge"] = [h["approve_with"] for h in entry["hazards"]]
+    _raw_repo(repo, topics, acls, token, approvals)
+    applied = transcript.run(repo, "apply", "-c", "sec", "--auto-approve", env=super_env)
+    assert applied.code == 0, applied.stdout + applied.stderr
+    _wait_for(admin, token, 4)
+    _produce(sasl, writer, first, idempotent=False)
+
     # the group grant removed: acl_revoke naming the live group; approved, the reader is refused
     acls = [a for a in acls if a["resource"]["type"] != "group"]
     _raw_repo(repo, topics, acls, token, approvals)
