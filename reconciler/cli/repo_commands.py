@@ -186,9 +186,15 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
     help="Directory for the new spec files (default: the repository's topics directory).",
 )
 @click.option(
-    "--include", metavar="REGEX", help="Only topics whose name matches (Python re.search, bounded)."
+    "--include",
+    metavar="REGEX",
+    help="Only topics whose name matches (Python re.search, bounded); with --access, only "
+    "the bindings on them and their principals' (`reconciler help access`).",
 )
-@click.option("--exclude", metavar="REGEX", help="Leave out topics whose name matches.")
+@click.option(
+    "--exclude", metavar="REGEX", help="Leave out topics (and with --access their bindings) "
+    "whose name matches.",
+)  # fmt: skip
 @click.option(
     "--keep-assignments",
     is_flag=True,
