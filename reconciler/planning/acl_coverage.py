@@ -19,13 +19,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from reconciler.cluster.protocol.acls import ANY_HOST, WILDCARD, AclBinding
+from reconciler.cluster.protocol.authorized import IMPLIED
 
 WILDCARD_PRINCIPAL = "User:" + WILDCARD
-# What an ALLOW of an operation also allows (Kafka's implied operations)
-_IMPLIES: dict[str, frozenset[str]] = {
-    "Describe": frozenset({"Read", "Write", "Delete", "Alter"}),
-    "DescribeConfigs": frozenset({"AlterConfigs"}),
-}
 
 
 def granting(request: AclBinding, bindings: Iterable[AclBinding]) -> tuple[AclBinding, ...]:
@@ -39,7 +35,7 @@ def granting(request: AclBinding, bindings: Iterable[AclBinding]) -> tuple[AclBi
         if b.permission == "deny":
             if b.operation in (request.operation, "All"):
                 return ()
-        elif b.operation in (request.operation, "All") or b.operation in _IMPLIES.get(
+        elif b.operation in (request.operation, "All") or b.operation in IMPLIED.get(
             request.operation, ()
         ):
             found.append(b)

@@ -237,7 +237,7 @@ class FakeCluster:
     def _lacks_on_cluster(self, operation: str, why: str) -> Denied | None:
         """Kafka's refusal of `operation` on the cluster, by the rules of KIP-430's answer."""
         rights = self.rights
-        if rights is None or operation in rights.get(None, frozenset()):
+        if rights is None or Authorized(rights.get(None, frozenset()), {}).allows(operation, None):
             return None
         c = self.connection
         return Denied(c.name, c.bootstrap, c.principal, operation, Resource("cluster"), why)
