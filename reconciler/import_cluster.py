@@ -92,9 +92,7 @@ def select(
             why = "internal"
         elif ignored(name, ignore):
             why = "ignored"
-        elif (include is not None and not include.search(name)) or (
-            exclude is not None and exclude.search(name)
-        ):
+        elif not chooses(name, include, exclude):
             why = "not chosen"
         if why is not None:
             if left_out is not None:
@@ -105,6 +103,38 @@ def select(
         else:
             chosen.append(topic)
     return chosen, skipped
+
+
+def chooses(name: str, include: UserPattern | None, exclude: UserPattern | None) -> bool:
+    """--include matches `name` (when given) and --exclude does not."""
+    if include is not None and not include.search(name):
+        return False
+    return exclude is None or not exclude.search(name)
+
+
+def chosen_bindings(
+    bindings: Iterable[AclBinding],
+    every: Iterable[AclBinding],
+    include: UserPattern | None,
+    exclude: UserPattern | None,
+) -> list[AclBinding]:
+    """The `bindings` `import --access --include/--exclude` writes as `acls:` entries: one on
+    a topic resource when the options choose its name (a prefix's own text, `*` as written),
+    as `plan --topic` does; a group, transactional-id or cluster one when its principal holds
+    such a chosen topic binding among `every` (the cluster's): that principal's access to
+    the chosen topics, not every team's. Without either option, all of them."""
+    if include is None and exclude is None:
+        return list(bindings)
+    on_topic = {
+        b.resource_name for b in every if b.resource_type == "topic"
+    }  # each name searched once, whatever the number of principals on it
+    kept = {name for name in on_topic if chooses(name, include, exclude)}
+    users = {b.principal for b in every if b.resource_type == "topic" and b.resource_name in kept}
+    return [
+        b
+        for b in bindings
+        if (b.resource_name in kept if b.resource_type == "topic" else b.principal in users)
+    ]
 
 
 def imported_topic(

@@ -186,9 +186,15 @@ def validate(ctx: Ctx, cluster: str | None, fmt: str) -> None:
     help="Directory for the new spec files (default: the repository's topics directory).",
 )
 @click.option(
-    "--include", metavar="REGEX", help="Only topics whose name matches (Python re.search, bounded)."
+    "--include",
+    metavar="REGEX",
+    help="Only topics whose name matches (Python re.search, bounded); with --access, only "
+    "the bindings on them and their principals' (`reconciler help access`).",
 )
-@click.option("--exclude", metavar="REGEX", help="Leave out topics whose name matches.")
+@click.option(
+    "--exclude", metavar="REGEX", help="Leave out topics (and with --access their bindings) "
+    "whose name matches.",
+)  # fmt: skip
 @click.option(
     "--keep-assignments",
     is_flag=True,
@@ -341,7 +347,10 @@ def import_(
             "or fix the topics on the cluster, then run `reconciler validate` and `plan`"
         )
     scoped = bool(ctx.context.cluster_config(cluster).policy.manage) if include else True
-    emit(import_report.import_next_lines(cluster, include, scoped))
+    chose_acls = (include is not None or exclude is not None) and any(
+        not f.topics for f in run.files
+    )
+    emit(import_report.import_next_lines(cluster, include, scoped, chose_acls))
 
 
 @click.command("compile", context_settings=CONTEXT)

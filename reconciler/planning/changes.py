@@ -184,6 +184,16 @@ class AclChange:
 
     action: AclAction
     binding: AclBinding
+    # A revoke only: the kept bindings that still grant what it takes away, by their text
+    # (planning/acl_shadowing.py)
+    still_granted_by: tuple[str, ...] = ()
+
+    @property
+    def kept_note(self) -> str:
+        """` (still granted by BINDING; ...)` after a shadowed revoke's line; "" otherwise."""
+        if not self.still_granted_by:
+            return ""
+        return f" (still granted by {'; '.join(self.still_granted_by)})"
 
 
 # Why a topic changes, relative to a git ref (`plan --changed-since REF`): "change", the spec

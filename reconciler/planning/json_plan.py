@@ -118,7 +118,7 @@ def to_json(plan: Plan) -> Json:
 def _read_raw_acl_change(entry: Json) -> RawAclChange:
     change = _read_acl_change(entry)
     hazards = tuple(_read_hazard(h) for h in entry.get("hazards", ()))
-    return RawAclChange(change.action, change.binding, hazards)
+    return RawAclChange(change.action, change.binding, hazards, change.still_granted_by)
 
 
 def _user_change(change: UserChange) -> Json:
@@ -259,6 +259,7 @@ def _acl_change(change: AclChange) -> Json:
         "operation": b.operation,
         "permission": b.permission,
         "resource": {"type": b.resource_type, "name": b.resource_name, "pattern": b.pattern_type},
+        **({"still_granted_by": list(change.still_granted_by)} if change.still_granted_by else {}),
     }
 
 
@@ -271,7 +272,7 @@ def _read_acl_change(entry: Json) -> AclChange:
         resource["type"], resource["name"], resource["pattern"], entry["principal"],
         entry["operation"], entry["permission"], entry["host"],
     )  # fmt: skip
-    return AclChange(action, binding)
+    return AclChange(action, binding, tuple(entry.get("still_granted_by", ())))
 
 
 def _change_fields(change: Change) -> Json:

@@ -64,6 +64,10 @@ ACCESS_NOT_READ = Rule("P137", "access_not_read", _WARNING)
 # A raw `acls:` entry the scope does not own (raw_acl_changes.py): neither granted nor revoked;
 # from P140, so the slices of issue 42 built side by side keep apart
 ACL_OUTSIDE_SCOPE = Rule("P140", "acl_outside_scope", _WARNING)
+# A revoke another kept binding undoes, and a topic's `access:` a wide binding bypasses
+# (acl_shadowing.py)
+ACL_REVOKE_KEPT = Rule("P141", "acl_revoke_kept", _WARNING)
+ACCESS_BYPASSED = Rule("P142", "access_bypassed", _WARNING)
 
 RULES: tuple[Rule, ...] = (
     PARTITION_DECREASE,
@@ -95,6 +99,8 @@ RULES: tuple[Rule, ...] = (
     KAFKA_UNCHECKED,
     ACCESS_NOT_READ,
     ACL_OUTSIDE_SCOPE,
+    ACL_REVOKE_KEPT,
+    ACCESS_BYPASSED,
 )
 
 # Hazards (hazards.py finds them; spec/model.py HAZARD_CODES names them): error = apply

@@ -36,6 +36,7 @@ from reconciler.cluster.state import ClusterState
 from reconciler.diagnostics import Diagnostic, Severity, sort_key
 from reconciler.planning import (
     acl_changes,
+    acl_shadowing,
     hazards,
     leftover_warnings,
     ownership,
@@ -260,6 +261,11 @@ def make_plan(
     acls = raw_acl_changes.raw_changes(
         desired, state.acls, policy, evidence, on_topics, ordered, state.topics.keys(), whole
     )
+    if state.acls is not None:  # once every grant and revoke is decided: what still grants
+        ordered, acls, shadowed = acl_shadowing.shadowing(
+            ordered, acls, state.acls.bindings, desired
+        )
+        found.update(shadowed)
     cluster_hazards = [h for c in gates for h in c.hazards] + [h for q in quotas for h in q.hazards]
     cluster_hazards += [h for a in acls for h in a.hazards]
     if state.acls is not None:

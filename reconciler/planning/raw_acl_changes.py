@@ -47,10 +47,11 @@ class RawAclChange:
     action: AclAction
     binding: AclBinding
     hazards: tuple[Hazard, ...] = ()
+    still_granted_by: tuple[str, ...] = ()  # as AclChange's
 
     @property
     def change(self) -> AclChange:
-        return AclChange(self.action, self.binding)
+        return AclChange(self.action, self.binding, self.still_granted_by)
 
 
 def bindings(acls: Sequence[RawAcl]) -> dict[AclBinding, RawAcl]:

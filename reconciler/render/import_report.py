@@ -126,10 +126,23 @@ def import_lines(run: ImportRun, cluster: str) -> list[Line]:
     return lines
 
 
-def import_next_lines(cluster: str, include: str | None, scoped: bool) -> list[Line]:
+def import_next_lines(
+    cluster: str, include: str | None, scoped: bool, chose_acls: bool = False
+) -> list[Line]:
     """After an exact import: what to run next, and (adopting team by team, `--include`
-    without a `manage:` scope) how to keep other teams' topics out of this repository's plans."""
+    without a `manage:` scope) how to keep other teams' topics out of this repository's plans.
+    `chose_acls`: --include/--exclude chose the bindings of a new `acls:` file, whose
+    ownership is the cluster's (the bindings left out are revoked by a whole plan)."""
     lines = [out(f"Next: `reconciler plan --cluster {cluster}` shows no changes for them.")]
+    if chose_acls:
+        lines.append(
+            err(
+                "The new acls: file holds the chosen bindings only, and an acls: key makes "
+                "every binding inside policy.manage the spec's: a whole plan revokes the others "
+                "(acl_revoke hazards); `plan --topic` with the same pattern shows the chosen "
+                "part. Import them too, or narrow policy.manage (`reconciler help access`)."
+            )
+        )
     if include is not None and not scoped:
         lines.append(
             err(

@@ -164,7 +164,10 @@ def _policy(plan: Plan) -> list[str]:
          f"{code(shown_value(q.after))}", q.hazards)
         for q in plan.quotas
     ]  # fmt: skip
-    acls = [(f"{a.action} {code(a.binding.text)}", a.hazards) for a in plan.acls]
+    acls = [
+        (f"{a.action} {code(a.binding.text)}{parts.kept_note(a.change)}", a.hazards)
+        for a in plan.acls
+    ]
     users = [(f"{u.action} {code(u.text)}", u.hazards) for u in plan.users]
     return (
         _section("### Policy changes", policy)

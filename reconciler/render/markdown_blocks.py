@@ -12,6 +12,7 @@ from typing import assert_never
 from reconciler.diagnostics import Diagnostic
 from reconciler.markdown_escape import code, escape
 from reconciler.planning.changes import (
+    AclChange,
     AlterTopicConfig,
     Change,
     ConfigChange,
@@ -109,7 +110,9 @@ def topic_section(topic_change: TopicChange, collapse: bool) -> list[str]:
         body += [f"Depends on: {', '.join(code(t) for t in topic_change.depends_on)}", ""]
     if topic_change.access:
         body += ["| access | binding |", "|---|---|"]
-        body += [f"| {a.action} | {code(a.binding.text)} |" for a in topic_change.access]
+        body += [
+            f"| {a.action} | {code(a.binding.text)}{kept_note(a)} |" for a in topic_change.access
+        ]
         body.append("")
     for hazard in topic_change.hazards:
         status = common.hazard_status(hazard)
@@ -205,3 +208,10 @@ def _placements(rows: list[tuple[int, tuple[int, ...]]]) -> str:
     if len(rows) > common.MAX_LISTED_PARTITIONS:
         shown += f", … and {len(rows) - common.MAX_LISTED_PARTITIONS} more"
     return shown
+
+
+def kept_note(change: AclChange) -> str:
+    """A shadowed revoke's note (AclChange.kept_note), each binding in code."""
+    if not change.still_granted_by:
+        return ""
+    return f" (still granted by {'; '.join(map(code, change.still_granted_by))})"

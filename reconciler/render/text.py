@@ -58,8 +58,8 @@ def render_text(
         lines.extend(_quotas(plan, paint))
         lines.append("")
     if plan.acls:
-        rows = [(f"{'+' if a.action == 'grant' else '-'} {a.action} {a.binding.text}", a.hazards)
-                for a in plan.acls]  # fmt: skip
+        rows = [(f"{'+' if a.action == 'grant' else '-'} {a.action} {a.binding.text}"
+                 f"{a.change.kept_note}", a.hazards) for a in plan.acls]  # fmt: skip
         lines.extend(_cluster_section("ACL changes (acls:):", rows, paint))
     if plan.users:
         rows = [(f"{_USER_MARK[u.action]} {u.text}", u.hazards) for u in plan.users]
@@ -154,7 +154,7 @@ def _topic(plan: Plan, topic_change: TopicChange, paint: _Painter) -> list[str]:
         lines.append(f"{_INDENT}depends_on: {', '.join(map(printable, topic_change.depends_on))}")
     for acl in topic_change.access:
         sign = "+" if acl.action == "grant" else "-"
-        lines.append(f"{_INDENT}{sign} {acl.action} {printable(acl.binding.text)}")
+        lines.append(f"{_INDENT}{sign} {acl.action} {printable(acl.binding.text + acl.kept_note)}")
     for hazard in topic_change.hazards:
         marker = paint.style(f"! hazard {printable(hazard.code)}", fg="magenta", bold=True)
         message = printable(hazard.message)

@@ -108,7 +108,10 @@ def import_topics(
     for f in files:  # what the next load reads: the bytes written, without opening them
         context.files.wrote(real_path(f.path), f.text.encode("utf-8"))
     if access and state.acls is not None:  # what the topics' `access:` does not say: `acls:`
-        acl_file = _acls_file(context, cluster, state, out_dir, len(config.clusters) > 1, schema)
+        acl_file = _acls_file(
+            context, cluster, state, out_dir, len(config.clusters) > 1, schema,
+            (include_re, exclude_re),
+        )  # fmt: skip
         files = (*files, *acl_file)
     inexact: list[str] = []
     problems: list[Diagnostic] = []
@@ -139,7 +142,12 @@ def import_topics(
         if again.config is not None and cluster in again.desired and not problems:
             after = make_plan(again.desired[cluster], state, chosen)
             inexact = sorted({c.topic for c in after.changes if c.topic in names})
-            inexact += ["acls:"] if after.acls else []  # an entry that does not plan exact
+            # an entry that does not plan exact; with --include/--exclude, among the chosen
+            left = import_cluster.chosen_bindings(
+                [a.binding for a in after.acls], state.acls.bindings if state.acls else (),
+                include_re, exclude_re,
+            )  # fmt: skip
+            inexact += ["acls:"] if left else []
     return ImportRun(
         files, tuple(skipped), tuple(left_out), tuple(inexact), tuple(problems), pinned, unpinned
     )
@@ -165,9 +173,11 @@ def _acls_file(
     out_dir: Path,
     clusters_field: bool,
     schema: Path,
+    options: tuple[UserPattern | None, UserPattern | None],
 ) -> tuple[ImportFile, ...]:
     """The new `acls:` file of `import --access` (written): the bindings inside the scope that
-    neither the specs (with the topics just imported) nor their `acls:` give; none: no file."""
+    neither the specs (with the topics just imported) nor their `acls:` give, those the
+    --include/--exclude `options` keep (import_cluster.chosen_bindings); none: no file."""
     from reconciler import import_cluster
     from reconciler.planning import raw_acl_changes
     from reconciler.planning.acl_derivation import derived
@@ -181,8 +191,12 @@ def _acls_file(
     wanted = set(derived(desired.topics.values(), state.acls.idempotent_write))
     wanted |= set(raw_acl_changes.bindings(desired.acls or ()))
     policy = config.clusters[cluster].policy
-    extra = raw_acl_changes.unexplained(
-        state.acls.bindings, wanted, raw_acl_changes.managed(desired), policy
+    extra = import_cluster.chosen_bindings(
+        raw_acl_changes.unexplained(
+            state.acls.bindings, wanted, raw_acl_changes.managed(desired), policy
+        ),
+        state.acls.bindings,
+        *options,
     )
     if not extra:
         return ()

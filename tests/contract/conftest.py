@@ -7,15 +7,30 @@ a Kafka fixture, so `make check` runs the fake half only).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import pytest
 
 from reconciler.cluster import adapter
 from reconciler.cluster.ports import ApplyTarget, EvidenceReader
 from tests.fakes.cluster import FakeKafka
+
+T = TypeVar("T")
+
+
+def shown(read: Callable[[], T], check: Callable[[T], bool], timeout: float = 30.0) -> T:
+    """`read()` once `check` holds of it; fails the test after `timeout` seconds (a broker's
+    metadata follows the controller's answer)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = read()
+        if check(found):
+            return found
+        assert time.monotonic() < deadline, f"still {found!r}"
+        time.sleep(0.05)
 
 
 class Port(ApplyTarget, EvidenceReader, Protocol):
@@ -38,8 +53,8 @@ class Side:
 @pytest.fixture(params=["fake", pytest.param("kafka", marks=pytest.mark.kafka)])
 def side(request: pytest.FixtureRequest, ns: str) -> Side:
     if request.param == "fake":
-        kafka = FakeKafka()
-        return Side("fake", kafka.client, ns, kafka.take_lock_unrecorded)
+        kafka = FakeKafka(authorizer=False)  # as `kafka1`'s brokers
+        return Side("fake", lambda: kafka.client("contract"), ns, kafka.take_lock_unrecorded)
     bootstrap = request.getfixturevalue("kafka1").bootstrap
 
     def connect() -> Port:

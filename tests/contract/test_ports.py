@@ -8,11 +8,13 @@ fake answered otherwise, the fake was fixed. Reads of a change wait until the cl
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
+import pytest
+
+from reconciler.cluster.protocol.acls import AclBinding
 from reconciler.cluster.protocol.quotas import QuotaAlteration
 from reconciler.cluster.protocol.requests import ConfigUpdate, NewTopicRequest, PartitionsRequest
 from reconciler.cluster.protocol.reserved import AUDIT_TOPIC, LOCK_TOPIC
@@ -23,14 +25,13 @@ from reconciler.cluster.protocol.throttles import (
     Throttle,
 )
 from reconciler.cluster.state import TOPIC_OVERRIDE, TopicState
+from reconciler.errors import ClusterError
 from reconciler.spec.quotas import QuotaEntity
-from tests.contract.conftest import Port, Side
+from tests.contract.conftest import Port, Side, shown
 
 if TYPE_CHECKING:
     from reconciler.cluster.adapter import Cluster
     from tests.fakes.cluster import FakeCluster
-
-T = TypeVar("T")
 
 RETENTION_DEFAULT = "604800000"  # Kafka's retention.ms when neither topic nor broker sets it
 
@@ -38,17 +39,6 @@ RETENTION_DEFAULT = "604800000"  # Kafka's retention.ms when neither topic nor b
 def _implements(real: Cluster, fake: FakeCluster) -> tuple[Port, Port]:
     """mypy's proof that both sides implement every port (never called)."""
     return real, fake
-
-
-def shown(read: Callable[[], T], check: Callable[[T], bool], timeout: float = 30.0) -> T:
-    """`read()` once `check` holds of it; fails the test after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = read()
-        if check(found):
-            return found
-        assert time.monotonic() < deadline, f"still {found!r}"
-        time.sleep(0.05)
 
 
 def _topic(cluster: Port, name: str, check: Callable[[TopicState], bool]) -> TopicState:
@@ -356,3 +346,19 @@ def test_quotas_set_read_back_and_a_removed_key_or_entity_is_gone(side: Side) ->
         shown(ours, lambda found: found == {user: {"producer_byte_rate": 1048576.0}})
         cluster.alter_quotas([QuotaAlteration(user, "producer_byte_rate", None)])
         shown(ours, lambda found: found == {})
+
+
+def test_without_an_authorizer_acls_read_none_and_a_grant_or_revoke_is_the_sentence(
+    side: Side,
+) -> None:
+    """On brokers without an authorizer (`kafka1`): DescribeAcls answers no binding and no
+    error (Kafka 4.1.1; the protocol documents SECURITY_DISABLED, which CreateAcls and
+    DeleteAcls do answer): a grant or revoke raises the one sentence naming the cluster.
+    The secured cluster's ACL behaviours: tests/security/test_sasl_acls.py."""
+    binding = AclBinding("topic", f"{side.prefix}.t", "literal", "User:x", "Read")
+    with side.connect() as cluster:
+        assert cluster.acls().bindings == ()
+        for change in (cluster.create_acls, cluster.delete_acls):
+            with pytest.raises(ClusterError, match="has no authorizer") as refused:
+                change([binding])
+            assert "cluster 'contract'" in str(refused.value)

@@ -29,11 +29,11 @@ from types import TracebackType
 
 from reconciler import topic_ids
 from reconciler.cluster.evidence import Evidence, TopicEvidence
-from reconciler.cluster.protocol.acls import AclBinding, ClusterAcls
+from reconciler.cluster.protocol.acls import AclBinding, ClusterAcls, no_authorizer
 from reconciler.cluster.protocol.address import Address
 from reconciler.cluster.protocol.answers import ClusterDescription, Record
 from reconciler.cluster.protocol.authorized import Authorized
-from reconciler.cluster.protocol.failures import Failure
+from reconciler.cluster.protocol.failures import Denied, Failure, Resource
 from reconciler.cluster.protocol.quotas import ClusterQuotas, QuotaAlteration
 from reconciler.cluster.protocol.requests import (
     ConfigUpdate,
@@ -139,6 +139,9 @@ class FakeKafka:
     # The ACL bindings (an authorizer on); brokers before Kafka 2.8 need IdempotentWrite
     acls: set[AclBinding] = field(default_factory=set)
     before_2_8: bool = False
+    # Brokers without an authorizer (the session's `kafka1`): Kafka 4.1.1 answers DescribeAcls
+    # with no binding, CreateAcls and DeleteAcls with SECURITY_DISABLED
+    authorizer: bool = True
     # The client quotas: entity -> key -> value
     quotas: dict[QuotaEntity, dict[str, float]] = field(default_factory=dict)
     # SCRAM credentials: (user, mechanism) -> iterations; the digests on record
@@ -177,8 +180,14 @@ class FakeKafka:
         config = _LOCK_CONFIG | {TOKEN_KEY: str(token)}
         self.topics[LOCK_TOPIC] = FakeTopic([(self._broker_ids()[0],)], config)
 
-    def client(self, name: str = "fake") -> FakeCluster:
-        return FakeCluster(self, name)
+    def client(
+        self,
+        name: str = "fake",
+        rights: dict[str | None, frozenset[str]] | None = None,
+        principal: str = "User:ANONYMOUS",
+    ) -> FakeCluster:
+        """A client; `rights` (else the cluster's `rights`): what its principal may do."""
+        return FakeCluster(self, name, rights, principal)
 
     def _called(self, operation: str) -> None:
         self.sent.append(operation)
@@ -209,10 +218,30 @@ def _unknown() -> Failure:
 class FakeCluster:
     """One client of a FakeKafka: every port of reconciler.cluster.ports."""
 
-    def __init__(self, kafka: FakeKafka, name: str = "fake") -> None:
+    def __init__(
+        self,
+        kafka: FakeKafka,
+        name: str = "fake",
+        rights: dict[str | None, frozenset[str]] | None = None,
+        principal: str = "User:ANONYMOUS",
+    ) -> None:
         self.kafka = kafka
-        self.connection = Address(name, "fake-kafka:9092")
+        self.connection = Address(name, "fake-kafka:9092", principal)
         self.closed = False
+        self._own_rights = rights
+
+    @property
+    def rights(self) -> dict[str | None, frozenset[str]] | None:
+        """What this client's principal may do: its own rights, else the cluster's."""
+        return self._own_rights if self._own_rights is not None else self.kafka.rights
+
+    def _lacks_on_cluster(self, operation: str, why: str) -> Denied | None:
+        """Kafka's refusal of `operation` on the cluster, by the rules of KIP-430's answer."""
+        rights = self.rights
+        if rights is None or Authorized(rights.get(None, frozenset()), {}).allows(operation, None):
+            return None
+        c = self.connection
+        return Denied(c.name, c.bootstrap, c.principal, operation, Resource("cluster"), why)
 
     @property
     def name(self) -> str:
@@ -230,7 +259,7 @@ class FakeCluster:
         self.closed = True
 
     def reconnected(self) -> FakeCluster:
-        return FakeCluster(self.kafka, self.name)
+        return FakeCluster(self.kafka, self.name, self._own_rights, self.connection.principal)
 
     # --- TopicReader -----------------------------------------------------------------------------
 
@@ -274,6 +303,9 @@ class FakeCluster:
         return self._reassignments(topics)
 
     def _reassignments(self, topics: Collection[str] | None) -> tuple[Reassignment, ...]:
+        denied = self._lacks_on_cluster("Describe", "list the partition reassignments")
+        if denied is not None:  # ListPartitionReassignments needs Describe on the cluster
+            raise ClusterError(denied.sentence())
         found = []
         for (topic, partition), target in sorted(self.kafka.moves.items()):
             if topics is not None and topic not in topics:
@@ -614,23 +646,43 @@ class FakeCluster:
     # --- AclStore --------------------------------------------------------------------------------
 
     def acls(self) -> ClusterAcls:
-        """Every binding, sorted, as one DescribeAcls answers."""
+        """Every binding, sorted, as one DescribeAcls answers; none, and no error, without an
+        authorizer or to a principal without Describe on the cluster (as Kafka 4.1.1 answers:
+        its read_state's reassignments read is what refuses that principal)."""
         self.kafka._called("acls")
-        return ClusterAcls(tuple(sorted(self.kafka.acls)), self.kafka.before_2_8)
+        blind = not self.kafka.authorizer or self._lacks_on_cluster("Describe", "") is not None
+        found = () if blind else tuple(sorted(self.kafka.acls))
+        return ClusterAcls(found, self.kafka.before_2_8)
 
     def create_acls(self, bindings: Sequence[AclBinding]) -> dict[AclBinding, Failure | None]:
-        """Kafka creates a binding that exists already without complaint."""
+        """Kafka creates a binding that exists already without complaint; each binding of a
+        principal without Alter on the cluster is refused."""
         self.kafka._called("create_acls")
-        self.kafka.acls.update(bindings)
+        refused = self._acl_refusal("grant ACLs")
+        if refused is None:
+            self.kafka.acls.update(bindings)
         self.kafka._answered("create_acls")
-        return dict.fromkeys(bindings)
+        return dict.fromkeys(bindings, refused)
 
     def delete_acls(self, bindings: Sequence[AclBinding]) -> dict[AclBinding, Failure | None]:
-        """An exact filter matching nothing deletes nothing, and is no error."""
+        """An exact filter matching nothing deletes nothing, and is no error; each filter of a
+        principal without Alter on the cluster is refused."""
         self.kafka._called("delete_acls")
-        self.kafka.acls.difference_update(bindings)
+        refused = self._acl_refusal("revoke ACLs")
+        if refused is None:
+            self.kafka.acls.difference_update(bindings)
         self.kafka._answered("delete_acls")
-        return dict.fromkeys(bindings)
+        return dict.fromkeys(bindings, refused)
+
+    def _acl_refusal(self, why: str) -> Failure | None:
+        """CreateAcls' and DeleteAcls' answer: SECURITY_DISABLED without an authorizer (the
+        adapter's sentence), CLUSTER_AUTHORIZATION_FAILED without Alter on the cluster."""
+        if not self.kafka.authorizer:
+            raise no_authorizer(self.connection)
+        denied = self._lacks_on_cluster("Alter", why)
+        if denied is None:
+            return None
+        return Failure("CLUSTER_AUTHORIZATION_FAILED", denied.sentence())
 
     # --- QuotaStore ------------------------------------------------------------------------------
 
@@ -692,7 +744,7 @@ class FakeCluster:
 
     def authorized(self, topics: Collection[str]) -> Authorized:
         self.kafka._called("authorized")
-        rights = self.kafka.rights
+        rights = self.rights
         shown = [t for t in sorted(topics) if t in self.kafka.topics]
         if rights is None:
             return Authorized(CLUSTER_RIGHTS, dict.fromkeys(shown, TOPIC_RIGHTS))

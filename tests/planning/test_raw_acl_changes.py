@@ -13,7 +13,8 @@ import jsonschema
 from reconciler.cluster.evidence import Evidence, GroupUse, TopicEvidence
 from reconciler.cluster.protocol.acls import AclBinding, ClusterAcls
 from reconciler.cluster.state import ClusterState
-from reconciler.import_cluster import acl_entries
+from reconciler.import_cluster import acl_entries, chosen_bindings
+from reconciler.patterns import UserPattern
 from reconciler.planning.drift import drift
 from reconciler.planning.drift import to_json as drift_json
 from reconciler.planning.plan import make_plan
@@ -146,6 +147,33 @@ def test_imported_entries_plan_no_change() -> None:
         for e in entries
     )  # fmt: skip
     assert not make_plan(_with(desired(), *back), _state(*held), CONFIG).acls
+
+
+def test_import_with_include_or_exclude_chooses_bindings_by_topic_then_by_principal() -> None:
+    """docs/access.md, Import: a topic binding by its name (a prefix's own text), any other by
+    its principal holding a chosen topic binding."""
+    held = (
+        AclBinding("topic", "pay.orders", "literal", "User:pay", "Write"),
+        AclBinding("topic", "pay.", "prefixed", "User:stream", "All"),
+        AclBinding("topic", "ops.log", "literal", "User:ops", "Read"),
+        AclBinding("topic", "*", "literal", "User:mon", "Describe"),
+        AclBinding("group", "pay-g", "literal", "User:pay", "Read"),
+        AclBinding("transactional_id", "pay.", "prefixed", "User:stream", "Write"),
+        AclBinding("group", "ops-g", "literal", "User:ops", "Read"),
+        AclBinding("cluster", "kafka-cluster", "literal", "User:mon", "Describe"),
+    )
+    include = UserPattern("^pay\\.", "--include")
+    chosen = chosen_bindings(held, held, include, None)
+    assert [b.resource_name for b in chosen] == ["pay.orders", "pay.", "pay-g", "pay."]
+    exclude = UserPattern("orders", "--exclude")
+    chosen = chosen_bindings(held, held, include, exclude)
+    assert [(b.resource_type, b.resource_name) for b in chosen] == [
+        ("topic", "pay."), ("transactional_id", "pay."),
+    ]  # fmt: skip
+    assert chosen_bindings(held, held, None, None) == list(held)  # no option: all of them
+    # `*` is chosen only by a pattern matching the text `*`
+    assert ("User:mon" in {b.principal for b in chosen_bindings(held, held,
+            UserPattern("^[*]$", "--include"), None)})  # fmt: skip
 
 
 def test_every_widening_and_narrowing_shape_is_a_hazard() -> None:

@@ -340,6 +340,28 @@ def test_raw_acls_prefix_group_deny_revoke_drift_and_import(
     # the ALLOW still holds elsewhere under the prefix
     _produce(sasl, writer, first, idempotent=False)
 
+    # a literal grant the prefix shadows: its revoke names the prefix and warns (P141), and
+    # once approved and made the writer still produces (Kafka's rules, as acl_coverage.py)
+    topics[0]["access"] = {"producers": [{"principal": w, "idempotent": False}]}
+    _raw_repo(repo, topics, acls, token, approvals)
+    applied = transcript.run(repo, "apply", "-c", "sec", "--auto-approve", env=super_env)
+    assert applied.code == 0, applied.stdout + applied.stderr
+    _wait_for(admin, token, 5)
+    topics[0]["access"] = {}
+    _raw_repo(repo, topics, acls, token, approvals)
+    plan = _acl_plan(transcript, repo, super_env)
+    (entry,) = plan["changes"]
+    (revoke,) = entry["access"]
+    assert revoke["still_granted_by"] == [f"{w} ALLOW Write Topic:{under} (prefixed) from *"]
+    warned = {d["code"]: d["message"] for d in plan["diagnostics"]}
+    assert "P141" in warned and f"Topic:{under} (prefixed)" in warned["P142"], warned
+    topics[0]["acknowledge"] = [h["approve_with"] for h in entry["hazards"]]
+    _raw_repo(repo, topics, acls, token, approvals)
+    applied = transcript.run(repo, "apply", "-c", "sec", "--auto-approve", env=super_env)
+    assert applied.code == 0, applied.stdout + applied.stderr
+    _wait_for(admin, token, 4)
+    _produce(sasl, writer, first, idempotent=False)
+
     # the group grant removed: acl_revoke naming the live group; approved, the reader is refused
     acls = [a for a in acls if a["resource"]["type"] != "group"]
     _raw_repo(repo, topics, acls, token, approvals)
@@ -376,6 +398,33 @@ def test_raw_acls_prefix_group_deny_revoke_drift_and_import(
     assert drift.code == 2, drift.stdout + drift.stderr
     assert f"User:{token}-intern ALLOW Read Group:{under}x (prefixed)" in drift.stdout
     assert outsider not in drift.stdout
+
+    # import --access --include chooses bindings: those on the topics (and the prefix) it
+    # chooses, and the groups of their principals; not intern's group (intern reads no topic)
+    create_acls(admin, reader.user, [
+        AclBinding(ResourceType.GROUP, f"{under}g2", ResourcePatternType.LITERAL, r, "*",
+                   AclOperation.READ, AclPermissionType.ALLOW),
+    ])  # fmt: skip
+    chosen = f"^{re.escape(under)}"
+    part = write_repo(tmp_path / "part", sasl.bootstrap, prefix, CLIENT, [])
+    (part / "topics" / "main.yaml").unlink()
+    _raw_repo(part, [], [], token, [])
+    (part / "topics" / "main.yaml").unlink()
+    imported = transcript.run(
+        part, "import", "-c", "sec", "--access", "--include", chosen, env=super_env
+    )
+    assert imported.code == 0, imported.stdout + imported.stderr
+    assert "a whole plan revokes the others" in imported.stderr, imported.stderr
+    said = [a for p in (part / "topics").glob("*.yaml")
+            for a in yaml.safe_load(p.read_text()).get("acls", ())]  # fmt: skip
+    assert sorted((a["principal"], a["resource"]["type"], a["resource"]["name"]) for a in said
+                  ) == sorted([(w, "topic", under), (r, "topic", under), (w, "topic", second),
+                               (r, "group", f"{under}g2")]), said  # fmt: skip
+    replanned = transcript.run(part, "plan", "-c", "sec", "--topic", chosen, env=super_env)
+    assert replanned.code == 0 and "No changes" in replanned.stdout, replanned.stdout
+    # the binding left out is the spec's once `acls:` exists: the whole plan revokes it
+    left = [a["binding"] for a in _acl_plan(transcript, part, super_env)["acls"]]
+    assert left == [f"User:{token}-intern ALLOW Read Group:{under}x (prefixed) from *"], left
 
     # import --access in the same scope writes every binding as `acls:`: planned, no change
     fresh = write_repo(tmp_path / "imported", sasl.bootstrap, prefix, CLIENT, [])

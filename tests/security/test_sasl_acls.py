@@ -5,13 +5,21 @@ password ever shows up in what the tool printed or wrote.
 One cluster (`local up --security sasl_scram` code) for the module. Each test makes its own
 SCRAM user (random password) with the admin, grants it ACLs on its own topic prefix, and runs
 the CLI as that user, the password passed through ${KPASS} in reconciler.yaml.
+
+The ACL port's contract (`acl_side`, at the end) runs on the fake and on this cluster, as
+tests/contract/ does for the other ports: its fake half uses no broker, so it carries no
+`kafka` marker (tests/conftest.py marks each test using the cluster) and `make check` runs it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
+import secrets
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +38,13 @@ from confluent_kafka.admin import (
 
 from reconciler.cluster import acls
 from reconciler.cluster.adapter import Cluster, Connection
+from reconciler.cluster.protocol import acls as acls_protocol
+from reconciler.cluster.protocol.reserved import USERS_TOPIC
+from reconciler.errors import ClusterError
 from reconciler.local import security
 from reconciler.local.state import LocalCluster
+from tests.contract.conftest import Port, shown
+from tests.fakes.cluster import FakeKafka
 from tests.security.conftest import (
     SCRAM_CLIENT,
     SIX,
@@ -46,8 +59,6 @@ from tests.security.conftest import (
     topics_view,
     write_repo,
 )
-
-pytestmark = pytest.mark.kafka
 
 CLIENT = SCRAM_CLIENT
 PASSWORDS: list[str] = []  # every password this module used: none may leak
@@ -85,6 +96,15 @@ def _error_line(stderr: str) -> str:
     lines = [line for line in stderr.splitlines() if line.startswith("error:")]
     assert len(lines) == 1, stderr
     return lines[0]
+
+
+def _refused_on_cluster(result: Run, who: Principal, missing: str, why: str) -> None:
+    """Exit 1 with the one sentence naming `missing` on the cluster, needed for `why`."""
+    assert result.code == 1, result.stdout + result.stderr
+    line = _error_line(result.stderr)
+    expected = f"principal User:{who.user} lacks {missing} on cluster 'sec' (needed to {why})"
+    assert expected in line, line
+    assert "nothing was changed" in line, line
 
 
 # ---------------------------------------------------------------------------- good credentials
@@ -201,10 +221,7 @@ def test_each_missing_acl_is_one_sentence_and_changes_nothing(
 # that needs it first and what the sentence says it was needed for. Without DescribeConfigs on
 # the cluster, the broker defaults' read (KIP-464) is refused before the quotas' (both need it);
 # the quota read's own sentence is test_permission_sentences.py's.
-QUOTA_CASES = {
-    "DescribeConfigs": (("plan",), "describe the configs of 1"),
-    "AlterConfigs": (("apply", "--auto-approve"), "change client quotas"),
-}
+QUOTA_CASES = {"DescribeConfigs": (("plan",), "describe the configs of 1")}
 
 
 @pytest.mark.parametrize("missing", list(QUOTA_CASES))
@@ -216,11 +233,11 @@ def test_quotas_without_the_cluster_acl_they_need_are_one_sentence_and_change_no
     tmp_path: Path,
     missing: str,
 ) -> None:
-    """DescribeClientQuotas needs DescribeConfigs on the cluster and AlterClientQuotas
-    AlterConfigs on it. A principal holding every operation on its topics but lacking one of
-    those on the cluster, with `quotas:` and a topic create to apply: exit 1, one sentence naming
-    the operation and what it was needed for, and neither the topic nor the quota is made
-    (apply's pre-flight asks before any change, not after the topic levels ran)."""
+    """DescribeClientQuotas needs DescribeConfigs on the cluster (AlterClientQuotas's
+    AlterConfigs: the pre-flight test below). A principal holding every operation on its
+    topics but lacking it on the cluster, with `quotas:` and a topic create: exit 1, one
+    sentence naming the operation and what it was needed for, and neither the topic nor the
+    quota is made."""
     transcript.dirs.append(tmp_path)
     who = make_user(admin, f"u-{uuid.uuid4().hex[:8]}")
     PASSWORDS.append(who.password)
@@ -232,16 +249,72 @@ def test_quotas_without_the_cluster_acl_they_need_are_one_sentence_and_change_no
     (repo / "reconciler.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     command, why = QUOTA_CASES[missing]
     result = transcript.run(repo, *command, "--cluster", "sec", env=who.env)
-    assert result.code == 1, result.stdout + result.stderr
-    line = _error_line(result.stderr)
-    expected = f"principal User:{who.user} lacks {missing} on cluster 'sec' (needed to {why})"
-    assert expected in line, line
-    assert "nothing was changed" in line, line
+    _refused_on_cluster(result, who, missing, why)
     assert topics_view(admin, prefix) == {}
     conn = Connection("sec", sasl.bootstrap, tuple(sasl.client_config().items()))
     with Cluster(conn) as cluster:  # Kafka's DescribeClientQuotas, as the super user
         held = [q for q in cluster.quotas().quotas if q.entity.user == who.user]
     assert held == []
+
+
+# Apply's pre-flight (apply/check/access.py): a change of the cluster's access, with a topic
+# create, as a principal holding Describe and DescribeConfigs on the cluster (so it plans) but
+# not the operation that change needs: the kind -> that operation and what it is needed for
+PREFLIGHT_CASES = {
+    "acl": ("Alter", "grant and revoke ACLs"),  # CreateAcls, DeleteAcls
+    "user": ("Alter", "change SCRAM users"),  # AlterUserScramCredentials
+    "quota": ("AlterConfigs", "change client quotas"),  # AlterClientQuotas
+}
+
+
+@pytest.mark.parametrize("kind", list(PREFLIGHT_CASES))
+def test_an_access_change_without_its_cluster_acl_is_refused_before_any_change(
+    sasl: LocalCluster,
+    admin: AdminClient,
+    transcript: Transcript,
+    prefix: str,
+    tmp_path: Path,
+    kind: str,
+) -> None:
+    """The sentence the fake's test expects (tests/apply/test_access_apply.py), from a real
+    broker's KIP-430 answer: exit 1, one sentence naming the operation on the cluster and what
+    it was needed for, and nothing changed (read back as the super user): neither the topic
+    created before it in the plan, nor the grant, the credential or the quota."""
+    transcript.dirs.append(tmp_path)
+    missing, why = PREFLIGHT_CASES[kind]
+    who = make_user(admin, f"u-{uuid.uuid4().hex[:8]}")
+    PASSWORDS.append(who.password)
+    grant(admin, who.user, prefix, all_but(""), on_cluster=all_but(missing))
+    create_acls(admin, who.user, [  # the SCRAM digests' topic, which a user change reads
+        AclBinding(ResourceType.TOPIC, USERS_TOPIC, ResourcePatternType.LITERAL,
+                   f"User:{who.user}", "*", op, AclPermissionType.ALLOW)
+        for op in (AclOperation.READ, AclOperation.WRITE, AclOperation.CREATE)
+    ])  # fmt: skip
+    newcomer = f"n-{uuid.uuid4().hex[:8]}"  # the principal the change is about
+    topic: dict[str, Any] = {"name": f"{prefix}new", "partitions": 1, "replication_factor": 1}
+    if kind == "acl":
+        topic["access"] = {"consumers": [{"principal": f"User:{newcomer}"}]}
+    repo = write_repo(tmp_path, sasl.bootstrap, prefix, CLIENT, [topic])
+    config = yaml.safe_load((repo / "reconciler.yaml").read_text())
+    cluster = config["clusters"]["sec"]
+    # the test's topics and its own user: the other tests' users are not this one's to delete
+    cluster["policy"]["manage"] = [re.escape(prefix), f"^{re.escape(newcomer)}$"]
+    if kind == "user":
+        cluster["users"] = [{"name": newcomer, "password": "${NEWCOMER_PASSWORD}"}]
+    if kind == "quota":
+        cluster["quotas"] = [{"user": newcomer, "producer_byte_rate": 1048576}]
+    (repo / "reconciler.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    secret = secrets.token_urlsafe(18)
+    PASSWORDS.append(secret)
+    env = {**who.env, "NEWCOMER_PASSWORD": secret}
+    result = transcript.run(repo, "apply", "--auto-approve", "--cluster", "sec", env=env)
+    _refused_on_cluster(result, who, missing, why)
+    assert topics_view(admin, prefix) == {}
+    conn = Connection("sec", sasl.bootstrap, tuple(sasl.client_config().items()))
+    with Cluster(conn) as super_user:  # Kafka's own answers, as the super user
+        assert not [b for b in super_user.acls().bindings if newcomer in b.principal]
+        assert not [c for c in super_user.scram().credentials if c.user == newcomer]
+        assert not [q for q in super_user.quotas().quotas if q.entity.user == newcomer]
 
 
 @pytest.mark.parametrize("command", [("plan",), ("apply", "--auto-approve")])
@@ -520,3 +593,131 @@ def test_a_read_only_plan_principal_gets_its_plan_with_kafkas_check_said_missing
     assert "Kafka did not check the change(s) of 3 topic(s)" in unchecked[0], unchecked
     assert "P135" not in shown and "error[" not in shown
     assert topics_view(admin, prefix) == before
+
+
+# ---------------------------------------------------------------------------- the ACL port
+
+
+@dataclass(frozen=True)
+class AclSide:
+    """The ACL port (cluster/ports.py AclStore) on the fake with an authorizer on, or on this
+    module's secured cluster, as tests/contract/ runs the other ports."""
+
+    name: str  # "fake" or "kafka"
+    connect: Callable[[], Port]  # as a principal that may do everything
+    lacking: Callable[[str], Port]  # as one holding every cluster operation but this one
+    token: str  # in the name of every principal or resource the test's bindings name
+
+
+@pytest.fixture(params=["fake", pytest.param("kafka", marks=pytest.mark.kafka)])
+def acl_side(request: pytest.FixtureRequest) -> AclSide:
+    token = uuid.uuid4().hex[:10]
+    if request.param == "fake":
+        kafka = FakeKafka()  # an authorizer on; its own principal may do everything
+
+        def fake_lacking(operation: str) -> Port:
+            rights = frozenset(all_but(operation))
+            return kafka.client("sec", {None: rights}, f"User:u-{operation.lower()}")
+
+        return AclSide("fake", lambda: kafka.client("sec"), fake_lacking, token)
+    sasl: LocalCluster = request.getfixturevalue("sasl")
+    admin: AdminClient = request.getfixturevalue("admin")
+
+    def lacking(operation: str) -> Port:
+        who = make_user(admin, f"u-{uuid.uuid4().hex[:8]}")  # its own grants: not the test's
+        PASSWORDS.append(who.password)
+        grant(admin, who.user, f"{who.user}.", all_but(""), on_cluster=all_but(operation))
+        login = {**SCRAM_CLIENT, "sasl.username": who.user, "sasl.password": who.password}
+        return Cluster(Connection("sec", sasl.bootstrap, tuple(login.items())))
+
+    def connect() -> Port:
+        return Cluster(Connection("sec", sasl.bootstrap, tuple(sasl.client_config().items())))
+
+    return AclSide("kafka", connect, lacking, token)
+
+
+def _ours(cluster: Port, token: str) -> list[acls_protocol.AclBinding]:
+    """The bindings of the test's principals or on its resources, as DescribeAcls reads them."""
+    return [b for b in cluster.acls().bindings if token in b.principal or token in b.resource_name]
+
+
+def test_the_acl_port_reads_back_every_shape_and_a_grant_made_twice_is_one(
+    acl_side: AclSide,
+) -> None:
+    """One DescribeAcls (every resource type reconciler reads, both pattern types, both
+    permissions) reads back each binding CreateAcls made, exactly; creating them again is
+    no error and no second copy."""
+    t = acl_side.token
+    made = [
+        acls_protocol.AclBinding("topic", f"{t}.orders", "literal", f"User:{t}-a", "Read"),
+        acls_protocol.AclBinding("topic", f"{t}.", "prefixed", f"User:{t}-a", "Write"),
+        acls_protocol.AclBinding("topic", f"{t}.orders", "literal", f"User:{t}-b", "Read",
+                                 "deny", "10.0.0.7"),
+        acls_protocol.AclBinding("topic", "*", "literal", f"User:{t}-a", "Describe"),
+        acls_protocol.AclBinding("group", f"{t}-g", "literal", f"User:{t}-a", "Read"),
+        acls_protocol.AclBinding("group", f"{t}-all", "literal", "User:*", "Read"),
+        acls_protocol.AclBinding("transactional_id", f"{t}-tx-", "prefixed", f"User:{t}-a",
+                                 "Write"),
+        acls_protocol.AclBinding("cluster", acls_protocol.CLUSTER_NAME, "literal",
+                                 f"User:{t}-a", "IdempotentWrite"),
+    ]  # fmt: skip
+    with acl_side.connect() as cluster:
+        assert cluster.create_acls(made) == dict.fromkeys(made)
+        shown(lambda: _ours(cluster, t), lambda found: found == sorted(made))
+        assert cluster.create_acls(made[:3]) == dict.fromkeys(made[:3])
+        assert _ours(cluster, t) == sorted(made)
+        assert cluster.delete_acls(made) == dict.fromkeys(made)
+        shown(lambda: _ours(cluster, t), lambda found: found == [])
+
+
+def test_the_acl_port_revokes_exactly_the_binding_each_filter_names(acl_side: AclSide) -> None:
+    """DeleteAcls with an exact filter removes that binding and none of its neighbours (another
+    operation, host, pattern type, permission, principal or resource type); a filter matching
+    nothing removes nothing and is no error."""
+    t = acl_side.token
+    one = acls_protocol.AclBinding("topic", f"{t}.x", "literal", f"User:{t}-a", "Read")
+    neighbours = [
+        dataclasses.replace(one, operation="Write"),
+        dataclasses.replace(one, host="10.0.0.7"),
+        dataclasses.replace(one, pattern_type="prefixed"),
+        dataclasses.replace(one, permission="deny"),
+        dataclasses.replace(one, principal=f"User:{t}-b"),
+        dataclasses.replace(one, resource_type="group"),
+    ]
+    with acl_side.connect() as cluster:
+        assert cluster.create_acls([one, *neighbours]) == dict.fromkeys([one, *neighbours])
+        shown(lambda: _ours(cluster, t), lambda found: found == sorted([one, *neighbours]))
+        assert cluster.delete_acls([one]) == {one: None}
+        shown(lambda: _ours(cluster, t), lambda found: found == sorted(neighbours))
+        assert cluster.delete_acls([one]) == {one: None}  # matches nothing now
+        assert _ours(cluster, t) == sorted(neighbours)
+        cluster.delete_acls(neighbours)
+        shown(lambda: _ours(cluster, t), lambda found: found == [])
+
+
+def test_the_acl_port_refuses_a_principal_lacking_alter_or_describe_on_the_cluster(
+    acl_side: AclSide,
+) -> None:
+    """CreateAcls and DeleteAcls need Alter on the cluster: each binding is answered
+    CLUSTER_AUTHORIZATION_FAILED with the sentence naming the principal, the operation and
+    the fix, and nothing is made; DescribeAcls needs Describe on it: the read raises it."""
+    t = acl_side.token
+    binding = acls_protocol.AclBinding("topic", f"{t}.y", "literal", f"User:{t}-a", "Read")
+    with acl_side.connect() as cluster, acl_side.lacking("Alter") as weak:
+        assert _ours(weak, t) == []  # Describe is enough to read
+        for change, why in ((weak.create_acls, "grant ACLs"), (weak.delete_acls, "revoke ACLs")):
+            (failure,) = change([binding]).values()
+            assert failure is not None and failure.code == "CLUSTER_AUTHORIZATION_FAILED"
+            said = f"principal {weak.connection.principal} lacks Alter on cluster 'sec' (needed to"
+            assert f"{said} {why})" in failure.detail, failure
+        assert _ours(cluster, t) == []
+    with acl_side.lacking("Describe") as blind:
+        # Kafka 4.1.1 answers its DescribeAcls with no binding and no error (measured; the
+        # protocol says CLUSTER_AUTHORIZATION_FAILED): the answer cannot tell "none" from "not
+        # shown". What refuses such a principal is every read's ListPartitionReassignments,
+        # which needs Describe on the cluster too, before any plan reads the ACLs.
+        assert blind.acls().bindings == ()
+        with pytest.raises(ClusterError) as refused:
+            blind.read_state()
+        said = f"principal {blind.connection.principal} lacks Describe on cluster 'sec' (needed"
+        assert f"{said} to list the partition reassignments)" in str(refused.value), refused.value

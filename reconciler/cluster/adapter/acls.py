@@ -28,10 +28,15 @@ from confluent_kafka.admin import (
 from reconciler.cluster.adapter import boundary
 from reconciler.cluster.adapter.broker_version import asked
 from reconciler.cluster.adapter.connect import Connection
-from reconciler.cluster.protocol.acls import AclBinding, ClusterAcls, PatternType, Permission
+from reconciler.cluster.protocol.acls import (
+    AclBinding,
+    ClusterAcls,
+    PatternType,
+    Permission,
+    no_authorizer,
+)
 from reconciler.cluster.protocol.acls import ResourceType as Kind
 from reconciler.cluster.protocol.failures import Failure
-from reconciler.errors import CannotAnswer
 
 _KINDS: dict[Kind, ResourceType] = {
     "topic": ResourceType.TOPIC,
@@ -87,16 +92,6 @@ def _fields(binding: AclBinding) -> tuple[Any, ...]:
 
 # The broker config naming its authorizer: empty when it runs none (read with the state)
 AUTHORIZER_KEY = "authorizer.class.name"
-
-
-def no_authorizer(connection: Connection) -> CannotAnswer:
-    return CannotAnswer(
-        f"cluster '{connection.name}' at {connection.bootstrap} has no authorizer (its "
-        "brokers set no authorizer.class.name, so Kafka answers SECURITY_DISABLED), yet the "
-        "spec declares access for it: grants there would protect nothing. Run the brokers "
-        "with an authorizer, or leave `access:` and `acls:` out of the files of this cluster",
-        "the brokers run no authorizer (authorizer.class.name is empty: SECURITY_DISABLED)",
-    )
 
 
 def _security_disabled(exc: KafkaException) -> bool:

@@ -54,7 +54,7 @@ from reconciler.cluster.adapter.connect import (
 )
 from reconciler.cluster.adapter.describe import describe
 from reconciler.cluster.evidence import Evidence
-from reconciler.cluster.protocol.acls import AclBinding, ClusterAcls
+from reconciler.cluster.protocol.acls import AclBinding, ClusterAcls, no_authorizer
 from reconciler.cluster.protocol.answers import ClusterDescription, Record
 from reconciler.cluster.protocol.authorized import Authorized
 from reconciler.cluster.protocol.failures import Failure
@@ -300,7 +300,7 @@ class Cluster:
         # Kafka 4 answers DescribeAcls without an authorizer with no bindings rather than
         # SECURITY_DISABLED: the broker's own authorizer.class.name, empty, says so
         if state.broker_defaults.get(acls.AUTHORIZER_KEY) == "":
-            raise acls.no_authorizer(self.connection)
+            raise no_authorizer(self.connection)
         return self.acls()
 
     def read_snapshot(self) -> ClusterState:

@@ -9,6 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from reconciler.cluster.protocol.address import ClusterAddress
+from reconciler.errors import CannotAnswer
+
 # Kafka's ResourceType and PatternType names, as the spec writes them
 # (the ones librdkafka's admin API has: DelegationToken and User resources are not read)
 ResourceType = Literal["topic", "group", "cluster", "transactional_id"]
@@ -69,3 +72,15 @@ class ClusterAcls:
 
     bindings: tuple[AclBinding, ...]
     idempotent_write: bool = False
+
+
+def no_authorizer(address: ClusterAddress) -> CannotAnswer:
+    """The sentence for access declared on a cluster whose brokers run no authorizer (the
+    adapter's, and the fake's, the same words); `reconciler snapshot` records the phrase."""
+    return CannotAnswer(
+        f"cluster '{address.name}' at {address.bootstrap} has no authorizer (its "
+        "brokers set no authorizer.class.name, so Kafka answers SECURITY_DISABLED), yet the "
+        "spec declares access for it: grants there would protect nothing. Run the brokers "
+        "with an authorizer, or leave `access:` and `acls:` out of the files of this cluster",
+        "the brokers run no authorizer (authorizer.class.name is empty: SECURITY_DISABLED)",
+    )

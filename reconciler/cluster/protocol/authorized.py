@@ -37,7 +37,9 @@ from dataclasses import dataclass
 from reconciler.cluster.protocol.address import ClusterAddress
 from reconciler.cluster.protocol.failures import Denied, Resource
 
-_IMPLIED = {  # Kafka's AclAuthorizer/StandardAuthorizer rules
+# What an ALLOW of each operation also allows: Kafka's AclAuthorizer/StandardAuthorizer rules
+# (the pre-flight and the planner's coverage, planning/acl_coverage.py, read it)
+IMPLIED: dict[str, set[str]] = {
     "Describe": {"Read", "Write", "Delete", "Alter", "All"},
     "DescribeConfigs": {"AlterConfigs", "All"},
 }
@@ -82,4 +84,4 @@ class Authorized:
         granted = self.cluster if topic is None else self.topics[topic]
         if granted is None:
             return False
-        return bool({operation, "All"} & granted) or bool(_IMPLIED.get(operation, set()) & granted)
+        return bool({operation, "All"} & granted) or bool(IMPLIED.get(operation, set()) & granted)
