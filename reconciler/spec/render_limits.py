@@ -197,7 +197,12 @@ def _child(
 ) -> NoReturn:
     """Render and send each result; exit without running any of the parent's exit handlers."""
     _IN_CHILD.append(True)
-    gc.enable()  # the parent pauses it while loading (reconciler.gcpause); templates need it
+    # Every object inherited from the parent is frozen first, so the collector the templates
+    # need (the parent pauses it while loading: reconciler.gcpause) only ever frees what the
+    # renders made. Collected here, a garbage cycle of the parent's holding a Kafka client ran
+    # librdkafka's destructor in a child without librdkafka's threads: SIGSEGV, read as R607.
+    gc.freeze()
+    gc.enable()
     code = 0
     try:
         _limit_memory()

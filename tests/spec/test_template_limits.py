@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -175,3 +178,29 @@ def test_all_templates_together_are_bounded_too(
     found = [(d.code, d.location.file if d.location else "") for d in result.diagnostics]
     assert found == [("R605", f"topics/more{index}.yaml.j2") for index in range(3)]
     assert "the templates together render more than" in result.diagnostics[0].message
+
+
+def test_a_child_never_frees_the_parents_kafka_clients() -> None:
+    """Garbage cycles holding librdkafka clients, left uncollected by the parent (gcpause keeps
+    the collector off while clients live), are inherited by the render child: freed there,
+    librdkafka's destructor ran without its threads and the child died of SIGSEGV, which read
+    as R607 for an ordinary template (seen under load in `make check`)."""
+    script = textwrap.dedent("""
+        import gc
+        from confluent_kafka.admin import AdminClient
+        from reconciler.spec import render_limits
+        gc.disable()
+        for _ in range(3):
+            holder = {"admin": AdminClient({"bootstrap.servers": "127.0.0.1:1",
+                                            "log_level": 0})}
+            holder["self"] = holder
+            del holder
+        def work(job):
+            gc.collect()  # what a render's allocations may set off at any moment
+            return "rendered"
+        print(render_limits.start([1, 2], work, lambda job, why: f"stopped: {why}").results())
+    """)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "['rendered', 'rendered']"), done.stderr
