@@ -10,6 +10,7 @@
     ├── ClusterError            exit 1  talking to a Kafka cluster failed (unreachable, timeout,
     │   │                               refused)
     │   ├── WrongCluster        exit 1  the brokers report another cluster id than the pinned one
+    │   ├── Refused             exit 1  Kafka refused the principal a request (an ACL it lacks)
     │   └── CannotAnswer        exit 1  the cluster cannot answer a read at all (too old, no
     │                                   authorizer): a snapshot records `why` and goes on
     ├── ApplyRefused            exit 1  apply's pre-flight refused the plan; nothing was changed
@@ -71,6 +72,15 @@ class LocalClusterError(ReconcilerError):
 
 class ClusterError(ReconcilerError):
     """A Kafka cluster could not be reached or refused a request."""
+
+
+class Refused(ClusterError):
+    """Kafka refused this principal the request: an ACL it lacks, named by the sentence;
+    `why` says so in a phrase (`reconciler snapshot` records it for a part it could not read)."""
+
+    def __init__(self, message: str, why: str) -> None:
+        super().__init__(message)
+        self.why = why
 
 
 class CannotAnswer(ClusterError):

@@ -68,7 +68,7 @@ from reconciler.cluster.protocol.requests import (
 from reconciler.cluster.protocol.scram import ClusterScram, ScramAlteration, SecretDigest
 from reconciler.cluster.protocol.throttles import Moves, Throttle
 from reconciler.cluster.state import ACLS, QUOTAS, USERS, ClusterState, Reassignment, TopicState
-from reconciler.errors import CannotAnswer, ClusterError
+from reconciler.errors import CannotAnswer, ClusterError, Refused
 from reconciler.spec.quotas import QuotaEntity
 
 if TYPE_CHECKING:
@@ -555,10 +555,13 @@ class Cluster:
 
 
 def _answered(part: str, read: Callable[[], T], unread: list[tuple[str, str]]) -> T | None:
-    """What `read` answers; None when the cluster cannot answer it, and why added to `unread`."""
+    """What `read` answers; None when the cluster cannot answer it, or refuses it to this
+    principal, and why added to `unread`: the topics' snapshot needs none of these parts, and a
+    cluster with an authorizer of its own (a managed one) may refuse one of them to a principal
+    that reads everything else."""
     try:
         return read()
-    except CannotAnswer as exc:
+    except (CannotAnswer, Refused) as exc:
         unread.append((part, exc.why))
         return None
 

@@ -32,7 +32,7 @@ from reconciler.cluster.adapter import (
 )
 from reconciler.cluster.adapter.failures import NoAnswer, Watch
 from reconciler.cluster.protocol.failures import Denied, Resource, Unauthenticated
-from reconciler.errors import ClusterError
+from reconciler.errors import ClusterError, Refused
 
 if TYPE_CHECKING:
     from kafka.admin import KafkaAdminClient
@@ -170,7 +170,10 @@ class Connection:
         if (old := compatibility.too_old(self, exc)) is not None:
             return ClusterError(old)  # a missing request, not a network problem
         if (failed := self.failure(action, exc)) is not None:
-            return ClusterError(failed.sentence())  # the missing ACL, or the refused login
+            if isinstance(failed, Denied):  # the missing ACL
+                why = f"principal {failed.principal} lacks {failed.operation} on {failed.resource}"
+                return Refused(failed.sentence(), why)
+            return ClusterError(failed.sentence())  # the refused login
         return ClusterError(
             f"could not {action} cluster '{self.name}' at {self.bootstrap}: {reason(exc)}. {HINT}"
         )
