@@ -25,6 +25,18 @@ def test_a_denied_request_is_a_refusal_naming_the_missing_acl() -> None:
     assert error.why.endswith("lacks DescribeConfigs on the cluster")
 
 
+def test_a_request_the_brokers_do_not_know_is_one_they_cannot_answer() -> None:
+    cause = KafkaException(
+        KafkaError(
+            KafkaError._UNSUPPORTED_FEATURE,
+            "Broker does not support 'DescribeUserScramCredentials' Kafka protocol",
+        )
+    )
+    error = CONNECTION.error("describe the SCRAM credentials of", cause)
+    assert isinstance(error, CannotAnswer)
+    assert error.why == "the brokers do not answer the DescribeUserScramCredentials request"
+
+
 def test_a_failed_connection_is_no_refusal() -> None:
     error = CONNECTION.error("describe", KafkaException(KafkaError(KafkaError._TRANSPORT)))
     assert not isinstance(error, Refused)

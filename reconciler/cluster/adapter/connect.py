@@ -30,9 +30,9 @@ from reconciler.cluster.adapter import (
     msk_iam,
     oauth,
 )
-from reconciler.cluster.adapter.failures import NoAnswer, Watch
+from reconciler.cluster.adapter.failures import NoAnswer, Watch, unsupported
 from reconciler.cluster.protocol.failures import Denied, Resource, Unauthenticated
-from reconciler.errors import ClusterError, Refused
+from reconciler.errors import CannotAnswer, ClusterError, Refused
 
 if TYPE_CHECKING:
     from kafka.admin import KafkaAdminClient
@@ -168,7 +168,11 @@ class Connection:
     def error(self, action: str, exc: BaseException) -> ClusterError:
         """A ClusterError naming the cluster, its bootstrap servers and Kafka's reason."""
         if (old := compatibility.too_old(self, exc)) is not None:
-            return ClusterError(old)  # a missing request, not a network problem
+            # a missing request, not a network problem: whatever the principal, the cluster
+            # cannot answer it (`reconciler snapshot` records the part unread)
+            found = unsupported(exc)
+            request = found.request if found is not None else "a"
+            return CannotAnswer(old, f"the brokers do not answer the {request} request")
         if (failed := self.failure(action, exc)) is not None:
             if isinstance(failed, Denied):  # the missing ACL
                 why = f"principal {failed.principal} lacks {failed.operation} on {failed.resource}"
