@@ -23,7 +23,9 @@ key=$({
 house="$cache/wheelhouse/$key"
 
 constraints=$(mktemp)
-trap 'rm -f "$constraints"' EXIT
+partial=""
+# a build stopped half-way (Ctrl-C, a network failure) leaves no partial wheelhouse behind
+trap 'rm -f "$constraints"; if [ -n "$partial" ]; then rm -rf "$partial"; fi' EXIT
 # the lock's pins (and markers) without its hashes: hash-checking mode cannot install an
 # editable checkout
 sed -n 's/^\([A-Za-z][^ ]*==[^ ]*\)\( ;[^\\]*\)\{0,1\}.*/\1\2/p' "$lock" >"$constraints"

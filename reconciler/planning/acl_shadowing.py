@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Sequence
 
-from reconciler.cluster.protocol.acls import AclBinding
+from reconciler.cluster.protocol.acls import WILDCARD, AclBinding
 from reconciler.diagnostics import Diagnostic
 from reconciler.planning import hazards, p_codes
 from reconciler.planning.acl_coverage import WILDCARD_PRINCIPAL, covers_pattern, granting
@@ -184,5 +184,7 @@ def _bypassed(spec: TopicSpec, wide: Sequence[AclBinding], after: Kept) -> list[
 def _wide(b: AclBinding) -> bool:
     """A binding reaching more than one named topic or principal (not the topic's own)."""
     return (
-        b.pattern_type == "prefixed" or b.resource_name == "*" or b.principal == WILDCARD_PRINCIPAL
+        b.pattern_type == "prefixed"
+        or b.resource_name == WILDCARD
+        or b.principal == WILDCARD_PRINCIPAL
     )
