@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import gc
+import logging
 import os
 from collections.abc import Iterator
 
@@ -97,6 +98,25 @@ def pytest_configure(config: pytest.Config) -> None:
         from tests.worker_groups import WorkerGroups
 
         config.pluginmanager.register(WorkerGroups(ANNOUNCED), "worker_groups")
+
+
+@pytest.fixture(autouse=True)
+def _logging_as_found() -> Iterator[None]:
+    """The root logger's level and handlers as they were before the test: a CLI run in-process
+    with --debug (tests/spec/helpers.py `run_cli`) installs a DEBUG handler on stderr
+    (redaction.install_logging), which stayed for the rest of the worker: every later library
+    log record in it was formatted, and at the session's end a client left open printed its
+    reconnect tracebacks into `make test`'s output."""
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
+    yield
+    root.setLevel(level)
+    for handler in list(root.handlers):
+        if handler not in handlers:
+            root.removeHandler(handler)
+    for handler in handlers:
+        if handler not in root.handlers:
+            root.addHandler(handler)
 
 
 @pytest.fixture(autouse=True)

@@ -131,7 +131,11 @@ def test_a_topic_a_share_group_reads_is_never_pruned(
     repo = SpecRepo(tmp_path, boot, ns, {"allow_delete": True})  # no spec names the topic
 
     with _share_group_reading(kafka_dist, boot, topic, group, 3, tmp_path / "ShareReader.java"):
-        listed = KafkaAdminClient(bootstrap_servers=boot).list_groups()
+        lister = KafkaAdminClient(bootstrap_servers=boot)
+        try:
+            listed = lister.list_groups()
+        finally:
+            lister.close()  # left open, it kept asking the stopped broker until the worker ended
         planned = repo.run("plan", "--cluster", "test", "--prune", "--format", "json")
         applied = repo.run("apply", "--cluster", "test", "--prune", "--auto-approve")
 
