@@ -13,6 +13,7 @@ from reconciler.cli.shared import (
     pass_ctx,
     show_progress,
 )
+from reconciler.errors import ReconcilerError
 
 
 @click.group(context_settings=CONTEXT)
@@ -116,9 +117,19 @@ def fleet_drift(
         os.close(handle)
         log = Path(name)
     show_progress(f"running the fleet drift job on {master or 'local[*]'}")
-    result = fleet_drift(desired, snapshots, out, master=master, since=since, conf=conf, log=log)
-    if log is not None:
-        log.unlink(missing_ok=True)  # kept, and named in the error, only when the job failed
+    named = False
+    try:
+        result = fleet_drift(
+            desired, snapshots, out, master=master, since=since, conf=conf, log=log
+        )
+    except ReconcilerError as exc:
+        named = log is not None and str(log) in str(exc)
+        raise
+    finally:
+        if log is not None and not named:
+            # kept only where the job's error names it: a failure before the JVM started (a
+            # missing input) or a Ctrl-C left an empty file in the temporary folder at each run
+            log.unlink(missing_ok=True)
     done = result.summary
     click.echo(
         f"{len(done.clusters)} cluster(s), {done.snapshots_read} snapshot(s): "
