@@ -36,6 +36,7 @@ from reconciler.errors import ClusterError
 from reconciler.local.state import LocalCluster
 from reconciler.spec.quotas import QuotaEntity
 from tests.cluster import boundary_faults
+from tests.kafka_helpers import wait_for_topics
 from tests.spec_repo import SpecRepo
 
 KINDS: dict[str, Callable[[], BaseException]] = {
@@ -285,6 +286,8 @@ def _world(bootstrap: str, ns: str, root: Path) -> World:
     made = admin.create_topics([NewTopic(world.keep, 1, 1), NewTopic(f"{ns}.old", 1, 1)])
     for future in made.values():
         future.result()
+    # the controller's answer comes before the broker's metadata shows the topics
+    wait_for_topics(admin, {world.keep: 1, f"{ns}.old": 1})
     old = admin.describe_topics(TopicCollection([f"{ns}.old"]))[f"{ns}.old"].result()
     producer = Producer({"bootstrap.servers": bootstrap})
     producer.produce(world.keep, b"a record")
