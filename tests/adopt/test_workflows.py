@@ -4,7 +4,8 @@ actionlint checks every workflow of this repository and of a spec repository mad
 `reconciler init`, including each caller's `with:`/`secrets:` against the reusable workflow it
 calls. Then the init-made workflows run, shell step by shell step, through
 tests/adopt/workflow_runner.py against the real three-broker cluster, with the wheel built from
-this checkout as the package they install and a recording stand-in for `gh`:
+this checkout as the package they install (the install step runs once a test: the later jobs
+replay it, see tests/adopt/test_runner_once.py) and a recording stand-in for `gh`:
 
 - plan on a pull request: one sticky comment per cluster, created, then updated; the check red
   exactly when the plan cannot be applied, and the comment posted then too;
@@ -315,6 +316,10 @@ def runner(
         repository=REPOSITORY,
         token=TOKEN,
         github=github,
+        # The install step's pip runs against the fixture's virtualenv, which already holds the
+        # wheel: run once per test, its result replayed by the later jobs (pip would find every
+        # requirement satisfied again). test_verified_install.py installs into fresh ones.
+        once={"install reconciler": (".github/reconciler-requirements.txt",)},
     )
 
 

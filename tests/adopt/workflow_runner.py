@@ -27,7 +27,11 @@ workflow cannot come to depend on something these tests do not exercise:
   runner), `.` and `[]`, `! == != < <= > >= && ||`, and the functions always, success, failure,
   cancelled, contains, startsWith, endsWith, format, join, toJSON, fromJSON. A context, function
   or property that is not there is an error (GitHub would give null), except a step's outputs;
-- `if:` (a status function or else `success() &&`), `continue-on-error`, job results.
+- `if:` (a status function or else `success() &&`), `continue-on-error`, job results;
+- steps named in `once` (with the files their script reads) run for real the first time; a later
+  run of the same script with the same environment, directory, PATH and files replays that
+  run's success (its log, marked "(replayed"), as for an install into a virtualenv that holds
+  the package already. A failed run, or one that wrote outputs, env or PATH, is not replayed.
 
 `FakeGitHub` is what the workflows' `gh` commands talk to: a `gh` script first on PATH that logs
 each call (argv, stdin and the files it reads) as JSON lines and keeps the pull-request comments,
@@ -42,6 +46,7 @@ says which pull request was merged as which commit (`merge_pull_request`), for `
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
 import json
 import math
@@ -645,6 +650,11 @@ class Runner:
     token: str = "ghs_fake-token-of-this-run"
     timeout: float = 600.0
     runs: int = 0
+    # Steps run once (step name -> the workspace files its script reads): a later run of the
+    # same script with the same environment, directory and files replays the first successful
+    # run's result (the install step: a no-op once its virtualenv holds the package)
+    once: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    _ran_once: dict[str, StepResult] = field(default_factory=dict, repr=False)
     # Where each run and its artifacts are recorded, for the workflows' `gh` to find
     github: FakeGitHub | None = None
 
@@ -1040,6 +1050,12 @@ class Runner:
             path.touch()
         full = {**base, **env, **{k: str(v) for k, v in files.items()}}
         full["PATH"] = os.pathsep.join([*added_path, base["PATH"]])
+        key = self._once_key(record.name, script, cwd, env, full["PATH"])
+        if key is not None and key in self._ran_once:
+            first = self._ran_once[key]
+            record.exit_code = first.exit_code
+            record.log = f"(replayed: this script ran with the same inputs before)\n{first.log}"
+            return True
         try:
             done = subprocess.run(
                 [*SHELL, str(script_file)],
@@ -1051,7 +1067,23 @@ class Runner:
             return False
         record.exit_code = done.returncode
         record.log = done.stdout
+        wrote = any(runner_temp.joinpath(f"_{kind}_{index}").stat().st_size
+                    for kind in ("output", "env", "path"))  # fmt: skip
+        if key is not None and done.returncode == 0 and not wrote:
+            self._ran_once[key] = record
         return done.returncode == 0
+
+    def _once_key(
+        self, name: str, script: str, cwd: Path, env: dict[str, str], path: str
+    ) -> str | None:
+        """What a step of `once` depends on: its script, the environment the workflow gives it
+        (not the runner's per-run variables, which it does not read), its directory, PATH, and
+        the bytes of the files it reads. None for the other steps."""
+        if name not in self.once:
+            return None
+        read = {f: hashlib.sha256((cwd / f).read_bytes()).hexdigest() if (cwd / f).is_file()
+                else None for f in self.once[name]}  # fmt: skip
+        return json.dumps([name, script, str(cwd), sorted(env.items()), path, read])
 
     def _action(
         self, step: dict[str, Any], scope: Scope, event: Event, job: JobResult, record: StepResult
