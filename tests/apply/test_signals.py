@@ -23,6 +23,7 @@ from reconciler.apply.record import journal
 from reconciler.cluster import adapter
 from reconciler.cluster.protocol.reserved import LOCK_TOPIC
 from reconciler.local.state import LocalCluster
+from tests import cli_fork
 from tests.spec_repo import RECONCILER, Result, SpecRepo
 
 pytestmark = pytest.mark.kafka
@@ -40,10 +41,9 @@ def spec(ns: str, width: int = 3) -> list[dict[str, Any]]:
 
 def run(repo: SpecRepo, *args: str, env: dict[str, str] | None = None) -> Result:
     full = {**os.environ, "KAFKA_BOOTSTRAP": repo.bootstrap, "NO_COLOR": "1", **(env or {})}
-    proc = subprocess.run(
-        [*RECONCILER, "--repo", str(repo.root), *args],
-        capture_output=True, text=True, env=full, timeout=300, check=False,
-    )  # fmt: skip
+    # forked from the imported package (tests/cli_fork.py): a process of its own, whose signal
+    # handlers are the CLI's, without an interpreter's start per run
+    proc = cli_fork.run(["--repo", str(repo.root), *args], env=full, timeout=300)
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr
     return Result(proc.returncode, proc.stdout, proc.stderr)
 
