@@ -15,6 +15,9 @@ next call or a later one raises it, before or after the write is done) or per it
 (`kafka.refuse("topic", Failure(...))`: every write of that topic is answered with it).
 Reassignments finish as they are started unless `kafka.moving` is set (then they stay in
 progress until `kafka.finish_moves()`).
+
+`connect_commands_to(kafka, monkeypatch.setattr)` hands the plan and apply commands (run
+in-process, through the CLI or reconciler.workflow) the fake wherever they connect.
 """
 
 from __future__ import annotations
