@@ -24,11 +24,8 @@ import pytest
 
 from reconciler import readable
 from reconciler.cluster.snapshot import write_snapshot
-from reconciler.workflow import apply as apply_flow
-from reconciler.workflow import connection
-from reconciler.workflow import plan as plan_flow
 from reconciler.workflow.context import Context
-from tests.fakes.cluster import FakeCluster, FakeKafka
+from tests.fakes.cluster import FakeKafka, connect_commands_to
 from tests.planning.factories import topic
 from tests.spec.helpers import run_cli
 
@@ -51,23 +48,12 @@ def repository(root: Path) -> Path:
     return root
 
 
-class Fake(FakeCluster):
-    """The fake as `connect` hands it out: what the adapter's Cluster adds beyond the ports."""
-
-    def ride_outages(self, seconds: float, notice: Callable[[str], None]) -> Fake:
-        return self
-
-    def check_visible(self, creates: object) -> None:
-        return None
-
-
 @pytest.fixture
 def kafka(monkeypatch: pytest.MonkeyPatch) -> FakeKafka:
     """The cluster every connection of the command reaches: a.b as specified, one topic no
     spec names (import's), c.d and b.prod absent (the plans create them)."""
     fake = FakeKafka().add(topic("a.b", [[1], [1], [1]]), topic("x.unmanaged", [[1]]))
-    for module in (connection, plan_flow, apply_flow):
-        monkeypatch.setattr(module, "connect", lambda _cluster, *_, **__: Fake(fake, "prod"))
+    connect_commands_to(fake, monkeypatch.setattr)
     return fake
 
 

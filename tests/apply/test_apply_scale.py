@@ -1,23 +1,19 @@
-"""Replication-factor changes, request counts at scale, and a property test of convergence,
-against the real three-broker cluster."""
+"""Replication-factor changes, request counts at scale, fixed sequences of spec edits that
+converge (the property over many sequences runs on the fake: test_convergence_fake.py), and
+KIP-599's mutation quota, against real brokers."""
 
 from __future__ import annotations
 
 import subprocess
 import uuid
 from pathlib import Path
-from typing import Any
 
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
-from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
 
 from reconciler.local.distribution import Distribution
 from reconciler.local.state import LocalCluster
-from reconciler.workflow.apply import apply as apply_saved
-from reconciler.workflow.context import Context
-from reconciler.workflow.plan import plan as plan_of
+from tests.apply.convergence import HAZARDS, RESHAPES, Edit, converges
 from tests.apply.helpers import independent_read, repo_with_client_id
 from tests.request_log import requests_by
 from tests.spec_repo import SpecRepo
@@ -69,97 +65,26 @@ def test_creating_1000_topics_takes_a_constant_number_of_create_requests(
     assert len(independent_read(kafka3.bootstrap, ns)) == 1000
 
 
-# --- property: any sequence of spec edits converges ------------------------------------------
-
-TOPICS = ("p", "q")
-Edit = tuple[str, str, int]  # (kind, topic, number)
-
-edits = st.lists(
-    st.tuples(
-        st.sampled_from(["create", "grow", "config", "rf", "tombstone"]),
-        st.sampled_from(TOPICS),
-        st.integers(min_value=1, max_value=3),
-    ),
-    min_size=1,
-    max_size=4,
-)
+# --- any sequence of spec edits converges: fixed sequences here, many on the fake ----------
 
 
-def _apply_edit(specs: dict[str, dict[str, Any]], edit: Edit) -> None:
-    kind, topic, n = edit
-    spec = specs.get(topic)
-    if spec is None or spec.get("state") == "absent":
-        # Any edit of a topic that does not exist creates it.
-        specs[topic] = {"partitions": n, "replication_factor": n, "config": {}}
-    elif kind == "create":
-        return  # it exists: declaring it again with other counts would be a different edit
-    elif kind == "grow":
-        spec["partitions"] += n
-    elif kind == "config":
-        spec["config"] = {} if n == 3 else {"retention.ms": str(3_600_000 * n)}
-    elif kind == "rf":
-        spec["replication_factor"] = n
-    else:
-        specs[topic] = {"state": "absent"}
-
-
-@settings(
-    max_examples=4,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
-@given(sequence=edits)
-# a retention cut, then the override's removal and a delete: each a hazard the reviewer approves
-@example(
-    sequence=[("create", "p", 1), ("config", "p", 1), ("config", "p", 3), ("tombstone", "p", 1)]
-)
-def test_any_sequence_of_edits_converges(
+@pytest.mark.parametrize("sequence", [HAZARDS, RESHAPES], ids=["hazards", "reshapes"])
+def test_fixed_sequences_of_edits_converge(
     kafka3: LocalCluster,
     ns: str,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     sequence: list[Edit],
 ) -> None:
+    """The Kafka side of test_convergence_fake.py's property (which runs many sequences on the
+    fake): real creates, deletes, config changes, partition increases and reassignments, each
+    plan after an apply empty, the cluster read around reconciler."""
     monkeypatch.setenv("KAFKA_BOOTSTRAP", kafka3.bootstrap)
     prefix = f"{ns}.{uuid.uuid4().hex[:6]}"
-    root = tmp_path / prefix
-    repo = SpecRepo(root, kafka3.bootstrap, prefix, policy={"allow_delete": True})
-    specs: dict[str, dict[str, Any]] = {}
-    for edit in sequence:
-        _apply_edit(specs, edit)
-
-        def write(approvals: dict[str, list[Any]]) -> None:
-            repo.topics(
-                *(
-                    {"name": f"{prefix}.{t}", "acknowledge": approvals.get(f"{prefix}.{t}", []),
-                     **s}
-                    for t, s in sorted(specs.items())
-                )
-            )  # fmt: skip
-
-        write({})
-        plan = plan_of(Context(root), "test")
-        # The reviewer's step: approve exactly the hazards the plan shows (approve_with)
-        approvals = {
-            c.topic: [h.approve_with for h in c.hazards if h.blocks_apply and h.approve_with]
-            for c in plan.changes
-        }
-        if any(approvals.values()):
-            write(approvals)
-            plan = plan_of(Context(root), "test")
-        assert plan.applyable, plan.diagnostics
-        result = apply_saved(Context(root), "test", plan)
-        assert result.ok, [(r.operation.summary, r.message) for r in result.results]
-        assert plan_of(Context(root), "test").changes == ()
-        seen = independent_read(kafka3.bootstrap, prefix)
-        for topic, spec in specs.items():
-            name = f"{prefix}.{topic}"
-            if spec.get("state") == "absent":
-                assert name not in seen
-                continue
-            assert seen[name]["partitions"] == spec["partitions"]
-            assert {len(r) for r in seen[name]["replicas"]} == {spec["replication_factor"]}
-            assert seen[name]["overrides"] == spec["config"]
+    converges(
+        tmp_path / prefix, kafka3.bootstrap, prefix, sequence,
+        lambda: independent_read(kafka3.bootstrap, prefix),
+    )  # fmt: skip
 
 
 def _mutation_quota(cl: LocalCluster, dist: Distribution, client_id: str, rate: float) -> None:

@@ -119,6 +119,9 @@ def test_lock_request_that_timed_out_is_resolved_by_reading_it_back(
     assert cluster.lock_token() == me.token
     holder = Holder.decode(cluster.lock_holder())
     assert holder is not None and holder.token == me.token
+    # a replica on each of the three brokers (the fake's lock is placed so: tests/fakes)
+    (placed,) = cluster.topics([LOCK_TOPIC])[LOCK_TOPIC].partitions
+    assert sorted(placed.replicas) == [1, 2, 3]
 
 
 def test_timed_out_lock_request_when_someone_else_won(

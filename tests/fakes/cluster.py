@@ -15,6 +15,9 @@ next call or a later one raises it, before or after the write is done) or per it
 (`kafka.refuse("topic", Failure(...))`: every write of that topic is answered with it).
 Reassignments finish as they are started unless `kafka.moving` is set (then they stay in
 progress until `kafka.finish_moves()`).
+
+`connect_commands_to(kafka, monkeypatch.setattr)` hands the plan and apply commands (run
+in-process, through the CLI or reconciler.workflow) the fake wherever they connect.
 """
 
 from __future__ import annotations
@@ -178,7 +181,11 @@ class FakeKafka:
         recording who it is: the token, no record (on real brokers: adapter/lock_topic.py's
         try_lock alone)."""
         config = _LOCK_CONFIG | {TOKEN_KEY: str(token)}
-        self.topics[LOCK_TOPIC] = FakeTopic([(self._broker_ids()[0],)], config)
+        # On up to three brokers, as the adapter asks (a replica on each broker of kafka3:
+        # tests/apply/test_lock_kafka.py), so the lock leaves the brokers' relative load, which
+        # placement reads under the lock, as it was
+        brokers = self._broker_ids()
+        self.topics[LOCK_TOPIC] = FakeTopic([tuple(brokers[: min(3, len(brokers))])], config)
 
     def client(
         self,
@@ -788,4 +795,25 @@ def _config_refusal(
 _WHOLE_NUMBERS = (ConfigType.INT, ConfigType.LONG)
 
 
-__all__ = ["FakeCluster", "FakeKafka", "FakeTopic"]
+class ConnectedFake(FakeCluster):
+    """The fake as the commands' `connect` (reconciler/workflow/connection.py) hands out a
+    cluster: with what the adapter's Cluster adds beyond the ports, which the fake's clusters
+    need not do (no outages to ride, every create visible at once)."""
+
+    def ride_outages(self, seconds: float, notice: Callable[[str], None]) -> ConnectedFake:
+        return self
+
+    def check_visible(self, creates: object) -> None:
+        return None
+
+
+def connect_commands_to(kafka: FakeKafka, patch: Callable[[object, str, object], None]) -> None:
+    """Every connection the plan and apply commands open reaches `kafka` (`patch`: pytest's
+    `monkeypatch.setattr`, so the change ends with the test)."""
+    from reconciler.workflow import apply, connection, plan
+
+    for module in (connection, plan, apply):
+        patch(module, "connect", lambda cluster, *_, **__: ConnectedFake(kafka, cluster.name))
+
+
+__all__ = ["ConnectedFake", "FakeCluster", "FakeKafka", "FakeTopic", "connect_commands_to"]
