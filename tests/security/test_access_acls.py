@@ -32,7 +32,7 @@ from confluent_kafka.admin import (
 )
 
 from reconciler.local.cluster import add_zookeeper_scram_user
-from reconciler.local.distribution import Distribution, ensure_distribution
+from reconciler.local.distribution import ensure_distribution
 from reconciler.local.state import LocalCluster
 from tests.compat.conftest import MATRIX, NEWEST, OLDEST
 from tests.security.conftest import (
@@ -67,12 +67,14 @@ VERSIONS = (
 def sasl(
     request: pytest.FixtureRequest,
     tmp_path_factory: pytest.TempPathFactory,
-    kafka_dist: Distribution,
 ) -> Iterator[LocalCluster]:
     """`local up --security sasl_scram` of each release: the authorizer on, SCRAM logins."""
     version = str(request.param)
-    dist = kafka_dist if version == "pinned" else ensure_distribution(version=version)
-    yield from start_secured(request, tmp_path_factory, dist, "sasl_scram")
+    if version == "pinned":  # the cluster test_sasl_acls.py and test_scram_users.py use too
+        yield request.getfixturevalue("scram_cluster")
+        return
+    yield from start_secured(request, tmp_path_factory, ensure_distribution(version=version),
+                             "sasl_scram")  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -1,11 +1,12 @@
-"""SCRAM users as code on a real broker (`local up --security sasl_scram`, the module's one
-cluster): a user applied logs in with its password and not with another; its `${VAR}` changed
-plans "secret changed" (the digest on record decides), and once applied the old password is
-refused; removed from the spec it is a user_delete hazard, and once approved its logins are
-refused. Every byte the runs wrote (stdout, stderr at --debug, saved plan, files) is searched for
-each secret and its base64 and hex forms (docs/access.md#scram-users). A snapshot of ACLs,
-quotas and users plans, with `plan --state`, the access, quota and user changes the live plan
-plans, and holds no secret, salt or digest (docs/cluster-state.md).
+"""SCRAM users as code on a real broker (`local up --security sasl_scram`: `scram_cluster`,
+shared with test_sasl_acls and test_access_acls): a user applied logs in with its password and
+not with another; its `${VAR}` changed plans "secret changed" (the digest on record decides),
+and once applied the old password is refused; removed from the spec it is a user_delete
+hazard, and once approved its logins are refused. Every byte the runs wrote (stdout, stderr at
+--debug, saved plan, files) is searched for each secret and its base64 and hex forms
+(docs/access.md#scram-users). A snapshot of ACLs, quotas and users plans, with `plan
+--state`, the access, quota and user changes the live plan plans, and holds no secret, salt or
+digest (docs/cluster-state.md).
 """
 
 from __future__ import annotations
