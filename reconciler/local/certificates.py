@@ -37,14 +37,19 @@ _KEYTOOL_JVM = ("-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-J-XX:-UsePe
 
 
 @dataclass(frozen=True)
-class _Pair:
+class KeyPair:
     key: rsa.RSAPrivateKey
     cert: x509.Certificate
 
 
-def _pair(cn: str, issuer: _Pair | None = None, server: bool = False) -> _Pair:
-    """An RSA-2048 key pair for CN=cn, signed by `issuer` (else self-signed, a CA); `server`:
-    valid for 127.0.0.1 and localhost."""
+def key_pair(
+    cn: str,
+    issuer: KeyPair | None = None,
+    sans: tuple[str, ...] = (),
+    valid: datetime.timedelta = VALID,
+) -> KeyPair:
+    """An RSA-2048 key pair for CN=cn, signed by `issuer` (else self-signed, a CA), valid for
+    the addresses and names in `sans`."""
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn)])
     now = datetime.datetime.now(datetime.UTC)
@@ -55,14 +60,19 @@ def _pair(cn: str, issuer: _Pair | None = None, server: bool = False) -> _Pair:
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + VALID)
+        .not_valid_after(now + valid)
         .add_extension(x509.BasicConstraints(ca=issuer is None, path_length=None), critical=True)
         .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
     )
-    if server:
-        names = [x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]
+    if sans:
+        names: list[x509.GeneralName] = []
+        for san in sans:
+            try:
+                names.append(x509.IPAddress(ipaddress.ip_address(san)))
+            except ValueError:
+                names.append(x509.DNSName(san))
         builder = builder.add_extension(x509.SubjectAlternativeName(names), critical=False)
-    return _Pair(key, builder.sign(issuer.key if issuer else key, hashes.SHA256()))
+    return KeyPair(key, builder.sign(issuer.key if issuer else key, hashes.SHA256()))
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -73,7 +83,7 @@ def _write(path: Path, data: bytes) -> None:
         out.write(data)
 
 
-def _keystore(path: Path, alias: str, pair: _Pair, chain: list[_Pair], password: str) -> None:
+def _keystore(path: Path, alias: str, pair: KeyPair, chain: list[KeyPair], password: str) -> None:
     data = pkcs12.serialize_key_and_certificates(
         alias.encode(), pair.key, pair.cert, [c.cert for c in chain],
         BestAvailableEncryption(password.encode()),
@@ -116,12 +126,12 @@ def make(
     (`broker.p12`, with the chain) and `truststore.p12` holding the CA, all with `password`;
     with `client_password`, `client.p12` too: a client key pair for CN=reconciler-client the
     CA signed, with the CA in its chain."""
-    ca = _pair(f"reconciler-{cn}-ca")
+    ca = key_pair(f"reconciler-{cn}-ca")
     _keystore(directory / "ca.p12", "ca", ca, [], password)
     _write(directory / "ca.pem", ca.cert.public_bytes(Encoding.PEM))
-    broker = _pair("localhost", ca, server=True)
+    broker = key_pair("localhost", ca, ("127.0.0.1", "localhost"))
     _keystore(directory / "broker.p12", "broker", broker, [ca], password)
     if client_password is not None:
-        client = _pair("reconciler-client", ca)
+        client = key_pair("reconciler-client", ca)
         _keystore(directory / CLIENT_KEYSTORE, "client", client, [ca], client_password)
     _truststore(directory, password, java)
