@@ -26,8 +26,8 @@ SHARED_DIRECTORIES = {
 
 
 # unit of work -> why, and the files that share a package-scoped fixture: run one after the
-# other on one worker, the fixture starts once for them all (and stops when they are done,
-# not idle through the rest of the run as a session fixture would)
+# other on one worker, the fixture starts once for them all (and stops when the worker leaves
+# their package, not idle through the rest of the run as a session fixture would)
 SHARED_FILES = {
     "tests/security/ (sasl)": (
         "sasl: one `local up --security sasl_scram` cluster (tests/security/conftest.py)",

@@ -124,9 +124,11 @@ def scram_cluster(
 ) -> Iterator[local_state.LocalCluster]:
     """`local up --security sasl_scram` of the pinned release, one for test_sasl_acls.py,
     test_scram_users.py and test_access_acls.py's pinned half: tests/worker_groups.py runs the
-    three files one after the other on one worker, so it starts once and stops after them.
-    They can share it: each test names its users, topics, groups and ACLs under a random
-    prefix of its own and manages only that (`policy.manage`, `ignore`)."""
+    three files one after the other on one worker, so it starts once, and stops when the worker
+    leaves tests/security/ (package scope). They can share it: each test names its users,
+    topics, groups and ACLs under a random prefix of its own and manages only that
+    (`policy.manage`, `ignore`); consumer groups, which any principal's in-use check meets,
+    are deleted by the test that made them (test_access_acls's `readers`)."""
     yield from start_secured(request, tmp_path_factory, kafka_dist, "sasl_scram")
 
 
