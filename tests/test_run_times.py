@@ -47,3 +47,19 @@ def test_an_unreadable_record_is_no_record(tmp_path: Path) -> None:
     assert run_times.recorded(where) == {}
     where.write_text("[1, 2]", encoding="utf-8")
     assert run_times.recorded(where) == {}
+
+
+def test_files_sharing_a_package_fixture_are_one_unit_of_work() -> None:
+    """Each group of SHARED_FILES is one unit (its fixture starts once); its files exist, in one
+    package (the fixture's scope), and a file outside every group is a unit of its own."""
+    from tests.worker_groups import SHARED_FILES, FileScheduling
+
+    def scope(nodeid: str) -> str:
+        return FileScheduling._split_scope(None, nodeid)  # type: ignore[arg-type]
+
+    for unit, (_why, files) in SHARED_FILES.items():
+        assert len({Path(f).parent for f in files}) == 1, files
+        for name in files:
+            assert (Path(__file__).parent.parent / name).is_file(), name
+            assert scope(f"{name}::test_x[param]") == unit
+    assert scope("tests/security/test_tls.py::test_x") == "tests/security/test_tls.py"

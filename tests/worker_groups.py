@@ -2,7 +2,8 @@
 
 Each test file runs whole on one worker, so its module-scoped clusters start once and its tests
 keep their order. The files of a directory whose conftest.py starts a costly session fixture
-run on one worker too, so that fixture starts once per run. kafka1/kafka3 are per worker: each
+run on one worker too, so that fixture starts once per run, and so do the files of a group
+that share a package-scoped one (SHARED_FILES). kafka1/kafka3 are per worker: each
 worker starts its own pair (seconds), and the Kafka tests, most of the suite's time, spread
 over the workers. (xdist's own `--dist loadgroup` marks do not reach its scheduler under
 pytest 9.2, whose node ids xdist can no longer rewrite.)
@@ -24,6 +25,21 @@ SHARED_DIRECTORIES = {
 }
 
 
+# unit of work -> why, and the files that share a package-scoped fixture: run one after the
+# other on one worker, the fixture starts once for them all (and stops when the worker leaves
+# their package, not idle through the rest of the run as a session fixture would)
+SHARED_FILES = {
+    "tests/security/ (sasl)": (
+        "sasl: one `local up --security sasl_scram` cluster (tests/security/conftest.py)",
+        (
+            "tests/security/test_access_acls.py",
+            "tests/security/test_sasl_acls.py",
+            "tests/security/test_scram_users.py",
+        ),
+    ),
+}
+
+
 # file -> why each of its parameters is a unit of work of its own
 SPLIT_BY_PARAMETER = {
     "tests/compat/test_journey.py": "each Kafka version starts a cluster of its own",
@@ -31,7 +47,8 @@ SPLIT_BY_PARAMETER = {
 
 
 class FileScheduling(LoadFileScheduling):
-    """xdist's loadfile, with each directory of SHARED_DIRECTORIES one unit of work, and each
+    """xdist's loadfile, with each directory of SHARED_DIRECTORIES and each group of
+    SHARED_FILES one unit of work, and each
     parameter of a file of SPLIT_BY_PARAMETER one (`make compat`: two versions at a time),
     handed out the longest first."""
 
@@ -52,6 +69,9 @@ class FileScheduling(LoadFileScheduling):
         for directory in SHARED_DIRECTORIES:
             if path.startswith(directory):
                 return directory
+        for unit, (_why, files) in SHARED_FILES.items():
+            if path in files:
+                return unit
         if path in SPLIT_BY_PARAMETER and nodeid.endswith("]") and "[" in nodeid:
             return f"{path}[{nodeid.rsplit('[', 1)[1]}"
         return path

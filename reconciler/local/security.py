@@ -6,7 +6,7 @@
   (the PLAIN principal of the controller listener: SCRAM credentials live in the metadata log,
   so KRaft cannot use them on the listener that serves that log).
 - `tls`: the client (and inter-broker) listener is SSL with a broker certificate signed by a CA
-  generated on the spot with the JDK's keytool; no authorizer.
+  generated on the spot (certificates.py); no authorizer.
 - `mtls`: `tls` whose brokers require a client certificate (`ssl.client.auth=required`); the
   client's key pair, signed by the same CA, is a PKCS#12 keystore (`client.p12`).
 - `oauth`: the client listener is SASL_PLAINTEXT with OAUTHBEARER, tokens checked by Kafka's
@@ -30,14 +30,13 @@ import json
 import os
 import secrets
 import shutil
-import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reconciler.errors import LocalClusterError
-from reconciler.local import jwt_signing, msk_iam_verifier
+from reconciler.local import certificates, jwt_signing, msk_iam_verifier
 from reconciler.local.free_port import free_port
 from reconciler.local.sidecars import Sidecar
 
@@ -45,7 +44,7 @@ if TYPE_CHECKING:
     from reconciler.local.distribution import Distribution
 MODES = ("none", "sasl_scram", "tls", "mtls", "oauth", "msk-iam")
 TLS_MODES = ("tls", "mtls")
-CLIENT_KEYSTORE = "client.p12"  # mtls: the client's key pair, signed by the cluster's CA
+CLIENT_KEYSTORE = certificates.CLIENT_KEYSTORE  # mtls: the client's key pair, the CA signed
 MSK_IAM = "msk-iam"
 VERIFIER_CLASSES = "msk-iam-classes"  # msk-iam: where the compiled verifier is
 SECURITY_DIR = "security"
@@ -129,9 +128,7 @@ def prepare(state_dir: Path, mode: str, java: str, dist: Distribution | None = N
         values["aws.secret.access.key"] = msk_iam_verifier.make_credentials(sec, write_private)[1]
     write_private(sec / SECRETS, "".join(f"{k}={v}\n" for k, v in values.items()))
     if mode in TLS_MODES:
-        make_ca_and_broker_cert(sec, values["store.password"], java)
-    if mode == "mtls":
-        make_client_keystore(sec, values["store.password"], values["client.password"], java)
+        certificates.make(sec, values["store.password"], java, values.get("client.password"))
     if mode == "oauth":
         _make_issuer(sec, values["client.secret"])
 
@@ -192,84 +189,6 @@ def jvm_options(state_dir: Path) -> list[str]:
     """JVM system properties a node needs: the OAuth URLs Kafka 4.x may fetch."""
     urls = oauth_urls(state_dir)
     return [f"-D{ALLOWED_URLS}={','.join(urls)}"] if urls else []
-
-
-def _keytool(java: str) -> str:
-    beside = Path(os.path.realpath(java)).parent / "keytool"
-    found = str(beside) if beside.exists() else shutil.which("keytool")
-    if found is None:
-        raise LocalClusterError("keytool (part of the JDK) was not found next to java or on PATH")
-    return found
-
-
-def make_ca_and_broker_cert(directory: Path, password: str, java: str, cn: str = "local") -> None:
-    """A CA (`ca.p12`, `ca.pem`) and a broker key pair it signed for 127.0.0.1/localhost
-    (`broker.p12`, with the chain), plus `truststore.p12` holding the CA. The store password
-    goes to keytool through the environment, never on a command line."""
-    keytool = _keytool(java)
-    env = {**os.environ, "RECONCILER_STOREPASS": password}
-    store = ["-storetype", "PKCS12", "-storepass:env", "RECONCILER_STOREPASS"]
-    san = "SAN=ip:127.0.0.1,dns:localhost"
-
-    def run(*args: str) -> None:
-        out = subprocess.run(
-            [keytool, *args], capture_output=True, text=True, env=env, cwd=directory, check=False
-        )
-        if out.returncode != 0:
-            raise LocalClusterError(
-                f"keytool {args[0]} failed while making the local cluster's certificates: "
-                f"{(out.stderr or out.stdout).strip()}"
-            )
-
-    keypair = ["-genkeypair", "-keyalg", "RSA", "-keysize", "2048", "-validity", "30"]
-    run(*keypair, "-alias", "ca", "-dname", f"CN=reconciler-{cn}-ca", "-ext", "bc:c",
-        "-keystore", "ca.p12", *store)  # fmt: skip
-    run("-exportcert", "-rfc", "-alias", "ca", "-keystore", "ca.p12", *store, "-file", "ca.pem")
-    run(*keypair, "-alias", "broker", "-dname", "CN=localhost", "-ext", san,
-        "-keystore", "broker.p12", *store)  # fmt: skip
-    run("-certreq", "-alias", "broker", "-keystore", "broker.p12", *store, "-file", "broker.csr")
-    run("-gencert", "-rfc", "-alias", "ca", "-keystore", "ca.p12", *store, "-ext", san,
-        "-validity", "30", "-infile", "broker.csr", "-outfile", "broker.pem")  # fmt: skip
-    run("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.pem", "-keystore", "broker.p12",
-        *store)  # fmt: skip
-    run("-importcert", "-noprompt", "-alias", "broker", "-file", "broker.pem",
-        "-keystore", "broker.p12", *store)  # fmt: skip
-    run("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.pem",
-        "-keystore", "truststore.p12", *store)  # fmt: skip
-    for path in directory.iterdir():
-        path.chmod(0o600)
-
-
-def make_client_keystore(directory: Path, ca_password: str, password: str, java: str) -> None:
-    """`client.p12` (password `password`): a client key pair for CN=reconciler-client signed by
-    the CA of make_ca_and_broker_cert in the same directory, with the CA in its chain."""
-    keytool = _keytool(java)
-    env = {**os.environ, "RECONCILER_STOREPASS": password, "RECONCILER_CAPASS": ca_password}
-    store = ["-storetype", "PKCS12", "-storepass:env", "RECONCILER_STOREPASS"]
-    ca = ["-keystore", "ca.p12", "-storetype", "PKCS12", "-storepass:env", "RECONCILER_CAPASS"]
-
-    def run(*args: str) -> None:
-        out = subprocess.run(
-            [keytool, *args], capture_output=True, text=True, env=env, cwd=directory, check=False
-        )
-        if out.returncode != 0:
-            raise LocalClusterError(
-                f"keytool {args[0]} failed while making the local cluster's client "
-                f"certificate: {(out.stderr or out.stdout).strip()}"
-            )
-
-    run("-genkeypair", "-keyalg", "RSA", "-keysize", "2048", "-validity", "30", "-alias", "client",
-        "-dname", "CN=reconciler-client", "-keystore", CLIENT_KEYSTORE, *store)  # fmt: skip
-    run("-certreq", "-alias", "client", "-keystore", CLIENT_KEYSTORE, *store,
-        "-file", "client.csr")  # fmt: skip
-    run("-gencert", "-rfc", "-alias", "ca", *ca, "-validity", "30", "-infile", "client.csr",
-        "-outfile", "client.pem")  # fmt: skip
-    run("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.pem",
-        "-keystore", CLIENT_KEYSTORE, *store)  # fmt: skip
-    run("-importcert", "-noprompt", "-alias", "client", "-file", "client.pem",
-        "-keystore", CLIENT_KEYSTORE, *store)  # fmt: skip
-    for path in directory.iterdir():
-        path.chmod(0o600)
 
 
 # ---------------------------------------------------------------------------- broker side

@@ -4,13 +4,9 @@ the forms `client:` takes them (PEM files, PEM text, PKCS#12 key and trust store
 from __future__ import annotations
 
 import datetime
-import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import (
     BestAvailableEncryption,
     Encoding,
@@ -19,14 +15,12 @@ from cryptography.hazmat.primitives.serialization import (
     load_pem_private_key,
     pkcs12,
 )
-from cryptography.x509.oid import NameOID
+
+from reconciler.local import certificates as local_certificates
 
 
 @dataclass(frozen=True)
-class KeyPair:
-    key: rsa.RSAPrivateKey
-    cert: x509.Certificate
-
+class KeyPair(local_certificates.KeyPair):
     def cert_pem(self) -> str:
         return self.cert.public_bytes(Encoding.PEM).decode()
 
@@ -36,30 +30,10 @@ class KeyPair:
 
 
 def make(name: str, issuer: KeyPair | None = None, sans: tuple[str, ...] = ()) -> KeyPair:
-    """A key pair for CN=name, signed by `issuer` (else self-signed, a CA)."""
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
-    now = datetime.datetime.now(datetime.UTC)
-    builder = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(issuer.cert.subject if issuer else subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=2))
-        .add_extension(x509.BasicConstraints(ca=issuer is None, path_length=None), critical=True)
-    )
-    if sans:
-        names: list[x509.GeneralName] = []
-        for san in sans:
-            try:
-                names.append(x509.IPAddress(ipaddress.ip_address(san)))
-            except ValueError:
-                names.append(x509.DNSName(san))
-        builder = builder.add_extension(x509.SubjectAlternativeName(names), critical=False)
-    cert = builder.sign(issuer.key if issuer else key, hashes.SHA256())
-    return KeyPair(key, cert)
+    """A key pair for CN=name, signed by `issuer` (else self-signed, a CA), valid two days: as
+    `local up` makes its own (reconciler/local/certificates.py)."""
+    made = local_certificates.key_pair(name, issuer, sans, datetime.timedelta(days=2))
+    return KeyPair(made.key, made.cert)
 
 
 def keystore(pair: KeyPair, chain: list[KeyPair], password: str) -> bytes:

@@ -1,7 +1,8 @@
 """Secured local clusters for the security tests, and a transcript of everything the tool said.
 
 Each module starts its own one-broker cluster (`local up --security ...` code, module scope,
-tied to pytest, stopped by pid in teardown). Every CLI run goes through `Transcript.run`, which
+tied to pytest, stopped by pid in teardown), except the SASL/SCRAM one, which three modules
+share (`scram_cluster`, package scope). Every CLI run goes through `Transcript.run`, which
 keeps its stdout and stderr, so a test can search all of it (and every file written under the
 module's directories) for a secret.
 """
@@ -115,13 +116,25 @@ def transcript() -> Transcript:
     return Transcript()
 
 
-@pytest.fixture(scope="module")
-def sasl(
+@pytest.fixture(scope="package")
+def scram_cluster(
     request: pytest.FixtureRequest,
     tmp_path_factory: pytest.TempPathFactory,
     kafka_dist: Distribution,
 ) -> Iterator[local_state.LocalCluster]:
+    """`local up --security sasl_scram` of the pinned release, one for test_sasl_acls.py,
+    test_scram_users.py and test_access_acls.py's pinned half: tests/worker_groups.py runs the
+    three files one after the other on one worker, so it starts once, and stops when the worker
+    leaves tests/security/ (package scope). They can share it: each test names its users,
+    topics, groups and ACLs under a random prefix of its own and manages only that
+    (`policy.manage`, `ignore`); consumer groups, which any principal's in-use check meets,
+    are deleted by the test that made them (test_access_acls's `readers`)."""
     yield from start_secured(request, tmp_path_factory, kafka_dist, "sasl_scram")
+
+
+@pytest.fixture(scope="package")
+def sasl(scram_cluster: local_state.LocalCluster) -> local_state.LocalCluster:
+    return scram_cluster
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ from confluent_kafka.admin import (
 )
 
 from reconciler.local.cluster import add_zookeeper_scram_user
-from reconciler.local.distribution import Distribution, ensure_distribution
+from reconciler.local.distribution import ensure_distribution
 from reconciler.local.state import LocalCluster
 from tests.compat.conftest import MATRIX, NEWEST, OLDEST
 from tests.security.conftest import (
@@ -67,12 +67,14 @@ VERSIONS = (
 def sasl(
     request: pytest.FixtureRequest,
     tmp_path_factory: pytest.TempPathFactory,
-    kafka_dist: Distribution,
 ) -> Iterator[LocalCluster]:
     """`local up --security sasl_scram` of each release: the authorizer on, SCRAM logins."""
     version = str(request.param)
-    dist = kafka_dist if version == "pinned" else ensure_distribution(version=version)
-    yield from start_secured(request, tmp_path_factory, dist, "sasl_scram")
+    if version == "pinned":  # the cluster test_sasl_acls.py and test_scram_users.py use too
+        yield request.getfixturevalue("scram_cluster")
+        return
+    yield from start_secured(request, tmp_path_factory, ensure_distribution(version=version),
+                             "sasl_scram")  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -120,8 +122,13 @@ class _Reader:
     """A consumer of `group` that stays a live member while the test plans."""
 
     def __init__(self, sasl: LocalCluster, who: Principal, group: str, topic: str) -> None:
+        self.group = group
+        # a member whose Read on its group was revoked cannot leave it (LeaveGroup is refused):
+        # the broker drops it after the session, which is short so that `readers` can delete
+        # the group at the test's end
         self.consumer = Consumer({**_login(sasl, who), "group.id": group,
-                                  "auto.offset.reset": "earliest"})  # fmt: skip
+                                  "auto.offset.reset": "earliest", "session.timeout.ms": 10000,
+                                  "heartbeat.interval.ms": 1000})  # fmt: skip
         self.consumer.subscribe([topic])
 
     def record(self, seconds: float = 30) -> bytes | None:
@@ -147,12 +154,44 @@ def prefix(request: pytest.FixtureRequest) -> str:
     return f"a.{slug}.{uuid.uuid4().hex[:6]}."
 
 
+class _Readers(list[_Reader]):
+    """A test's readers, and every group they were in (kept when the test clears the list)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.groups: set[str] = set()
+
+    def append(self, reader: _Reader) -> None:
+        self.groups.add(reader.group)
+        super().append(reader)
+
+
 @pytest.fixture
-def readers() -> Iterator[list[_Reader]]:
-    made: list[_Reader] = []
+def readers(admin: AdminClient) -> Iterator[_Readers]:
+    """Closed at the test's end, and their groups deleted: groups are the cluster's, and the
+    pinned one is shared (`scram_cluster`): a principal of test_sasl_acls planning a delete,
+    without Describe on a group left here, rightly counts that group as a reader of its topic."""
+    made = _Readers()
     yield made
     for reader in made:
         reader.close()
+    deadline = time.monotonic() + 60  # a refused member's session (10 s) ends first
+    left = sorted(made.groups)
+    while left:
+        futures = admin.delete_consumer_groups(left)
+        left = []
+        for group, future in futures.items():
+            try:
+                future.result(30)
+            except KafkaException as exc:
+                code = exc.args[0].code()
+                if code == KafkaError.NON_EMPTY_GROUP:  # a member not yet gone
+                    assert time.monotonic() < deadline, f"{group} never emptied"
+                    left.append(group)
+                elif code != KafkaError.GROUP_ID_NOT_FOUND:
+                    raise
+        if left:
+            time.sleep(0.5)
 
 
 def _spec(repo: Path, topics: list[dict[str, Any]]) -> None:
@@ -166,7 +205,7 @@ def test_access_applied_then_revoked_with_its_hazard_then_drift(
     transcript: Transcript,
     prefix: str,
     tmp_path: Path,
-    readers: list[_Reader],
+    readers: _Readers,
 ) -> None:
     transcript.dirs.append(tmp_path)
     writer = _user(sasl, admin, f"w-{uuid.uuid4().hex[:8]}")
@@ -283,7 +322,7 @@ def test_raw_acls_prefix_group_deny_revoke_drift_and_import(
     transcript: Transcript,
     prefix: str,
     tmp_path: Path,
-    readers: list[_Reader],
+    readers: _Readers,
 ) -> None:
     transcript.dirs.append(tmp_path)
     token = uuid.uuid4().hex[:10]

@@ -2,7 +2,8 @@
 each missing ACL fail with one sentence naming what is missing, with nothing changed; no
 password ever shows up in what the tool printed or wrote.
 
-One cluster (`local up --security sasl_scram` code) for the module. Each test makes its own
+One cluster (`local up --security sasl_scram` code), shared with test_scram_users.py and
+test_access_acls.py (`scram_cluster`, tests/security/conftest.py). Each test makes its own
 SCRAM user (random password) with the admin, grants it ACLs on its own topic prefix, and runs
 the CLI as that user, the password passed through ${KPASS} in reconciler.yaml.
 

@@ -1,11 +1,12 @@
-"""SCRAM users as code on a real broker (`local up --security sasl_scram`, the module's one
-cluster): a user applied logs in with its password and not with another; its `${VAR}` changed
-plans "secret changed" (the digest on record decides), and once applied the old password is
-refused; removed from the spec it is a user_delete hazard, and once approved its logins are
-refused. Every byte the runs wrote (stdout, stderr at --debug, saved plan, files) is searched for
-each secret and its base64 and hex forms (docs/access.md#scram-users). A snapshot of ACLs,
-quotas and users plans, with `plan --state`, the access, quota and user changes the live plan
-plans, and holds no secret, salt or digest (docs/cluster-state.md).
+"""SCRAM users as code on a real broker (`local up --security sasl_scram`: `scram_cluster`,
+shared with test_sasl_acls and test_access_acls): a user applied logs in with its password and
+not with another; its `${VAR}` changed plans "secret changed" (the digest on record decides),
+and once applied the old password is refused; removed from the spec it is a user_delete
+hazard, and once approved its logins are refused. Every byte the runs wrote (stdout, stderr at
+--debug, saved plan, files) is searched for each secret and its base64 and hex forms
+(docs/access.md#scram-users). A snapshot of ACLs, quotas and users plans, with `plan
+--state`, the access, quota and user changes the live plan plans, and holds no secret, salt or
+digest (docs/cluster-state.md).
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ def _logs_in(
     sasl: LocalCluster, user: str, password: str, mechanism: str = "SCRAM-SHA-512"
 ) -> bool:
     """Whether `user` with `password` logs in (a Metadata request answered); a refused login
-    is librdkafka's _AUTHENTICATION error."""
+    is librdkafka's _AUTHENTICATION error, answered as soon as the broker refuses (a refused
+    client's Metadata request is never answered: waiting on it alone waits out its timeout)."""
     errors: list[KafkaError] = []
     conf: dict[str, Any] = {
         "bootstrap.servers": sasl.bootstrap,
@@ -58,15 +60,16 @@ def _logs_in(
         "error_cb": errors.append,
     }
     admin = AdminClient(conf, logger=_QUIET)
-    try:
-        admin.list_topics(timeout=10)
-    except KafkaException:
-        deadline = time.monotonic() + 10
-        while not errors and time.monotonic() < deadline:
-            admin.poll(0.2)  # the error callback is served by poll
-        assert any(e.code() == KafkaError._AUTHENTICATION for e in errors), errors
-        return False
-    return True
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            admin.list_topics(timeout=0.5)
+            return True
+        except KafkaException:
+            admin.poll(0.1)  # the error callback is served by poll
+        if any(e.code() == KafkaError._AUTHENTICATION for e in errors):
+            return False
+    raise AssertionError(f"{user}: neither logged in nor refused in 20 s: {errors}")
 
 
 def _until(

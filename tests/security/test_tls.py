@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from confluent_kafka.admin import AdminClient
 
-from reconciler.local import security
+from reconciler.local import certificates, security
 from reconciler.local.state import LocalCluster
 from reconciler.local.toolchain import find_java
 from tests.security.conftest import Transcript, admin_of, topics_view, write_repo
@@ -28,7 +28,7 @@ def admin(tls: LocalCluster) -> AdminClient:
 def other_ca(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A CA of its own (made the same way), which never signed the broker's certificate."""
     directory = tmp_path_factory.mktemp("other-ca")
-    security.make_ca_and_broker_cert(directory, uuid.uuid4().hex, find_java()[0], cn="other")
+    certificates.make(directory, uuid.uuid4().hex, find_java()[0], cn="other")
     return directory / "ca.pem"
 
 
