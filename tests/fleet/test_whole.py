@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,6 @@ from bench import fleet_gen
 from reconciler.errors import ConfigError
 from reconciler.fleet import job
 from reconciler.fleet.inputs import LONG_LINE
-from reconciler.fleet.summary import FleetResult
 from tests.fleet.conftest import CLEAN
 from tests.spec_repo import run_cli
 
@@ -35,24 +33,11 @@ def last_snapshot(root: Path, index: int) -> Path:
     return root / f"cluster={fleet_gen.cluster_name(index)}" / f"date={LAST}" / "snapshot.jsonl"
 
 
-UNPROVEN = tuple(fleet_gen.cluster_name(i) for i in range(4))  # each a last night not whole
-ACCESS = tuple(fleet_gen.cluster_name(i) for i in (4, 5))  # access lines; 5's: one lost
-
-
-@dataclass(frozen=True)
-class Spoiled:
-    """One copy of the clean fleet's snapshots spoiled in two ways, each on clusters of its
-    own (UNPROVEN, ACCESS), and one job over it: a job on the session costs some 35 to 45 CPU s
-    whatever its rows (docs/testing.md, "One job where one does"). Each test below reads its
-    own clusters' rows and counts; the job's rows of a cluster come from its inputs alone."""
-
-    out: Path
-    result: FleetResult
-
-
-def _spoil_unproven(root: Path, clean: Path) -> None:
-    """UNPROVEN's last nights under `root` not proven whole four ways, and a night of `clean`
-    copied to a date after the run's own."""
+def test_snapshots_not_proven_whole_are_left_out_whole_and_counted(
+    spark: SparkSession, clean: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "snapshots"
+    shutil.copytree(clean / "snapshots", root)
     # Cluster 0's last night cut short mid-file, as `head -c` leaves it
     cut = last_snapshot(root, 0)
     text = cut.read_bytes()
@@ -80,32 +65,14 @@ def _spoil_unproven(root: Path, clean: Path) -> None:
     # A copy of a night under a date after the run's own
     future = root / f"cluster={fleet_gen.cluster_name(3)}" / "date=2099-01-01"
     future.mkdir()
-    shutil.copy(last_snapshot(clean, 3), future / "snapshot.jsonl")
+    shutil.copy(last_snapshot(clean / "snapshots", 3), future / "snapshot.jsonl")
 
+    out = tmp_path / "out"
+    result = job.run(spark, str(clean / "desired"), str(root), str(out))
 
-@pytest.fixture(scope="module")
-def spoiled(spark: SparkSession, clean: Path, tmp_path_factory: pytest.TempPathFactory) -> Spoiled:
-    root = tmp_path_factory.mktemp("unproven") / "snapshots"
-    shutil.copytree(clean / "snapshots", root)
-    _spoil_unproven(root, clean / "snapshots")
-    _with_access(last_snapshot(root, 4), {"acls": 2, "users": 1})
-    _with_access(last_snapshot(root, 5), {"acls": 3, "users": 1})  # an acl line lost
-    out = root.parent / "out"
-    return Spoiled(out, job.run(spark, str(clean / "desired"), str(root), str(out)))
-
-
-def of(clusters: tuple[str, ...], found: set[tuple[Any, ...]]) -> set[tuple[Any, ...]]:
-    """The rows of `clusters` (a row's first column is its cluster)."""
-    return {r for r in found if r[0] in clusters}
-
-
-def test_snapshots_not_proven_whole_are_left_out_whole_and_counted(
-    spark: SparkSession, clean: Path, spoiled: Spoiled
-) -> None:
-    result, out = spoiled.result, spoiled.out
-    incomplete = [i for i in result.summary.incomplete if i[0] in UNPROVEN]
-    assert {(c, d) for c, d, _, _ in incomplete} == {(c, LAST) for c in UNPROVEN}
-    why = {c: w for c, _, _, w in incomplete}
+    left_out = {fleet_gen.cluster_name(i) for i in range(4)}
+    assert {(c, d) for c, d, _, _ in result.summary.incomplete} == {(c, LAST) for c in left_out}
+    why = {c: w for c, _, _, w in result.summary.incomplete}
     assert why[fleet_gen.cluster_name(1)].startswith("no trailer line")
     counted = {b.reason: b.lines for b in result.summary.bad}
     assert counted[LONG_LINE] == 1  # one file held it: the line itself never reached the JVM
@@ -113,17 +80,14 @@ def test_snapshots_not_proven_whole_are_left_out_whole_and_counted(
     assert counted["future date"] == len(copied)  # every line of the copy, named
     assert "incomplete snapshot" in counted
     assert any("date=2099-01-01" in (b.example or "") for b in result.summary.bad)
-    # each such cluster's last night left out, and the future copy nobody's latest
-    before_last = SHAPE.start.replace(day=SHAPE.start.day + 1).isoformat()
-    latest = {c.cluster: c.date for c in result.summary.clusters}
-    assert {c: latest[c] for c in UNPROVEN} == dict.fromkeys(UNPROVEN, before_last)
-    assert result.summary.last_date == LAST  # ACCESS's cluster 4 holds it: not 2099-01-01
+    # every cluster's last night left out, and the future copy nobody's latest
+    assert result.summary.last_date == SHAPE.start.replace(day=SHAPE.start.day + 1).isoformat()
     # Nothing of those nights is used, not even in part: no rows of theirs (no false
     # `missing`), and every other row, first_seen included, is the clean run's
-    expected = {r for r in rows(spark, clean / "out") if r[1] != LAST}
-    assert of(UNPROVEN, rows(spark, out)) == of(UNPROVEN, expected)
+    expected = {r for r in rows(spark, clean / "out") if not (r[0] in left_out and r[1] == LAST)}
+    assert rows(spark, out) == expected
     summary = (out / "summary.md").read_text()
-    assert "**5 incomplete snapshot(s)** were left out whole" in summary  # and ACCESS's one
+    assert "**4 incomplete snapshot(s)** were left out whole" in summary
 
 
 def test_since_later_than_every_snapshot_is_one_sentence(
@@ -146,10 +110,7 @@ def test_a_fleet_without_one_usable_snapshot_is_one_sentence(
     shutil.copytree(clean / "snapshots", root)
     for path in root.rglob("*.jsonl"):  # every file cut after its first topic line
         path.write_text("".join(path.read_text().splitlines(keepends=True)[:2]))
-    nights = SHAPE.clusters * SHAPE.dates
-    with pytest.raises(
-        ConfigError, match=rf"^no snapshot under .* can be used: {nights} not proven"
-    ):
+    with pytest.raises(ConfigError, match=r"^no snapshot under .* can be used: 12 not proven"):
         job.run(spark, str(clean / "desired"), str(root), str(tmp_path / "out"))
     assert not (tmp_path / "out").exists()
 
@@ -190,20 +151,25 @@ def _with_access(path: Path, counted: dict[str, int]) -> None:
 
 
 def test_access_lines_are_counted_in_the_proof_and_never_bad_lines(
-    spark: SparkSession, clean: Path, spoiled: Spoiled
+    spark: SparkSession, clean: Path, tmp_path: Path
 ) -> None:
     """The job does not compare access yet (docs/fleet.md): a snapshot's access lines are
     part of what its trailer proves whole, not unknown records; one lost, the night is left
     out like any file not whole."""
-    result = spoiled.result
-    assert [(c, d, w) for c, d, _, w in result.summary.incomplete if c in ACCESS] == [
-        (fleet_gen.cluster_name(5), LAST, "its lines differ from the trailer's count")
+    root = tmp_path / "snapshots"
+    shutil.copytree(clean / "snapshots", root)
+    _with_access(last_snapshot(root, 0), {"acls": 2, "users": 1})
+    _with_access(last_snapshot(root, 1), {"acls": 3, "users": 1})  # an acl line lost
+
+    out = tmp_path / "out"
+    result = job.run(spark, str(clean / "desired"), str(root), str(out))
+
+    assert [(c, d, w) for c, d, _, w in result.summary.incomplete] == [
+        (fleet_gen.cluster_name(1), LAST, "its lines differ from the trailer's count")
     ]
     counted = {b.reason: b.lines for b in result.summary.bad}
     assert "unknown record" not in counted and "malformed" not in counted, counted
-    # cluster 4's night is used as the clean run uses it: its drift rows are the same
-    left_out = fleet_gen.cluster_name(5)
-    clean_rows = rows(spark, clean / "out")
-    expected = {r for r in clean_rows if not (r[0] == left_out and r[1] == LAST)}
-    assert of(ACCESS, rows(spark, spoiled.out)) == of(ACCESS, expected)
-    assert any(r[0] == ACCESS[0] and r[1] == LAST for r in clean_rows)  # rows to keep
+    # cluster 0's night is used as the clean run uses it: its drift rows are the same
+    left_out = fleet_gen.cluster_name(1)
+    expected = {r for r in rows(spark, clean / "out") if not (r[0] == left_out and r[1] == LAST)}
+    assert rows(spark, out) == expected
