@@ -48,6 +48,7 @@ Row = tuple[Any, ...]
 @dataclass(frozen=True)
 class Fleet:
     generated: tuple[fleet_gen.GeneratedCluster, ...]
+    out: Path  # Path() where the tables are rows of a shared job (tables_of)
     tables: dict[str, list[dict[str, Any]]]
     summary: str
 
@@ -64,7 +65,7 @@ def tables_of(
 def fleet(together: OneJob) -> Fleet:
     """SHAPE's clusters and their rows of the one job (the `together` fixture, below)."""
     generated = tuple(fleet_gen.clusters(SHAPE))
-    return Fleet(generated, tables_of(together.tables, generated), together.summary)
+    return Fleet(generated, Path(), tables_of(together.tables, generated), together.summary)
 
 
 def python_drift(fleet: Fleet) -> dict[tuple[str, str], set[Row]]:
@@ -492,7 +493,7 @@ class Cases:
     def fleet(self, generated: Iterable[fleet_gen.GeneratedCluster]) -> Fleet:
         """The job's drift rows of `generated`'s clusters, as a Fleet of their own."""
         clusters = tuple(generated)
-        return Fleet(clusters, tables_of({"drift": self.drift}, clusters), "")
+        return Fleet(clusters, Path(), tables_of({"drift": self.drift}, clusters), "")
 
 
 @dataclass(frozen=True)
