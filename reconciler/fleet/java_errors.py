@@ -1,8 +1,8 @@
 """The Java exception behind a failed Spark or Hadoop call, asked of the JVM.
 
 py4j's errors hold it as `java_exception`, PySpark's captured errors as `_origin`; its cause
-chain is walked with getCause() on the JVM. Both the job's one-line failure (job.execute) and
-the --out probe's verdict (storage.check_output) read it here.
+chain is walked with getCause() on the JVM. Both the job's one-line failure
+(job.spark_failures) and the --out probe's verdict (storage.check_output) read it here.
 """
 
 from __future__ import annotations

@@ -254,9 +254,23 @@ def execute(
     spark = session(master, settings, log)
     shipped: Shipment | None = None
     try:
-        # the executors need no reconciler of their own
-        shipped = ship(spark.sparkContext, inquiry.modules())
-        return run(spark, desired, snapshots, out, since)
+        with spark_failures(log):
+            # the executors need no reconciler of their own
+            shipped = ship(spark.sparkContext, inquiry.modules())
+            return run(spark, desired, snapshots, out, since)
+    finally:
+        spark.stop()
+        if shipped is not None:
+            shipped.remove()
+
+
+@contextmanager
+def spark_failures(log: Path | None) -> Iterator[None]:
+    """A failure inside Spark (a Java exception, an unreadable remote path) raised as a
+    one-line ReconcilerError naming Spark's `log`; anything else propagates. Apart from
+    `execute` so that the tests can hold a job on their shared session to it."""
+    try:
+        yield
     except ReconcilerError:
         raise
     except Exception as exc:
@@ -268,10 +282,6 @@ def execute(
         asked = java_errors.innermost(exc)
         cause = f" ({asked})" if asked else _root_cause(text)
         raise ReconcilerError(f"the Spark job failed: {first}{cause}{where}") from exc
-    finally:
-        spark.stop()
-        if shipped is not None:
-            shipped.remove()
 
 
 def run(

@@ -48,22 +48,24 @@ Row = tuple[Any, ...]
 @dataclass(frozen=True)
 class Fleet:
     generated: tuple[fleet_gen.GeneratedCluster, ...]
-    out: Path
+    out: Path  # Path() where the tables are rows of a shared job (tables_of)
     tables: dict[str, list[dict[str, Any]]]
     summary: str
 
 
+def tables_of(
+    tables: dict[str, list[dict[str, Any]]], generated: Iterable[fleet_gen.GeneratedCluster]
+) -> dict[str, list[dict[str, Any]]]:
+    """The rows of `generated`'s clusters in each of the job's tables."""
+    names = {g.config.name for g in generated}
+    return {name: [r for r in rows if r["cluster"] in names] for name, rows in tables.items()}
+
+
 @pytest.fixture(scope="module")
-def fleet(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Fleet:
-    root = tmp_path_factory.mktemp("fleet")
-    fleet_gen.write(SHAPE, root / "desired", root / "snapshots")
-    out = root / "out"
-    job.run(spark, str(root / "desired"), str(root / "snapshots"), str(out))
-    tables = {
-        name: [r.asDict() for r in spark.read.parquet(str(out / name)).collect()]
-        for name in job.TABLES
-    }
-    return Fleet(tuple(fleet_gen.clusters(SHAPE)), out, tables, (out / "summary.md").read_text())
+def fleet(together: OneJob) -> Fleet:
+    """SHAPE's clusters and their rows of the one job (the `together` fixture, below)."""
+    generated = tuple(fleet_gen.clusters(SHAPE))
+    return Fleet(generated, Path(), tables_of(together.tables, generated), together.summary)
 
 
 def python_drift(fleet: Fleet) -> dict[tuple[str, str], set[Row]]:
@@ -81,6 +83,12 @@ def python_drift(fleet: Fleet) -> dict[tuple[str, str], set[Row]]:
                 if i.kind != "blocked" or i.field not in PLANNER_ONLY
             }  # fmt: skip
     return found
+
+
+@pytest.fixture(scope="module")
+def planned(fleet: Fleet) -> dict[tuple[str, str], set[Row]]:
+    """python_drift(fleet), computed once for the tests that compare with it."""
+    return python_drift(fleet)
 
 
 def spark_drift(fleet: Fleet) -> dict[tuple[str, str], set[Row]]:
@@ -118,11 +126,13 @@ def unexercised(generated: Iterable[fleet_gen.GeneratedCluster]) -> list[str]:
     return missing
 
 
-def test_the_fleet_exercises_every_kind_and_every_listed_rule(fleet: Fleet) -> None:
+def test_the_fleet_exercises_every_kind_and_every_listed_rule(
+    fleet: Fleet, planned: dict[tuple[str, str], set[Row]]
+) -> None:
     assert len(fleet.generated) >= 20
     assert all(len(g.snapshots) >= 4 for g in fleet.generated)
     assert sum(len(g.snapshots) == SHAPE.dates for g in fleet.generated) >= 19
-    kinds = Counter(item[4] for items in python_drift(fleet).values() for item in items)
+    kinds = Counter(item[4] for items in planned.values() for item in items)
     assert set(kinds) == set(KINDS), kinds
     assert unexercised(fleet.generated) == []
     # the job's own table holds a blocked row of each rule it computes
@@ -131,8 +141,10 @@ def test_the_fleet_exercises_every_kind_and_every_listed_rule(fleet: Fleet) -> N
     assert blocked == computed, (computed - blocked, blocked - computed)
 
 
-def test_drift_rows_equal_the_python_planner_for_every_cluster_and_date(fleet: Fleet) -> None:
-    expected = python_drift(fleet)
+def test_drift_rows_equal_the_python_planner_for_every_cluster_and_date(
+    fleet: Fleet, planned: dict[tuple[str, str], set[Row]]
+) -> None:
+    expected = planned
     got = spark_drift(fleet)
     assert set(got) <= set(expected), set(got) - set(expected)
     differences = {
@@ -145,8 +157,10 @@ def test_drift_rows_equal_the_python_planner_for_every_cluster_and_date(fleet: F
     assert sum(len(v) for v in expected.values()) > 500  # a fleet with plenty of drift
 
 
-def test_first_seen_is_the_start_of_the_unbroken_run_of_snapshots(fleet: Fleet) -> None:
-    expected = python_drift(fleet)
+def test_first_seen_is_the_start_of_the_unbroken_run_of_snapshots(
+    fleet: Fleet, planned: dict[tuple[str, str], set[Row]]
+) -> None:
+    expected = planned
     first_seen: dict[tuple[str, str, Row], tuple[str, bool]] = {}
     for g in fleet.generated:
         days = [day for day, _ in g.snapshots]
@@ -324,8 +338,10 @@ def test_consistency_reports_differences_the_specs_do_not_intend(fleet: Fleet) -
     )
 
 
-def test_summary_counts_each_clusters_drift_on_its_latest_snapshot(fleet: Fleet) -> None:
-    expected = python_drift(fleet)
+def test_summary_counts_each_clusters_drift_on_its_latest_snapshot(
+    fleet: Fleet, planned: dict[tuple[str, str], set[Row]]
+) -> None:
+    expected = planned
     for g in fleet.generated:
         day, _ = g.snapshots[-1]
         items = expected[(g.config.name, day)]
@@ -333,13 +349,17 @@ def test_summary_counts_each_clusters_drift_on_its_latest_snapshot(fleet: Fleet)
     assert "Bad input lines: none." in fleet.summary
 
 
-# The three cases below are one job over one fleet, each case its own clusters: a job on the
-# session costs some 35 to 45 CPU s of planning and compiling whatever its rows
-# (docs/testing.md, "One job where one does"), and the job's drift rows of a cluster
-# are computed from that cluster's inputs alone, which each test's comparison with the
-# planner would show otherwise.
-SIZES = fleet_gen.Shape(clusters=1, topics=150, dates=2, seed=11, edge_cases=False)
-TWICE = fleet_gen.Shape(clusters=1, topics=60, dates=1, seed=11, edge_cases=False)
+# The three cases below are clusters of their own in the job over SHAPE's fleet (the
+# `together` fixture): the job's drift rows of a cluster are computed from that cluster's
+# inputs alone, which each test's comparison with the planner would show otherwise. Each
+# case's dates are its own (SHAPE's are November's), so that no cluster meets another
+# case's, or SHAPE's, in a group of the consistency table.
+SIZES = fleet_gen.Shape(
+    clusters=1, topics=150, dates=2, seed=11, edge_cases=False, start=datetime.date(2026, 10, 1)
+)
+TWICE = fleet_gen.Shape(
+    clusters=1, topics=60, dates=1, seed=11, edge_cases=False, start=datetime.date(2026, 10, 10)
+)
 # A longer history than one word of bits holds (drift.prepare keeps the snapshots each topic
 # was seen in as bits, 63 to a long): 70 dates, with drift on the later ones; all in the past,
 # since the job counts a date after its own run as a bad input
@@ -349,7 +369,8 @@ LONG = fleet_gen.Shape(
 
 
 def renamed(g: fleet_gen.GeneratedCluster, name: str) -> fleet_gen.GeneratedCluster:
-    """`g` under another cluster name and id: SIZES, TWICE and LONG all generate c000-dev."""
+    """`g` under another cluster name and id: SHAPE, SIZES, TWICE and LONG all generate
+    c000-dev."""
     states = tuple((day, replace(state, cluster_id=f"id-{name}")) for day, state in g.snapshots)
     return replace(g, config=replace(g.config, name=name), snapshots=states)
 
@@ -472,22 +493,44 @@ class Cases:
     def fleet(self, generated: Iterable[fleet_gen.GeneratedCluster]) -> Fleet:
         """The job's drift rows of `generated`'s clusters, as a Fleet of their own."""
         clusters = tuple(generated)
-        names = {g.config.name for g in clusters}
-        rows = [r for r in self.drift if r["cluster"] in names]
-        return Fleet(clusters, Path(), {"drift": rows}, "")
+        return Fleet(clusters, Path(), tables_of({"drift": self.drift}, clusters), "")
+
+
+@dataclass(frozen=True)
+class OneJob:
+    """The job's tables (as rows) and summary.md over SHAPE's fleet and the three cases."""
+
+    tables: dict[str, list[dict[str, Any]]]
+    summary: str
+    cases: Cases
 
 
 @pytest.fixture(scope="module")
-def cases(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Cases:
-    root = tmp_path_factory.mktemp("cases")
+def together(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> OneJob:
+    """SHAPE's fleet and the three cases' clusters, one job over them all: a job on the
+    session costs some 35 to 45 CPU s of planning and compiling whatever its rows
+    (docs/testing.md, "One job where one does"). The cases' clusters have names and dates of
+    their own, so no (date, topic) group of the consistency table mixes them with SHAPE's
+    clusters, and each test reads its own clusters' rows."""
+    root = tmp_path_factory.mktemp("fleet")
+    fleet_gen.write(SHAPE, root / "desired", root / "snapshots")
     sizes, twice = uneven_sizes(root), named_twice(root)
-    long = tuple(fleet_gen.clusters(LONG))  # c000-dev to c002-prod: no name of the others
+    long = tuple(renamed(g, f"long-{g.config.name}") for g in fleet_gen.clusters(LONG))
     for g in long:
         write_cluster(root, g)
     out = root / "out"
     job.run(spark, str(root / "desired"), str(root / "snapshots"), str(out))
-    drift_rows = [r.asDict() for r in spark.read.parquet(str(out / "drift")).collect()]
-    return Cases(sizes, twice, long, drift_rows)
+    tables = {
+        name: [r.asDict() for r in spark.read.parquet(str(out / name)).collect()]
+        for name in job.TABLES
+    }
+    cases = Cases(sizes, twice, long, tables["drift"])
+    return OneJob(tables, (out / "summary.md").read_text(), cases)
+
+
+@pytest.fixture(scope="module")
+def cases(together: OneJob) -> Cases:
+    return together.cases
 
 
 def test_partitions_of_differing_sizes_drift_as_the_planner_says(cases: Cases) -> None:

@@ -14,6 +14,7 @@ from pyspark.sql import SparkSession
 
 from bench import fleet_gen
 from reconciler.cluster import jsonl
+from reconciler.errors import ReconcilerError
 from reconciler.fleet import inputs, job
 from reconciler.fleet.inputs import InputError
 from reconciler.fleet.summary import FleetResult
@@ -21,6 +22,7 @@ from tests.fleet.conftest import CLEAN, LIGHT_CONF
 from tests.spec_repo import run_cli
 
 SHAPE = CLEAN  # the `clean` fixture's fleet (conftest.py)
+TINY = dataclasses.replace(CLEAN, clusters=2, dates=2)  # inputs for a CLI run to fail on
 
 
 def whole(lines: list[str]) -> str:
@@ -374,16 +376,36 @@ def test_a_line_of_invalid_utf8_is_read_as_from_json_reads_it(
     assert counted == {"bad topic name": 1}  # decoded, the byte is U+FFFD: no Kafka name
 
 
-def test_a_table_spark_cannot_write_fails_the_run_in_one_line(clean: Path, tmp_path: Path) -> None:
-    """The tables are written two at a time: a failure in either is the run's one-line error
-    (exit 1, no traceback), after which the process ends. A `file://` URI is Spark's to write
-    (the CLI checks only plain local paths before the job), so the failure is Spark's own."""
+def test_a_table_spark_cannot_write_fails_the_job_with_one_line(
+    spark: SparkSession, clean: Path, tmp_path: Path
+) -> None:
+    """The tables are written two at a time: a failure in either is the job's one-line error
+    (job.spark_failures, as `fleet drift` raises it; the CLI prints any such error as its one
+    line and exits 1: test_missing_or_empty_inputs_fail_with_one_line_naming_them). A `file://`
+    URI is Spark's to write (the CLI checks only plain local paths before the job), so the
+    failure is Spark's own. On the shared session: the same run as the CLI's in a JVM of its
+    own, which test_the_cli_run_of_a_failing_write_ends_with_one_line holds (make compat)."""
     blocked = tmp_path / "out"
     blocked.write_text("a file where the tables' directory should be\n")
+    with pytest.raises(ReconcilerError) as raised, job.spark_failures(None):
+        job.run(spark, str(clean / "desired"), str(clean / "snapshots"), blocked.as_uri())
+    said = str(raised.value)
+    assert said.startswith("the Spark job failed: ") and "\n" not in said, said
+    assert blocked.read_text() == "a file where the tables' directory should be\n"
+
+
+@pytest.mark.matrix  # a JVM of its own, some 90 CPU s: make compat (docs/testing.md)
+def test_the_cli_run_of_a_failing_write_ends_with_one_line(tmp_path: Path) -> None:
+    """The same failure in the CLI's own JVM: exit 1, one line on stderr (no traceback, no
+    Java trace), after which the process ends though the other write was under way."""
+    fleet_gen.write(TINY, tmp_path / "desired", tmp_path / "snapshots")  # no job: inputs only
+    blocked = tmp_path / "out"
+    blocked.write_text("a file where the tables' directory should be\n")
+    # timeout: a bound on a hang; a cold JVM took over 300 s at load 15 to 22
     cli = run_cli(
-        tmp_path, "127.0.0.1:1", "fleet", "drift", "--desired", str(clean / "desired"),
-        "--snapshots", str(clean / "snapshots"), "--out", blocked.as_uri(), "--master", "local[2]",
-        *LIGHT_CONF, timeout=300,
+        tmp_path, "127.0.0.1:1", "fleet", "drift", "--desired", str(tmp_path / "desired"),
+        "--snapshots", str(tmp_path / "snapshots"), "--out", blocked.as_uri(),
+        "--master", "local[2]", *LIGHT_CONF, timeout=540,
     )  # fmt: skip
     assert cli.code == 1, cli.stderr
     lines = cli.stderr.strip().splitlines()
