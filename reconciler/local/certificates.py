@@ -5,7 +5,7 @@ each written as the files Kafka and the clients read: PKCS#12 key stores and PEM
 Java trusts the certificates of a PKCS#12 truststore only when they carry its own attribute
 (the "trusted key usage" that `keytool -importcert` writes), which `cryptography` cannot
 write, so `truststore.p12` is still made by keytool. The thirteen keytool JVMs this replaced
-cost some 15 CPU s per mtls cluster (docs/testing.md).
+cost some 15 CPU s per mtls cluster.
 """
 
 from __future__ import annotations
