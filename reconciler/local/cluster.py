@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reconciler.errors import ClusterError, LocalClusterError
-from reconciler.local import security, sidecars, versions
+from reconciler.local import class_archive, security, sidecars, versions
 from reconciler.local.distribution import Distribution, ensure_distribution
 from reconciler.local.free_port import free_port
 from reconciler.local.sidecars import Sidecar
@@ -211,7 +211,12 @@ def _log_config(dist: Distribution, request_log: bool) -> tuple[str, str, str]:
 
 
 def _java(
-    java: str, dist: Distribution, node_dir: Path, *args: str, heap_mib: int = 512
+    java: str,
+    dist: Distribution,
+    node_dir: Path,
+    *args: str,
+    heap_mib: int = 512,
+    dump: bool = False,
 ) -> list[str]:
     # Appended, so they win over JVM_OPTS and the heap: e.g. "-Xmx2g" for clusters of 10,000+
     # partitions, which thrash in full GCs within 512 MiB.
@@ -222,12 +227,16 @@ def _java(
     # Java 14+ resolving a SASL server principal for 127.0.0.1.
     if versions.parse(dist.version).metadata == "zookeeper":
         extra = ["-Dzookeeper.sasl.client=false", *extra]
+    added = security.classpath(node_dir.parent)
+    # the archive of Kafka's classes (local/class_archive.py), written only by a JVM whose
+    # classpath is Kafka's jars alone, which every later one starts with
+    shared = class_archive.options(java, dist, node_dir, dump=dump and not added)
     return [
-        java, *heap, *JVM_OPTS, *extra,
+        java, *heap, *JVM_OPTS, *shared, *extra,
         f"-Dkafka.logs.dir={node_dir}",
         f"{option}{node_dir / name}",
         *security.jvm_options(node_dir.parent),
-        "-cp", ":".join([dist.classpath, *security.classpath(node_dir.parent)]), *args,
+        "-cp", ":".join([dist.classpath, *added]), *args,
     ]  # fmt: skip
 
 
@@ -474,6 +483,7 @@ def _spawn(
                 "kafka.Kafka",
                 str(node_dir / "server.properties"),
                 heap_mib=cluster.heap_mib,
+                dump=node.id == 1,
             ),
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -586,6 +596,7 @@ def stop(cluster: LocalCluster, grace: float = 30.0) -> StopReport:
             killed.append(node.id)
         for node in wave:
             _reap(node, wait=node.id in killed)
+            class_archive.keep(cluster.node_dir(node), exited=node.id not in killed)
     stopped_sidecars = tuple(sidecars.stop(s) for s in cluster.sidecars)
     cluster = dataclasses.replace(cluster, sidecars=stopped_sidecars)
     save_state(_with_nodes(cluster, tuple(_replace_pid(n, None) for n in cluster.nodes)))
@@ -650,6 +661,7 @@ def stop_node(cluster: LocalCluster, node_id: int, grace: float = 30.0) -> Local
         if killed:
             _signal(node, signal.SIGKILL)
         _reap(node, wait=killed)
+        class_archive.keep(cluster.node_dir(node), exited=not killed)
     nodes = tuple(_replace_pid(n, None) if n.id == node_id else n for n in cluster.nodes)
     updated = _with_nodes(cluster, nodes)
     save_state(updated)
