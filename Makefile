@@ -21,8 +21,10 @@ demo: kafka
 # half a core): it runs on $(TEST_WORKERS) pytest-xdist workers, each file whole on one
 # (tests/worker_groups.py); each worker starts its own kafka1/kafka3. TEST_WORKERS=0: one process.
 # Everything but the `matrix` tests (a Spark version or a way to deploy the fleet job, each in a
-# JVM of its own), which `make compat` runs: docs/testing.md.
-TEST_WORKERS ?= 2
+# JVM of its own), which `make compat` runs: docs/testing.md. Three workers on 2 cores: with two,
+# after issue 40's cuts, the cores were idle 28% of the run (vmstat), the workers waiting on
+# brokers and child processes; a third uses that (docs/testing.md, "make test under 20 minutes").
+TEST_WORKERS ?= 3
 
 # Every test run compiles each module once, into $(PYCACHE) outside the clone, even where
 # PYTHONDONTWRITEBYTECODE is set: without bytecode every worker compiled (and assertion-rewrote)

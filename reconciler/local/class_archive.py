@@ -5,9 +5,9 @@ A node's JVM spends most of its start loading, verifying and linking some thousa
 classes. The first node 1 of a version to start without an archive writes one when it exits
 (`-XX:ArchiveClassesAtExit`, into its own directory); `stop` then moves it into the cache,
 `$RECONCILER_CACHE/cds/`, where every later JVM of that version and Java maps it
-(`-XX:SharedArchiveFile`). Measured on 2026-11-29 (Kafka 4.1.1, Java 17, 2 cores, quiet): a
-one-node start 3.5-3.7 CPU s and 4.1-4.6 s without it, 1.9-2.3 CPU s and 2.2-2.6 s with it; a
-three-node start 8.2-9.3 CPU s against 4.8-4.9 (docs/local-cluster.md).
+(`-XX:SharedArchiveFile`). Measured on 2026-11-29 (Kafka 4.1.1, Java 17, 2 cores, quiet;
+bench/bench_class_archive.py): a one-node start 3.1-3.4 CPU s and 3.8-4.2 s without it,
+1.85-2.0 CPU s and 2.1-2.3 s with it; a three-node start 10.4-12.4 CPU s against 5.6-6.0.
 
 The JVM checks the archive itself (its Java build, each jar's size and time): one that does not
 match is ignored with a warning in the node's log, and the node starts as without it.
