@@ -51,11 +51,19 @@ def options(java: str, dist: Distribution, node_dir: Path, *, dump: bool) -> lis
     made = archive(java, dist)
     if made.is_file():
         return [f"-XX:SharedArchiveFile={made}"]
-    if dump:
+    if dump and _base_archive(java):
         (node_dir / DUMPED_FOR).write_text(str(made))
         # writing, the JVM logs a warning for each class it leaves out (hundreds, harmless)
         return [f"-XX:ArchiveClassesAtExit={node_dir / DUMPED}", "-Xlog:cds*=off"]
     return []
+
+
+def _base_archive(java: str) -> bool:
+    """Whether this JDK ships its base archive (lib/server/classes*.jsa): a JVM asked to write
+    an archive on top of a base it does not have refuses to start at all ("DynamicDumpShared
+    Spaces is unsupported when base CDS archive is not loaded"); mapping one only falls back."""
+    server = Path(java).resolve().parent.parent / "lib" / "server"
+    return any(server.glob("classes*.jsa"))
 
 
 def keep(node_dir: Path, *, exited: bool) -> None:

@@ -229,8 +229,10 @@ def _java(
         extra = ["-Dzookeeper.sasl.client=false", *extra]
     added = security.classpath(node_dir.parent)
     # the archive of Kafka's classes (local/class_archive.py), written only by a JVM whose
-    # classpath is Kafka's jars alone, which every later one starts with
-    shared = class_archive.options(java, dist, node_dir, dump=dump and not added)
+    # classpath is Kafka's jars alone, which every later one starts with, and never with an
+    # -Xshare of the user's: with -Xshare:off a JVM asked to write one does not start
+    own_share = any(o.startswith("-Xshare") for o in extra)
+    shared = class_archive.options(java, dist, node_dir, dump=dump and not added and not own_share)
     return [
         java, *heap, *JVM_OPTS, *shared, *extra,
         f"-Dkafka.logs.dir={node_dir}",

@@ -78,3 +78,33 @@ def test_an_archive_already_cached_is_kept_and_a_cache_not_writable_is_not_an_er
     _dumped(tmp_path / "n2", blocked / "cds" / "kafka.jsa")
     class_archive.keep(tmp_path / "n2", exited=True)  # cannot make cds/ there: nothing raised
     assert blocked.is_file() and list((tmp_path / "n2").iterdir()) == []
+
+
+def _jdk(root: Path, base: bool) -> str:
+    """A JDK's layout: bin/java, and lib/server/classes.jsa when `base`."""
+    (root / "bin").mkdir(parents=True)
+    (root / "lib" / "server").mkdir(parents=True)
+    (root / "bin" / "java").write_text("")
+    if base:
+        (root / "lib" / "server" / "classes.jsa").write_bytes(b"base")
+    return str(root / "bin" / "java")
+
+
+def test_no_archive_is_written_where_the_jvm_would_refuse_to_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Asked to write an archive, a JVM without its JDK's base archive, or run with -Xshare:off,
+    does not start at all: no node is asked to then."""
+    monkeypatch.setenv("RECONCILER_CACHE", str(tmp_path / "cache"))
+    kafka_dist = Distribution("4.1.1", tmp_path / "libs", 0, None)  # no jars needed here
+    node = tmp_path / "n1"
+    node.mkdir()
+    without = _jdk(tmp_path / "bare", base=False)
+    assert class_archive.options(without, kafka_dist, node, dump=True) == []
+    java = _jdk(tmp_path / "jdk", base=True)
+    assert class_archive.options(java, kafka_dist, node, dump=True)[0].startswith(
+        "-XX:ArchiveClassesAtExit="
+    )
+    monkeypatch.setenv(local_cluster.JVM_OPTS_ENV, "-Xshare:off")
+    command = local_cluster._java(java, kafka_dist, node, "kafka.Kafka", dump=True)
+    assert not [o for o in command if o.startswith("-XX:ArchiveClassesAtExit")], command
