@@ -37,8 +37,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from reconciler import __version__
 from reconciler.cluster.overrides import OPERATIONAL_KEYS
 from reconciler.cluster.protocol.acls import AclBinding, ClusterAcls
@@ -46,9 +44,9 @@ from reconciler.cluster.state import BrokerState, ClusterState, TopicState
 from reconciler.diagnostics import Diagnostic
 from reconciler.patterns import UserPattern
 from reconciler.planning.diff import ignored, settled_replicas
-from reconciler.spec import catalog
+from reconciler.spec import catalog, yaml_writer
 from reconciler.spec.spelling import spec_value
-from reconciler.spec.yaml_scalars import core_value
+from reconciler.spec.yaml_writer import Flow
 
 MAX_TOPICS_PER_FILE = 1000  # keeps a file reviewable and far below the loader's size cap
 
@@ -177,7 +175,7 @@ def imported_topic(
             notes.append(note)
     kept = "--keep-assignments" if keep_assignments else deliberate(replicas, state.brokers)
     if len(factors) == 1 and kept is not None:
-        spec["assignments"] = [_Flow(r) for r in replicas]
+        spec["assignments"] = [Flow(r) for r in replicas]
     return ImportedTopic(topic.name, spec, tuple(notes), kept if "assignments" in spec else None)
 
 
@@ -344,38 +342,10 @@ def render(
     header.append(review)
     document: dict[str, Any] = {}
     if clusters_field:
-        document["defaults"] = {"clusters": _Flow([cluster])}
+        document["defaults"] = {"clusters": Flow([cluster])}
     document["topics"] = [t.spec for t in topics]
-    body = yaml.dump(document, Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=100)
+    body = yaml_writer.dump(document, width=100)
     return "\n".join(header) + "\n" + body
-
-
-class _Flow(list[Any]):
-    """A list written inline (`[1, 2, 3]`): replica lists and cluster names read best so."""
-
-
-class _Dumper(yaml.SafeDumper):
-    """Block style with sequences indented under their key, as people write YAML."""
-
-    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
-        super().increase_indent(flow, False)
-
-
-def _flow(dumper: yaml.SafeDumper, data: _Flow) -> yaml.Node:
-    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
-
-
-def _text(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
-    """PyYAML quotes what YAML 1.1 would misread; specs are read as YAML 1.2, which misreads
-    other plain words (a topic named `08` or `1e5`): quote those too."""
-    node = dumper.represent_str(data)
-    if core_value(data) != data:
-        node.style = "'"
-    return node
-
-
-_Dumper.add_representer(_Flow, _flow)
-_Dumper.add_representer(str, _text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -412,7 +382,7 @@ def acl_entries(bindings: Sequence[AclBinding]) -> list[dict[str, Any]]:
         if pattern != "literal":
             resource["pattern"] = pattern
         entry: dict[str, Any] = {"principal": principal, "resource": resource,
-                                 "operations": _Flow(operations)}  # fmt: skip
+                                 "operations": Flow(operations)}  # fmt: skip
         if permission != "allow":
             entry["permission"] = permission
         if host != "*":
@@ -439,7 +409,6 @@ def acls_file(
     text = render((), cluster, clusters_field=False, schema=schema, at=path, review=review)
     entries = acl_entries(bindings)
     if clusters_field:
-        entries = [{**e, "clusters": _Flow([cluster])} for e in entries]
-    body = yaml.dump({"acls": entries}, Dumper=_Dumper, sort_keys=False,
-                     default_flow_style=False, width=100)  # fmt: skip
+        entries = [{**e, "clusters": Flow([cluster])} for e in entries]
+    body = yaml_writer.dump({"acls": entries}, width=100)
     return ImportFile(path, (), text + body)

@@ -11,10 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from reconciler import redaction
-from tests import cli_fork
+from tests import cli_fork, yaml_text
 
 RECONCILER = [sys.executable, "-m", "reconciler"]
 
@@ -58,7 +56,9 @@ class SpecRepo:
     def write(self, rel: str, data: Any) -> Path:
         path = self.root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(data if isinstance(data, str) else yaml.safe_dump(data, sort_keys=False))
+        path.write_text(
+            data if isinstance(data, str) else yaml_text.safe_dump(data, sort_keys=False)
+        )
         return path
 
     def topics(self, *topics: dict[str, Any], file: str = "topics/main.yaml") -> None:

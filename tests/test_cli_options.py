@@ -9,12 +9,11 @@ from pathlib import Path
 
 import click
 import pytest
-import yaml
 
 from reconciler.cli import cli
 from reconciler.cli.option_placement import hoist
 from reconciler.local.state import LocalCluster
-from tests import cli_fork
+from tests import cli_fork, yaml_text
 from tests.spec_repo import Result, SpecRepo
 
 
@@ -124,7 +123,7 @@ def test_every_cluster_command_with_repo_after_it_and_no_cluster(
 def test_several_clusters_need_the_choice_said(tmp_path: Path) -> None:
     (tmp_path / "topics").mkdir()
     clusters = {name: {"bootstrap": "127.0.0.1:1"} for name in ("dev", "prod")}
-    (tmp_path / "reconciler.yaml").write_text(yaml.safe_dump({"clusters": clusters}))
+    (tmp_path / "reconciler.yaml").write_text(yaml_text.safe_dump({"clusters": clusters}))
     for command in ("plan", "drift", "snapshot", "import", "apply"):
         done = _run(command, "--repo", str(tmp_path))
         assert done.code == 1, command

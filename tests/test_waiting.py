@@ -17,6 +17,7 @@ import yaml
 
 from reconciler.cli.heartbeat import Heartbeat
 from reconciler.local.state import LocalCluster
+from tests import yaml_text
 from tests.spec_repo import RECONCILER, SpecRepo
 
 # slow: `make check` leaves it out (waits out --timeout and the heartbeat's silences)
@@ -37,7 +38,7 @@ def silent() -> Iterator[str]:
 def _repo(root: Path, bootstrap: str) -> Path:
     (root / "topics").mkdir(parents=True)
     config = {"clusters": {"prod": {"bootstrap": bootstrap}}}
-    (root / "reconciler.yaml").write_text(yaml.safe_dump(config))
+    (root / "reconciler.yaml").write_text(yaml_text.safe_dump(config))
     return root
 
 

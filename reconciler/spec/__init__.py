@@ -9,6 +9,7 @@ render_limits.py  the child process rendering runs in, under CPU, memory and wal
 yaml_reader.py  safe YAML with locations (parse_yaml, YamlDocument)
 yaml_builder.py   its engine: parser events to data and positions, with depth and alias budgets
 yaml_scalars.py   YAML 1.2 core-schema scalars, and what YAML 1.1 would read (R015)
+yaml_writer.py  the YAML the tool writes (import), quoted where YAML 1.2 would misread it
 schema.py       JSON Schema checks with locations; schema_gen.py generates topics.schema.json
 topic_reader.py one topic file's topics: defaults merged, fields read, per-topic rules run
 configs.py      a config map through the catalog (catalog.py: Kafka's topic configs; units.py)

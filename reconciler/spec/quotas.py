@@ -13,10 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-import yaml
-
 from reconciler.diagnostics import Diagnostic, Location
-from reconciler.spec import r_codes
+from reconciler.spec import r_codes, yaml_writer
 from reconciler.spec.yaml_reader import JsonPath, YamlDocument
 
 # The quota keys Kafka knows for user and client-id entities (QuotaConfigs), as the spec,
@@ -136,4 +134,4 @@ def quotas_block(quotas: Sequence[ClientQuota]) -> str:
         for key, value in quota.values:
             entry[key] = int(value) if float(value).is_integer() else value
         entries.append(entry)
-    return yaml.safe_dump({"quotas": entries}, sort_keys=False)
+    return yaml_writer.dump({"quotas": entries})

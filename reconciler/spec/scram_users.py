@@ -18,10 +18,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-import yaml
-
 from reconciler.diagnostics import Diagnostic, Location, Severity
-from reconciler.spec import r_codes
+from reconciler.spec import r_codes, yaml_writer
 from reconciler.spec.yaml_reader import JsonPath, YamlDocument
 
 MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")
@@ -149,4 +147,4 @@ def users_block(credentials: Sequence[tuple[str, str, int]]) -> str:
             entry["iterations"] = iterations
         entry["password"] = f"${{{variables[name]}}}"
         entries.append(entry)
-    return yaml.safe_dump({"users": entries}, sort_keys=False)
+    return yaml_writer.dump({"users": entries})

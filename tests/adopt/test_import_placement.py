@@ -12,6 +12,7 @@ from kafka import TopicPartition
 from kafka.admin import KafkaAdminClient
 
 from reconciler.local.state import LocalCluster
+from tests import yaml_text
 from tests.adopt.test_import_real import create, specs
 from tests.spec_repo import SpecRepo, schema_validator
 
@@ -48,7 +49,7 @@ def test_a_topic_kafka_placed_imports_without_assignments_and_grows(
     for entry in document["topics"]:
         if entry["name"] == name:
             entry["partitions"] = 30
-    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    path.write_text(yaml_text.safe_dump(document, sort_keys=False))
     plan = repo.run("plan", "--cluster", "test", "--detailed-exitcode")
     assert plan.code == 2, plan.stdout + plan.stderr
     applied = repo.run("apply", "--cluster", "test", "--auto-approve")

@@ -84,3 +84,37 @@ def test_a_lasting_failure_stops_within_the_timeout_and_a_refusal_at_once() -> N
     with pytest.raises(ClusterError):
         within_timeout(CONNECTION, refusing, lambda: None, lambda: None)
     assert refused == [0]
+
+
+def test_a_retry_reads_the_broker_values_of_a_broker_that_answers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Finding 9: a DescribeConfigs of a BROKER goes to that very broker, so once the probe has
+    found one silent (killed, still listed until fenced), no retry asks it for its values: each
+    retry's choice is among the others. CI, 2026-11-30: the third attempt asked the dead one."""
+    from reconciler.cluster.adapter import cluster as cluster_module
+    from reconciler.cluster.adapter import probe, read, retry
+    from reconciler.cluster.adapter.probe import Address
+
+    dead = Address(3, "127.0.0.1", 3)
+    known = [Address(1, "127.0.0.1", 1), Address(2, "127.0.0.1", 2), dead]
+    monkeypatch.setattr(probe, "unanswered", lambda *_: [(dead, "refused")])
+    monkeypatch.setattr(cluster_module, "steer_controller", lambda *_: None)
+    asked: list[str] = []
+
+    def attempt(number: int, _timeout: float) -> str:
+        asked.append(read.defaults_broker(ids(), number))
+        if number < 4:
+            raise _failure(KafkaConnectionError("111 ECONNREFUSED"))
+        return "state"
+
+    connection = Connection("test", "127.0.0.1:1", (("request.timeout.ms", "30000"),))
+    under_test = cluster_module.Cluster(connection)
+    under_test._known = known
+
+    def ids() -> list[int]:
+        return under_test._answering_ids([1, 2, 3])
+
+    monkeypatch.setattr(retry, "FIRST_PAUSE", 0.0)
+    assert under_test._read_once(attempt) == "state"
+    assert asked[0] == "1" and "3" not in asked[1:], asked

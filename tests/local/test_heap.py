@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
@@ -21,6 +20,7 @@ from reconciler.local import cluster as local_cluster
 from reconciler.local.distribution import Distribution
 from reconciler.local.heap import default_mib, parse_heap
 from reconciler.local.state import LocalCluster
+from tests import yaml_text
 from tests.kafka_fixtures import own_cluster
 from tests.spec_repo import RECONCILER
 
@@ -127,7 +127,7 @@ def test_the_next_command_says_why_it_cannot_reach_the_local_cluster(
 ) -> None:
     (tmp_path / "topics").mkdir()
     config = {"clusters": {"dev": {"bootstrap": starved.bootstrap}}}
-    (tmp_path / "reconciler.yaml").write_text(yaml.safe_dump(config))
+    (tmp_path / "reconciler.yaml").write_text(yaml_text.safe_dump(config))
     env = {"RECONCILER_LOCAL_DIR": str(starved.state_dir)}
     done = _cli("plan", "--repo", str(tmp_path), "--timeout", "3", env=env)
     assert done.returncode == 1
@@ -136,6 +136,6 @@ def test_the_next_command_says_why_it_cannot_reach_the_local_cluster(
     assert note.startswith(f"note: local node 1 died of {OOM} (")
     # an error about another cluster says nothing of the local one
     config = {"clusters": {"dev": {"bootstrap": "127.0.0.1:1"}}}
-    (tmp_path / "reconciler.yaml").write_text(yaml.safe_dump(config))
+    (tmp_path / "reconciler.yaml").write_text(yaml_text.safe_dump(config))
     other = _cli("plan", "--repo", str(tmp_path), "--timeout", "2", env=env)
     assert other.returncode == 1 and "note:" not in other.stderr

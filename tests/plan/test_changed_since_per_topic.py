@@ -11,9 +11,9 @@ import os
 from pathlib import Path
 
 import git
-import yaml
 
 from reconciler.cluster.snapshot import write_snapshot
+from tests import yaml_text
 from tests.planning.factories import cluster, topic
 from tests.spec_repo import SpecRepo
 
@@ -35,7 +35,7 @@ def _causes(repo: SpecRepo, snapshot: Path) -> dict[str, str | None]:
 
 def _write(path: Path, topics: list[dict[str, object]], comment: str = "") -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(comment + yaml.safe_dump({"topics": topics}, sort_keys=False))
+    path.write_text(comment + yaml_text.safe_dump({"topics": topics}, sort_keys=False))
 
 
 def _snapshot(tmp_path: Path) -> Path:

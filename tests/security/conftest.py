@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from confluent_kafka.admin import (
     AclBinding,
     AclBindingFilter,
@@ -38,7 +37,7 @@ from confluent_kafka.admin import (
 from reconciler.cluster.protocol.reserved import AUDIT_TOPIC, LOCK_TOPIC
 from reconciler.local import state as local_state
 from reconciler.local.distribution import Distribution
-from tests import cli_fork
+from tests import cli_fork, yaml_text
 from tests.kafka_fixtures import own_cluster
 
 # The six operations the reconciler's admin requests need (see
@@ -273,8 +272,10 @@ def write_repo(root: Path, bootstrap: str, prefix: str, client: dict[str, str],
         "policy": {"ignore": [f"^(?!{re.escape(prefix)})"], "allow_delete": allow_delete},
     }
     config = {"topics": "topics/", "clusters": {"sec": cluster}}
-    (root / "reconciler.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
-    (root / "topics" / "main.yaml").write_text(yaml.safe_dump({"topics": topics}, sort_keys=False))
+    (root / "reconciler.yaml").write_text(yaml_text.safe_dump(config, sort_keys=False))
+    (root / "topics" / "main.yaml").write_text(
+        yaml_text.safe_dump({"topics": topics}, sort_keys=False)
+    )
     return root
 
 

@@ -34,6 +34,7 @@ from confluent_kafka.admin import (
 from reconciler.local.cluster import add_zookeeper_scram_user
 from reconciler.local.distribution import ensure_distribution
 from reconciler.local.state import LocalCluster
+from tests import yaml_text
 from tests.compat.conftest import MATRIX, NEWEST, OLDEST
 from tests.security.conftest import (
     SCRAM_CLIENT,
@@ -195,7 +196,9 @@ def readers(admin: AdminClient) -> Iterator[_Readers]:
 
 
 def _spec(repo: Path, topics: list[dict[str, Any]]) -> None:
-    (repo / "topics" / "main.yaml").write_text(yaml.safe_dump({"topics": topics}, sort_keys=False))
+    (repo / "topics" / "main.yaml").write_text(
+        yaml_text.safe_dump({"topics": topics}, sort_keys=False)
+    )
 
 
 def test_access_applied_then_revoked_with_its_hazard_then_drift(
@@ -288,13 +291,13 @@ def _raw_repo(repo: Path, topics: list[dict[str, Any]], acls: list[dict[str, Any
               token: str, approve: list[Any]) -> None:  # fmt: skip
     """main.yaml with `acls:`, and reconciler.yaml's scope: `policy.manage` is the test's
     token, so only this test's principals and resources are owned on the shared cluster."""
-    text = yaml.safe_dump({"topics": topics, "acls": acls}, sort_keys=False)
+    text = yaml_text.safe_dump({"topics": topics, "acls": acls}, sort_keys=False)
     (repo / "topics" / "main.yaml").write_text(text)
     config = yaml.safe_load((repo / "reconciler.yaml").read_text())
     policy = config["clusters"]["sec"]["policy"]
     policy["manage"] = [re.escape(token)]
     policy["acknowledge"] = approve
-    (repo / "reconciler.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    (repo / "reconciler.yaml").write_text(yaml_text.safe_dump(config, sort_keys=False))
 
 
 def _acl_plan(transcript: Transcript, repo: Path, env: dict[str, str]) -> dict[str, Any]:

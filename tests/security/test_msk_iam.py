@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from confluent_kafka.admin import AdminClient
 
 from reconciler.cluster.adapter import Cluster, Connection, msk_iam
 from reconciler.local import msk_iam_verifier, security
 from reconciler.local.distribution import Distribution
 from reconciler.local.state import LocalCluster
+from tests import yaml_text
 from tests.kafka_fixtures import own_cluster
 from tests.security.conftest import Transcript, topics_view, write_repo
 
@@ -112,7 +112,7 @@ def test_plan_apply_drift_over_msk_iam(
     assert all(t["config"]["retention.ms"] == "86400000" for t in view.values())
     # prune `b`; `a` to two replicas: kafka-python's reassignment, signed by the same signer
     (repo / "topics" / "main.yaml").write_text(
-        yaml.safe_dump({"topics": _topics(prefix, "a", replicas=2)})
+        yaml_text.safe_dump({"topics": _topics(prefix, "a", replicas=2)})
     )
     pruned = transcript.run(repo, "--debug", "apply", "-c", "sec", "--prune", "--auto-approve",
                             env=env)  # fmt: skip

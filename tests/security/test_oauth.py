@@ -27,6 +27,7 @@ from reconciler.local import security, sidecars
 from reconciler.local.free_port import free_port
 from reconciler.local.sidecars import Sidecar
 from reconciler.local.state import LocalCluster
+from tests import yaml_text
 from tests.security.conftest import Transcript, admin_of, topics_view, write_repo
 
 pytestmark = pytest.mark.kafka
@@ -117,7 +118,7 @@ def test_snippet_plans_applies_and_prunes(
     assert all(t["config"]["retention.ms"] == "86400000" for t in view.values())
     # prune `b`, no longer declared; `a` to two replicas (kafka-python's reassignment, same token)
     main = {"topics": _topics(prefix, "a", replicas=2)}
-    (repo / "topics" / "main.yaml").write_text(yaml.safe_dump(main))
+    (repo / "topics" / "main.yaml").write_text(yaml_text.safe_dump(main))
     pruned = transcript.run(repo, "--debug", "apply", "-c", "sec", "--prune", "--auto-approve",
                             env=env)  # fmt: skip
     assert pruned.code == 0, pruned.stderr

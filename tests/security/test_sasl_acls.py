@@ -44,6 +44,7 @@ from reconciler.cluster.protocol.reserved import USERS_TOPIC
 from reconciler.errors import ClusterError
 from reconciler.local import security
 from reconciler.local.state import LocalCluster
+from tests import yaml_text
 from tests.contract.conftest import Port, shown
 from tests.fakes.cluster import FakeKafka
 from tests.security.conftest import (
@@ -247,7 +248,7 @@ def test_quotas_without_the_cluster_acl_they_need_are_one_sentence_and_change_no
     repo = write_repo(tmp_path, sasl.bootstrap, prefix, CLIENT, specs)
     config = yaml.safe_load((repo / "reconciler.yaml").read_text())
     config["clusters"]["sec"]["quotas"] = [{"user": who.user, "producer_byte_rate": 1048576}]
-    (repo / "reconciler.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    (repo / "reconciler.yaml").write_text(yaml_text.safe_dump(config, sort_keys=False))
     command, why = QUOTA_CASES[missing]
     result = transcript.run(repo, *command, "--cluster", "sec", env=who.env)
     _refused_on_cluster(result, who, missing, why)
@@ -286,10 +287,14 @@ def test_an_access_change_without_its_cluster_acl_is_refused_before_any_change(
     who = make_user(admin, f"u-{uuid.uuid4().hex[:8]}")
     PASSWORDS.append(who.password)
     grant(admin, who.user, prefix, all_but(""), on_cluster=all_but(missing))
-    create_acls(admin, who.user, [  # the SCRAM digests' topic, which a user change reads
+    # The SCRAM digests' topic, which a user change reads. Read implies Describe, so once
+    # another module has created the topic every read lists it and asks its configs: the
+    # DescribeConfigs every plan principal holds on every topic (`reconciler help security`)
+    create_acls(admin, who.user, [
         AclBinding(ResourceType.TOPIC, USERS_TOPIC, ResourcePatternType.LITERAL,
                    f"User:{who.user}", "*", op, AclPermissionType.ALLOW)
-        for op in (AclOperation.READ, AclOperation.WRITE, AclOperation.CREATE)
+        for op in (AclOperation.READ, AclOperation.WRITE, AclOperation.CREATE,
+                   AclOperation.DESCRIBE_CONFIGS)
     ])  # fmt: skip
     newcomer = f"n-{uuid.uuid4().hex[:8]}"  # the principal the change is about
     topic: dict[str, Any] = {"name": f"{prefix}new", "partitions": 1, "replication_factor": 1}
@@ -304,7 +309,7 @@ def test_an_access_change_without_its_cluster_acl_is_refused_before_any_change(
         cluster["users"] = [{"name": newcomer, "password": "${NEWCOMER_PASSWORD}"}]
     if kind == "quota":
         cluster["quotas"] = [{"user": newcomer, "producer_byte_rate": 1048576}]
-    (repo / "reconciler.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    (repo / "reconciler.yaml").write_text(yaml_text.safe_dump(config, sort_keys=False))
     secret = secrets.token_urlsafe(18)
     PASSWORDS.append(secret)
     env = {**who.env, "NEWCOMER_PASSWORD": secret}

@@ -35,6 +35,7 @@ from reconciler.cluster import jsonl
 from reconciler.cluster.protocol.reserved import USERS_TOPIC
 from reconciler.cluster.snapshot import load_snapshot
 from reconciler.local.state import LocalCluster
+from tests import yaml_text
 from tests.security.conftest import SCRAM_CLIENT, Transcript, admin_of, make_user
 
 pytestmark = pytest.mark.kafka
@@ -92,7 +93,7 @@ def _write(repo: Path, sasl: LocalCluster, users: list[dict[str, Any]], scope: s
     (repo / "topics").mkdir(parents=True, exist_ok=True)
     (repo / "topics" / "main.yaml").write_text("topics: []\n")
     config = {"topics": "topics/", "clusters": {"sec": cluster}}
-    (repo / "reconciler.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    (repo / "reconciler.yaml").write_text(yaml_text.safe_dump(config, sort_keys=False))
 
 
 def _forms(secret: str) -> list[str]:
@@ -288,11 +289,11 @@ def _access_repo(repo: Path, sasl: LocalCluster, scope: str, second: bool) -> No
     access = {"producers": [{"principal": f"User:{billing}"}], "consumers": consumers}
     topic = {"name": f"{scope}orders", "partitions": 1, "replication_factor": 1, "access": access}
     (repo / "topics").mkdir(parents=True, exist_ok=True)
-    (repo / "topics" / "main.yaml").write_text(yaml.safe_dump({"topics": [topic]}))
+    (repo / "topics" / "main.yaml").write_text(yaml_text.safe_dump({"topics": [topic]}))
     cluster = {"bootstrap": sasl.bootstrap, "client": SCRAM_CLIENT,
                "policy": {"manage": [f"^{scope}"]}, "quotas": [quota], "users": users}  # fmt: skip
     config = {"topics": "topics/", "clusters": {"sec": cluster}}
-    (repo / "reconciler.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    (repo / "reconciler.yaml").write_text(yaml_text.safe_dump(config, sort_keys=False))
 
 
 def test_a_snapshot_plans_access_quotas_and_users_as_the_live_plan_and_holds_no_secret(

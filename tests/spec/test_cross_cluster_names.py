@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from reconciler.cluster.snapshot import to_json
 from reconciler.cluster.state import BrokerState, ClusterState, PartitionState, TopicState
 from reconciler.local.state import LocalCluster
+from tests import yaml_text
 from tests.kafka_helpers import wait_for_topic
 from tests.spec_repo import run_cli
 
@@ -21,8 +21,8 @@ from tests.spec_repo import run_cli
 def _repo(root: Path, *topics: dict[str, Any], policy: dict[str, Any] | None = None) -> Path:
     clusters = {name: {"bootstrap": "127.0.0.1:1", "policy": policy or {}} for name in ("a", "b")}
     (root / "topics").mkdir(parents=True)
-    (root / "reconciler.yaml").write_text(yaml.safe_dump({"clusters": clusters}))
-    (root / "topics" / "main.yaml").write_text(yaml.safe_dump({"topics": list(topics)}))
+    (root / "reconciler.yaml").write_text(yaml_text.safe_dump({"clusters": clusters}))
+    (root / "topics" / "main.yaml").write_text(yaml_text.safe_dump({"topics": list(topics)}))
     return root
 
 
@@ -42,7 +42,7 @@ def test_depends_on_a_topic_of_another_cluster_names_that_cluster(tmp_path: Path
     assert "no topic file declares" not in line and "did you mean" not in line
     # a name declared nowhere is still undeclared
     (repo / "topics" / "main.yaml").write_text(
-        yaml.safe_dump(
+        yaml_text.safe_dump(
             {"topics": [{"name": "orders.audit", "partitions": 1, "depends_on": ["orders.event"]}]}
         )
     )
@@ -90,9 +90,9 @@ def test_import_leaves_a_topic_declared_for_another_cluster_alone(
         for c in ("a", "b")
     }
     (tmp_path / "topics").mkdir()
-    (tmp_path / "reconciler.yaml").write_text(yaml.safe_dump({"clusters": clusters}))
+    (tmp_path / "reconciler.yaml").write_text(yaml_text.safe_dump({"clusters": clusters}))
     declared = {"name": name, "partitions": 1, "replication_factor": 1, "clusters": ["a"]}
-    (tmp_path / "topics" / "main.yaml").write_text(yaml.safe_dump({"topics": [declared]}))
+    (tmp_path / "topics" / "main.yaml").write_text(yaml_text.safe_dump({"topics": [declared]}))
     result = run_cli(tmp_path, kafka3.bootstrap, "import", "--cluster", "b")
     assert result.code == 0, result.stdout + result.stderr
     assert name in result.stderr + result.stdout  # listed as skipped: a spec names it

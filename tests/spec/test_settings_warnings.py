@@ -7,12 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
 from reconciler import redaction
 from reconciler.diagnostics import Diagnostic, Severity
 from reconciler.spec.literal_secrets import holds_secret
 from reconciler.spec.loader import load_repo
+from tests import yaml_text
 from tests.spec.helpers import run_cli
 
 SECRET = "Tr0ub4dor-and-3"  # a literal value: never in any message
@@ -26,7 +26,7 @@ def diagnostics(
 ) -> list[Diagnostic]:
     (tmp_path / "topics").mkdir(exist_ok=True)
     cluster = {"bootstrap": bootstrap, "client": client}
-    text = yaml.safe_dump({"clusters": {"prod": cluster}}, sort_keys=False)
+    text = yaml_text.safe_dump({"clusters": {"prod": cluster}}, sort_keys=False)
     (tmp_path / "reconciler.yaml").write_text(text)
     found = list(load_repo(tmp_path, "prod", env=env or {}).diagnostics)
     assert all(SECRET not in d.message for d in found), found

@@ -225,6 +225,13 @@ class Cluster:
         silent = {(a.host, a.port) for a, _ in self._silent or ()}
         return [a for a in self._known if (a.host, a.port) not in silent]
 
+    def _answering_ids(self, ids: Sequence[int]) -> list[int]:
+        """Of `ids`, the brokers not found silent by this read's probe (all of them before a
+        failure, or if none answers): a DescribeConfigs of a BROKER goes to that very broker,
+        and one killed a moment ago is still listed until the cluster fences it."""
+        silent = {a.id for a, _ in self._silent or ()}
+        return [i for i in ids if i not in silent] or list(ids)
+
     def _again(self) -> None:
         """Before a retry: find the brokers that do not answer, and make fresh clients that
         avoid them. librdkafka sends its admin requests to the "controller" of its last
@@ -284,7 +291,9 @@ class Cluster:
         ids = [b.id for b in description.brokers]
         names = self._reading(lambda _, t: read.topic_names(self.connection, self._admin(), t))
         topics, defaults = self._reading(
-            lambda n, t: read.topics_and_defaults(self.connection, self._admin(), names, ids, n, t)
+            lambda n, t: read.topics_and_defaults(
+                self.connection, self._admin(), names, self._answering_ids(ids), n, t
+            )
         )
         reassignments, fenced = moving.result()
         state = read.state_of(description, topics, defaults, reassignments, fenced)

@@ -552,10 +552,15 @@ def _send_broker_defaults(
     """
     if not broker_ids:
         return "", []
-    broker_id = str(sorted(broker_ids)[attempt % len(broker_ids)])
+    broker_id = defaults_broker(broker_ids, attempt)
     return broker_id, _send_describe_configs(
         connection, admin, ResourceType.BROKER, [broker_id], seconds
     )
+
+
+def defaults_broker(broker_ids: Sequence[int], attempt: int) -> str:
+    """The broker whose values the `attempt`-th try reads: the lowest id first, then the next."""
+    return str(sorted(broker_ids)[attempt % len(broker_ids)])
 
 
 def _broker_answer(connection: Connection, sent: tuple[str, Chunk]) -> dict[str, KafkaConfigEntry]:
