@@ -54,6 +54,7 @@ def test_without_the_pause_librdkafka_aborts_the_process() -> None:
     assert "librdkafka owned thread" in done.stderr
 
 
+@pytest.mark.slow  # about 5 s waiting for librdkafka threads (`make check` skips it)
 def test_the_adapters_clients_survive_and_the_collector_resumes() -> None:
     """Clients made as the adapter makes them: collected on the main thread when let go, and
     the collector on again once the last is gone."""

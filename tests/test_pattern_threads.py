@@ -15,6 +15,7 @@ from reconciler import patterns
 from reconciler.patterns import PatternTooSlow, UserPattern
 
 
+@pytest.mark.slow  # 3 CPU-s of threads on purpose (`make check` leaves it out)
 def test_a_fast_pattern_is_never_refused_while_other_threads_work(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -13,6 +13,10 @@ import pytest
 from reconciler.local.state import LocalCluster
 from tests.spec_repo import SpecRepo
 
+# Each test starts a fresh interpreter (what it measures): `make test` runs them, `make check`
+# leaves them out
+pytestmark = pytest.mark.slow
+
 HEAVY = ("confluent_kafka", "kafka", "pyspark", "jinja2", "jsonschema")
 
 PROBE = """

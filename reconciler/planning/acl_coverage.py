@@ -9,9 +9,11 @@ request's or `*`, and its operation is the request's or All; an ALLOW of Read, W
 or Alter also allows Describe, one of AlterConfigs DescribeConfigs. Any matching DENY beats
 every ALLOW.
 
-A request here may itself be a pattern (a revoked prefixed binding): a binding covers it
-only when it covers every name the pattern does, so the answer is never "still granted" for
-part of a prefix.
+A request here may itself be a pattern (a revoked prefixed binding): an ALLOW grants it only
+when it covers every name the pattern does, and a DENY of any name in it refuses it, so the
+answer is never "still granted" for part of a prefix (a DENY of `orders.v1` refuses the
+prefix `orders.v1` that an ALLOW of the prefix `orders` covers). Of principals and hosts, a
+DENY of one leaves the others' access, as Kafka does for a name.
 """
 
 from __future__ import annotations
@@ -30,13 +32,12 @@ def granting(request: AclBinding, bindings: Iterable[AclBinding]) -> tuple[AclBi
     or a DENY among them refuses it."""
     found: list[AclBinding] = []
     for b in bindings:
-        if not _matches(b, request):
-            continue
         if b.permission == "deny":
-            if b.operation in (request.operation, "All"):
+            if b.operation in (request.operation, "All") and _overlaps(b, request):
                 return ()
-        elif b.operation in (request.operation, "All") or b.operation in IMPLIED.get(
-            request.operation, ()
+        elif _matches(b, request) and (
+            b.operation in (request.operation, "All")
+            or b.operation in IMPLIED.get(request.operation, ())
         ):
             found.append(b)
     return tuple(sorted(found))
@@ -54,6 +55,37 @@ def covers_pattern(rule: AclBinding, request: AclBinding) -> bool:
         return False  # `*` is every name, not one a prefix starts
     # a prefix covers a literal name under it, or a longer (or equal) prefix
     return request.resource_name.startswith(rule.resource_name)
+
+
+def overlaps_pattern(rule: AclBinding, request: AclBinding) -> bool:
+    """`rule`'s resource pattern covers at least one resource `request`'s does (same type)."""
+    if rule.resource_type != request.resource_type:
+        return False
+    if _every_name(rule) or _every_name(request):
+        return True
+    if rule.pattern_type == "literal" and request.pattern_type == "literal":
+        return rule.resource_name == request.resource_name
+    if rule.pattern_type == "literal":  # a name under the requested prefix
+        return rule.resource_name.startswith(request.resource_name)
+    if request.pattern_type == "literal":
+        return request.resource_name.startswith(rule.resource_name)
+    shorter, longer = sorted((rule.resource_name, request.resource_name), key=len)
+    return longer.startswith(shorter)
+
+
+def _every_name(binding: AclBinding) -> bool:
+    return binding.pattern_type == "literal" and binding.resource_name == WILDCARD
+
+
+def _overlaps(rule: AclBinding, request: AclBinding) -> bool:
+    """As `_matches`, but the resource pattern need only cover part of the request's: a DENY
+    that does refuses the whole request. A DENY from one host or of one principal leaves
+    the access of the others (`User:*`, host `*`)."""
+    return (
+        overlaps_pattern(rule, request)
+        and rule.principal in (request.principal, WILDCARD_PRINCIPAL)
+        and rule.host in (request.host, ANY_HOST)
+    )
 
 
 def _matches(rule: AclBinding, request: AclBinding) -> bool:

@@ -93,6 +93,16 @@ def test_kafkas_rules_one_by_one() -> None:
     deny_one_host = AclBinding("topic", "orders", "prefixed", "User:a", "Read", "deny", "10.0.0.7")
     assert granting(request, [prefixed, deny_one_host]) == (prefixed,)
     assert granting(one_host, [prefixed, deny_one_host]) == ()
+    # a DENY of one name under a prefixed request refuses it: the prefix is not granted whole
+    # (hypothesis found it: CI, 2026-11-30)
+    under = AclBinding("topic", "orders.v1", "prefixed", "User:a", "Read")
+    deny_name = AclBinding("topic", "orders.v1", "literal", "User:a", "Read", "deny")
+    assert granting(under, [prefixed]) == (prefixed,)
+    assert granting(under, [prefixed, deny_name]) == ()
+    assert granting(under, [prefixed, AclBinding("topic", "orders.v1.x", "prefixed", "User:a",
+                                                 "Read", "deny")]) == ()  # fmt: skip
+    assert granting(under, [prefixed, AclBinding("topic", "orders.v", "literal", "User:a",
+                                                 "Read", "deny")]) == (prefixed,)  # fmt: skip
     # a prefixed request is covered only by a shorter prefix or `*`, never by one name in it
     asked = AclBinding("topic", "orders.", "prefixed", "User:a", "Read")
     assert granting(asked, [prefixed, _read()]) == (prefixed,)

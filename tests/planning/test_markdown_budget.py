@@ -138,6 +138,7 @@ def test_the_comment_never_exceeds_max_chars(name: str, max_chars: int) -> None:
     assert shown + sum(number(m[0]) for m in more) == len(plan.changes)
 
 
+@pytest.mark.slow  # about 1 CPU-s a case (`make check` leaves it out)
 @pytest.mark.parametrize("max_chars", [2000, 7919, 60_000])
 def test_thousands_of_diagnostics_are_cut_errors_first(max_chars: int) -> None:
     def diagnostic(i: int, severity: Severity) -> Diagnostic:

@@ -91,6 +91,7 @@ def test_validate_reports_configs_and_counts_once_with_the_rules_codes() -> None
 # ---------------------------------------------------------------------------- check-jsonschema
 
 
+@pytest.mark.slow  # check-jsonschema processes (0.4 CPU-s each): `make check` leaves it out
 def test_check_jsonschema_refuses_what_is_plainly_wrong(tmp_path: Path) -> None:
     cases = {
         "unknown_key.yaml": "topics:\n  - name: a.b\n    config: {cleanup.polcy: delete}\n",
@@ -113,6 +114,7 @@ def test_check_jsonschema_refuses_what_is_plainly_wrong(tmp_path: Path) -> None:
     assert refused == set(cases), proc.stdout
 
 
+@pytest.mark.slow  # check-jsonschema processes (0.4 CPU-s each): `make check` leaves it out
 def test_check_jsonschema_accepts_the_examples_and_what_validate_accepts(tmp_path: Path) -> None:
     human = tmp_path / "human.yaml"
     human.write_text(

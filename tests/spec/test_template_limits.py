@@ -101,7 +101,15 @@ UNBOUNDED = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(UNBOUNDED))
+# The cases that end at the CPU limit spend it (a second each): `make test` runs them,
+# `make check` leaves them out
+CPU_BOUND = {"nested ranges", "macro calling itself twice"}
+
+
+@pytest.mark.parametrize(
+    "case",
+    [pytest.param(c, marks=pytest.mark.slow) if c in CPU_BOUND else c for c in sorted(UNBOUNDED)],
+)
 def test_an_unbounded_template_gets_its_limit_code(tmp_path: Path, case: str) -> None:
     """Finding 6: each way to grow without bound ends in its own R6xx code for the file."""
     body, code = UNBOUNDED[case]
@@ -120,6 +128,7 @@ def test_the_limit_diagnostic_names_file_line_and_what_to_do(tmp_path: Path) -> 
     assert "Traceback" not in output and "internal error" not in output
 
 
+@pytest.mark.slow  # waits out a 2 s wall-clock limit (`make check` leaves it out)
 def test_a_child_that_never_answers_is_killed_and_the_next_job_still_runs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -155,6 +164,7 @@ def test_a_child_that_dies_costs_only_its_job() -> None:
     assert results == ["done 0", "stopped 1 timeout=True", "done 2"]
 
 
+@pytest.mark.slow  # spends a 1 s CPU limit (`make check` leaves it out)
 def test_a_template_over_a_limit_for_one_cluster_is_not_rendered_again(tmp_path: Path) -> None:
     """Finding 6: the limit is reported once; the other cluster does not pay it again."""
     body = UNBOUNDED["nested ranges"][0]

@@ -131,6 +131,7 @@ def _check_jsonschema() -> str:
     return which
 
 
+@pytest.mark.slow  # check-jsonschema processes (0.4 CPU-s each): `make check` leaves it out
 @pytest.mark.parametrize("cluster", ["local", "prod"])
 def test_an_independent_validator_accepts_the_examples(cluster: str, tmp_path: Path) -> None:
     """check-jsonschema (another JSON Schema implementation and YAML parser) agrees."""
@@ -162,6 +163,7 @@ def test_an_independent_validator_accepts_the_examples(cluster: str, tmp_path: P
         assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+@pytest.mark.slow  # check-jsonschema processes (0.4 CPU-s each): `make check` leaves it out
 def test_the_independent_validator_also_rejects(tmp_path: Path) -> None:
     """The schema is not vacuous: check-jsonschema refuses what ours refuses."""
     bad = tmp_path / "bad.yaml"
