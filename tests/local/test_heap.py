@@ -106,8 +106,11 @@ def starved(
         while not local_cluster.down_nodes(cl):
             assert time.monotonic() < deadline, "the node did not run out of heap"
             time.sleep(0.2)
-        for producer in producers:
-            producer.purge()
+        for thread in floods:
+            thread.join(30)
+        for producer in producers:  # closed: each would reconnect to the dead node, on the
+            producer.purge()  # worker's stderr, for the rest of the run
+            producer.close()
         yield cl
 
 
