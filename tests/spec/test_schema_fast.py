@@ -119,7 +119,21 @@ def _agree(name: str, document: Any) -> None:
     except (ValueError, TypeError, OverflowError):
         return  # schema.validate then asks jsonschema alone
     full = not any(True for _ in schema._validator(name).iter_errors(document))
+    if not verdict and full and _non_finite(document):
+        # jsonschema-rs takes inf and nan for no number (JSON has none); schema.validate then
+        # asks jsonschema, whose verdict stands: slower, never wrong (found with 5x the examples)
+        return
     assert verdict == full, f"jsonschema-rs says valid={verdict}, jsonschema {full}: {document!r}"
+
+
+def _non_finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(_non_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_non_finite(v) for v in value)
+    return False
 
 
 @pytest.mark.parametrize(("name", "base"), [(schema.TOPICS_SCHEMA, _TOPIC_FILE),
