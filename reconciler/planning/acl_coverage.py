@@ -81,17 +81,15 @@ def _overlaps(rule: AclBinding, request: AclBinding) -> bool:
     """As `_matches`, but the resource pattern need only cover part of the request's: a DENY
     that does refuses the whole request. A DENY from one host or of one principal leaves
     the access of the others (`User:*`, host `*`)."""
-    return (
-        overlaps_pattern(rule, request)
-        and rule.principal in (request.principal, WILDCARD_PRINCIPAL)
-        and rule.host in (request.host, ANY_HOST)
-    )
+    return overlaps_pattern(rule, request) and _same_who(rule, request)
 
 
 def _matches(rule: AclBinding, request: AclBinding) -> bool:
     """Resource, principal and host match (the operation is judged by the caller)."""
-    return (
-        covers_pattern(rule, request)
-        and rule.principal in (request.principal, WILDCARD_PRINCIPAL)
-        and rule.host in (request.host, ANY_HOST)
-    )
+    return covers_pattern(rule, request) and _same_who(rule, request)
+
+
+def _same_who(rule: AclBinding, request: AclBinding) -> bool:
+    """`rule` names the request's principal (or `User:*`) and its host (or `*`)."""
+    principal = rule.principal in (request.principal, WILDCARD_PRINCIPAL)
+    return principal and rule.host in (request.host, ANY_HOST)

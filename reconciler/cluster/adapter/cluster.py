@@ -229,8 +229,8 @@ class Cluster:
         """Of `ids`, the brokers not found silent by this read's probe (all of them before a
         failure, or if none answers): a DescribeConfigs of a BROKER goes to that very broker,
         and one killed a moment ago is still listed until the cluster fences it."""
-        silent = {a.id for a, _ in self._silent or ()}
-        return [i for i in ids if i not in silent] or list(ids)
+        answering = {a.id for a in self._answering()}
+        return [i for i in ids if i in answering] or list(ids)
 
     def _again(self) -> None:
         """Before a retry: find the brokers that do not answer, and make fresh clients that
