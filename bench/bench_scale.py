@@ -13,12 +13,20 @@ requests the brokers served it (by type, and the sum of their own totalTimeMs):
 - snapshot; import into an empty repository, and `plan` there (the round trip: "No changes");
 - beside them, the client library alone reading the same (Metadata of every topic, every
   topic's DescribeConfigs, one broker's, ListPartitionReassignments; `raw_reads`), which is as
-  fast as any tool reading the state can be: the brokers' own answer time.
+  fast as any tool reading the state can be: the brokers' own answer time;
+- at the sizes named by --topicctl-at, segmentio/topicctl's `check` over one file per topic
+  (bench_peers builds it), stopped after --peer-timeout seconds (30 minutes) and said so.
+
+After the creates, before any read is measured, the bench waits until every broker's own
+Metadata (asked of each broker by id) lists every topic, and reports how long that took: a
+broker still making the new partitions' logs lists fewer, and a plan answered by it would plan
+creates of topics that exist (Kafka's validate_only refuses them: measured at 20,000).
 
 Topics have 1 partition, replication factor 1 and one override (retention.ms), 1,000 per spec
 file. Each row is one JSON line, with os.getloadavg() at its end (the machine may be shared).
 
     .venv/bin/python -m bench.bench_scale --sizes 10000 30000 [--brokers N] [--heap-mib M]
+        [--topicctl-at 10000 100000] [--peer-timeout 1800]
 
 A size whose creates fail, or a command that exceeds --timeout, is reported and ends the run
 (the cluster is stopped either way, and dies with this process if it is killed).
@@ -210,10 +218,114 @@ def raw_reads(logs: RequestLogs, work: Path, bootstrap: str, size: int) -> dict[
     return row
 
 
+# --- every broker caught up --------------------------------------------------------------------
+
+
+def listed_by_each(bootstrap: str, node_ids: list[int]) -> dict[int, int]:
+    """How many `PREFIX.` topics each broker's own Metadata lists (one request sent to each
+    broker by id: librdkafka picks the broker itself, kafka-python's manager can be told)."""
+    from kafka.admin import KafkaAdminClient
+    from kafka.protocol.metadata import MetadataRequest
+
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="bench-scale-caught-up",
+                             request_timeout_ms=300_000)  # fmt: skip
+    try:
+        manager = admin._manager
+        counts = {}
+        for node in node_ids:
+            answer = manager.run(manager.send, MetadataRequest(topics=None), node, 300_000)
+            counts[node] = sum(1 for t in answer.topics if t.name.startswith(f"{PREFIX}."))
+        return counts
+    finally:
+        admin.close()
+
+
+def caught_up(cl: Any, size: int, limit: float = 3600) -> dict[str, Any]:
+    """Wait until every broker lists `size` topics; the seconds it took and the last counts."""
+    began = time.monotonic()
+    nodes = [n.id for n in cl.nodes]  # every node is a broker (some also controllers)
+    while True:
+        counts = listed_by_each(cl.bootstrap, nodes)
+        if min(counts.values()) >= size or time.monotonic() - began > limit:
+            break
+        time.sleep(5)
+    took = round(time.monotonic() - began, 2)
+    row = {"size": size, "command": "every broker lists every topic", "wall_s": took,
+           "listed": counts, "load": load()}  # fmt: skip
+    print(json.dumps(row), flush=True)
+    if min(counts.values()) < size:
+        raise SystemExit(f"brokers still list {counts} of {size} topics after {limit:.0f} s")
+    return row
+
+
+# --- the peer: topicctl check -------------------------------------------------------------------
+
+
+def topicctl_check(
+    cl: Any, root: Path, work: Path, size: int, binary: Path, timeout: float
+) -> dict[str, Any]:
+    """topicctl `check` over one file per topic (the specs reconciler loads, translated as in
+    bench_peers), in one process; stopped after `timeout` seconds, and the row says so."""
+    from bench.bench_peers import (
+        CLUSTER,
+        LogWindow,
+        inherited_settings,
+        parse_check,
+        write_topicctl,
+    )
+    from reconciler.workflow.context import Context
+
+    assert CLUSTER == "bench"
+    specs = Context(root).specs(CLUSTER).desired.topics.values()
+    folder = work / f"topicctl{size}"
+    shutil.rmtree(folder, ignore_errors=True)
+    files = write_topicctl(folder, cl.bootstrap, specs, inherited_settings(cl.bootstrap, name(0)))
+    argv0 = f"topicctl-check-{size}"
+    argv = [argv0, "check", "--no-spinner", "--cluster-config", str(folder / "cluster.yaml"),
+            *files]  # fmt: skip
+    window = LogWindow(cl)
+    log = work / f"topicctl-check-{size}.log"
+    began = time.monotonic()
+    row: dict[str, Any] = {"size": size, "command": "topicctl check (read-only compare)"}
+    with log.open("w") as sink:
+        proc = subprocess.Popen(argv, executable=binary, stdout=subprocess.DEVNULL, stderr=sink)
+        try:
+            _, status, usage = _wait(proc.pid, began + timeout)
+        except TimeoutError:
+            proc.kill()
+            proc.wait()
+            status, usage = None, None
+    wall = time.monotonic() - began
+    parsed = parse_check(log.read_text(errors="replace"))
+    requests = window.count(lambda c: c == "" or (c or "").startswith(f"{argv0}@"))
+    row |= {
+        "wall_s": round(wall, 2),
+        "finished": status is not None,
+        "exit": os.waitstatus_to_exitcode(status) if status is not None else None,
+        "topics_checked": parsed.topics,
+        "differences": len(parsed.differences),
+        "errors": len(parsed.errors),
+        "peak_rss_mib": round(usage.ru_maxrss / 1024) if usage else None,
+        "requests": sum(requests.values()),
+        "load": load(),
+    }
+    if status is None:
+        row["stopped_after_s"] = timeout
+    print(json.dumps(row), flush=True)
+    shutil.rmtree(folder, ignore_errors=True)
+    return row
+
+
 # --- the run ------------------------------------------------------------------------------------
 
 
-def measure(cl: Any, work: Path, sizes: list[int], timeout: float) -> None:
+def measure(
+    cl: Any,
+    work: Path,
+    sizes: list[int],
+    timeout: float,
+    peer: tuple[Path, set[int], float] | None = None,
+) -> None:
     logs = RequestLogs(cl)
     root = work / "repo"
     retention: list[str] = []
@@ -225,8 +337,11 @@ def measure(cl: Any, work: Path, sizes: list[int], timeout: float) -> None:
 
         write_topics(root, retention)
         cmd("apply: creates", ["apply", "--cluster", "bench", "--auto-approve"])
+        caught_up(cl, size)
         cmd("plan: no change", ["plan", "--cluster", "bench", "--detailed-exitcode"])
         raw_reads(logs, work, cl.bootstrap, size)
+        if peer is not None and size in peer[1]:
+            topicctl_check(cl, root, work, size, peer[0], peer[2])
         changed = list(retention)
         for i in range(0, size, CHANGED_SHARE):
             changed[i] = "3d" if changed[i] != "3d" else "4d"
@@ -255,7 +370,18 @@ def main() -> None:
     parser.add_argument("--heap-mib", type=int, default=1536, help="each broker's heap")
     parser.add_argument("--timeout", type=float, default=1800, help="per command, seconds")
     parser.add_argument("--keep", action="store_true", help="keep /tmp/bench-scale-* afterwards")
+    parser.add_argument("--topicctl-at", type=int, nargs="*", default=[],
+                        help="sizes at which topicctl check runs too")  # fmt: skip
+    parser.add_argument("--peer-timeout", type=float, default=1800, help="topicctl's, seconds")
     args = parser.parse_args()
+    peer = None
+    if args.topicctl_at:
+        from bench.bench_peers import cache_dir, ensure_topicctl
+
+        binary, how = ensure_topicctl(cache_dir())
+        print(f"# topicctl: {how}", flush=True)
+        if binary is not None:
+            peer = (binary, set(args.topicctl_at), args.peer_timeout)
 
     from reconciler.local import cluster as local_cluster
     from reconciler.local.cluster import JVM_OPTS_ENV, default_overrides
@@ -278,7 +404,7 @@ def main() -> None:
         print(f"# {brokers} brokers, {args.heap_mib} MiB heap each, started in "
               f"{time.monotonic() - began:.1f} s; data in {work}", flush=True)  # fmt: skip
         try:
-            measure(cl, work, args.sizes, args.timeout)
+            measure(cl, work, args.sizes, args.timeout, peer)
         finally:
             local_cluster.stop(cl)
     finally:
