@@ -208,6 +208,7 @@ def raw_reads(logs: RequestLogs, work: Path, bootstrap: str, size: int) -> dict[
         "wall_s": round(wall, 2),
         "topics_seen": int(seen[0]) if seen else None,
         "peak_rss_mib": round(usage.ru_maxrss / 1024),
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
         "exit": os.waitstatus_to_exitcode(status),
         "requests": len(served),
         "brokers_s": round(brokers_ms(served) / 1000, 2),

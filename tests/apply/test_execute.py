@@ -109,3 +109,60 @@ def test_a_level_the_brokers_keep_showing_more_of_is_waited_for_past_the_timeout
     assert sorted(late) == [2, 3, 4]
     assert 220.0 <= clock.now <= 222.0
     assert "did not show it, nor more of its level, for 120 s" in late[2]
+
+
+def test_a_long_wait_says_how_much_of_the_level_metadata_shows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    names = [f"t{i}" for i in range(5)]
+    kafka = FakeKafka().add(*(topic(n) for n in names))
+    ops = operations(tuple(create(n) for n in names))
+    clock = _Clock()
+    monkeypatch.setattr(wait, "time", clock)
+    heard: list[str] = []
+    steady = cast(TopicReader, _ShowsSlowly(kafka.client(), clock, every=8.0, upto=5))
+    late = wait.for_level(steady, Step.CREATE, ops, 120.0, 1.0, heard.append)
+    assert late == {}
+    # one more every 8 s, told every 10 s until all 5 show at 40 s
+    assert heard == [
+        "  metadata shows 1 of 5 change(s) after 10 s",
+        "  metadata shows 2 of 5 change(s) after 20 s",
+        "  metadata shows 3 of 5 change(s) after 30 s",
+    ]
+    # a level metadata shows at once says nothing
+    quiet: list[str] = []
+    clock.now = 100.0
+    assert wait.for_level(steady, Step.CREATE, ops, 120.0, 1.0, quiet.append) == {}
+    assert quiet == []
+
+
+class _SlowPolls:
+    """A reader each of whose polls takes `took` seconds; the topics show from `shown_at` on."""
+
+    def __init__(self, fake: FakeCluster, clock: _Clock, took: float, shown_at: float) -> None:
+        self.fake, self.clock, self.took, self.shown_at = fake, clock, took, shown_at
+        self.polls: list[float] = []
+
+    def topics(self, names: Sequence[str], *, configs: bool = False) -> dict[str, TopicState]:
+        self.polls.append(self.clock.now)
+        self.clock.now += self.took
+        shown = self.clock.now >= self.shown_at
+        return self.fake.topics(names, configs=configs) if shown else {}
+
+
+def test_a_slow_poll_waits_three_times_as_long_before_the_next(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    kafka = FakeKafka().add(topic("t0"))
+    ops = operations((create("t0"),))
+    clock = _Clock()
+    monkeypatch.setattr(wait, "time", clock)
+    slow = _SlowPolls(kafka.client(), clock, took=2.0, shown_at=25.0)
+    assert wait.for_level(cast(TopicReader, slow), Step.CREATE, ops, 120.0, 1.0) == {}
+    # each poll takes 2 s and is followed by 6 s: polls start at 0, 8, 16 and 24 (not every 3 s)
+    assert slow.polls == [0.0, 8.0, 16.0, 24.0]
+    # a fast poll keeps the poll interval
+    clock.now = 0.0
+    fast = _SlowPolls(kafka.client(), clock, took=0.0, shown_at=3.0)
+    assert wait.for_level(cast(TopicReader, fast), Step.CREATE, ops, 120.0, 1.0) == {}
+    assert fast.polls == [0.0, 1.0, 2.0, 3.0]

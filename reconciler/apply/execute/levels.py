@@ -158,6 +158,7 @@ class Executor:
             accepted,
             self.options.wait_timeout,
             self.options.poll_interval,
+            self.progress,
         )
         seconds = time.monotonic() - clock
         for op in accepted:

@@ -2,7 +2,8 @@
 
 A change shows when status.judge calls it Done on a fresh read of its topic and status.serving
 holds (leaders for new partitions, new replicas in sync). Each poll is one Metadata request for
-all the topics still waited for, plus one DescribeConfigs for config levels. Once a signal
+all the topics still waited for, plus one DescribeConfigs for config levels, and a slow poll
+waits three times as long as it took before the next (POLL_SHARE). Once a signal
 asks the apply to stop (stopping.py), a level's wait goes on for at most STOP_GRACE seconds: long
 enough for the brokers to show what the controller just accepted, so the audit record says what
 the cluster shows, and no reassignment is waited for to the end.
@@ -22,6 +23,19 @@ from reconciler.cluster.state import TopicState
 CONFIRMATIONS = 3  # reads by fresh clients that must agree before apply returns
 CONFIG_STEPS = (Step.CONFIG, Step.RAISE_ISR)
 STOP_GRACE = 10.0  # seconds a level's wait goes on once a stop was asked
+# A level still not shown after this long says how much of it metadata shows, then as often:
+# three busy brokers took over ten minutes to show 20,000 creates, and a bare heartbeat does not
+# tell a slow cluster from a stuck one
+SHOWN_EVERY = 10.0
+# After a poll that took d seconds the next waits at least POLL_SHARE * d: a poll of a large
+# level (a Metadata of 20,000 topics took ~1.5 s of busy brokers) must not keep the brokers
+# from making the very partitions it waits for
+POLL_SHARE = 3.0
+
+
+def pause(poll_interval: float, poll_took: float) -> None:
+    """Sleep before the next poll: `poll_interval`, or longer after a slow poll."""
+    time.sleep(max(poll_interval, POLL_SHARE * poll_took))
 
 
 def shows(op: Operation, topic: TopicState | None, configs_read: bool) -> bool:
@@ -36,6 +50,7 @@ def for_level(
     ops: Sequence[Operation],
     timeout: float,
     poll_interval: float,
+    progress: Callable[[str], None] | None = None,
 ) -> dict[int, str]:
     """Poll until metadata shows every op's change; for ops it still does not show after
     `timeout` seconds in which it showed no more of them, why (a sentence), by operation id.
@@ -43,24 +58,35 @@ def for_level(
     The timeout counts from the last poll that showed more: brokers show a large level at
     their own pace (measured: 20,000 creates on three busy brokers showed 3,333 within 120 s,
     the rest later, as the brokers made each partition's log), and a level that keeps showing
-    more is not late."""
+    more is not late. `progress` hears how many metadata shows, every SHOWN_EVERY seconds
+    while some are still not shown."""
     configs = step in CONFIG_STEPS
-    deadline = time.monotonic() + timeout
+    began = time.monotonic()
+    deadline = began + timeout
+    told = began  # when progress last heard of this level
     pending = list(ops)
     seen: dict[str, TopicState] = {}
     cut = False  # the deadline was brought forward by a stop
     while pending:
         names = sorted({op.topic for op in pending})
+        asked = time.monotonic()
         seen = cluster.topics(names, configs=configs)
         before = len(pending)
         pending = [op for op in pending if not shows(op, seen.get(op.topic), configs)]
+        now = time.monotonic()
         if len(pending) < before and not cut:
-            deadline = time.monotonic() + timeout  # progress: the brokers set the pace
+            deadline = now + timeout  # progress: the brokers set the pace
         if not cut and stopping.asked():
-            deadline, cut = min(deadline, time.monotonic() + STOP_GRACE), True
-        if not pending or time.monotonic() > deadline:
+            deadline, cut = min(deadline, now + STOP_GRACE), True
+        if not pending or now > deadline:
             break
-        time.sleep(poll_interval)
+        if progress is not None and now - told >= SHOWN_EVERY:
+            told = now
+            progress(
+                f"  metadata shows {len(ops) - len(pending):,} of {len(ops):,} change(s) "
+                f"after {now - began:.0f} s"
+            )
+        pause(poll_interval, now - asked)
     return {op.id: _late(op, seen.get(op.topic), timeout) for op in pending}
 
 
@@ -101,11 +127,14 @@ def settle(
         return
     configs = any(op.step in CONFIG_STEPS for op in applied)
     deadline = time.monotonic() + timeout
-    while _lagging(cluster, applied, configs):
+    while True:
+        asked = time.monotonic()
+        if not _lagging(cluster, applied, configs):
+            return
         if time.monotonic() > deadline:
             progress("  note: some brokers do not show every change yet")
             return
-        time.sleep(poll_interval)
+        pause(poll_interval, time.monotonic() - asked)
 
 
 def _lagging(cluster: TopicReader, ops: Sequence[Operation], configs: bool) -> bool:
