@@ -341,8 +341,8 @@ def measure(
             return run(logs, root, cl.bootstrap, label, size, argv, expect, timeout)  # noqa: B023
 
         write_topics(root, retention)
-        run(logs, root, cl.bootstrap, "apply: creates", size,
-            ["apply", "--cluster", "bench", "--auto-approve"], (0,), timeout, fatal=True)  # fmt: skip
+        creates = ["apply", "--cluster", "bench", "--auto-approve"]
+        run(logs, root, cl.bootstrap, "apply: creates", size, creates, (0,), timeout, fatal=True)
         caught_up(cl, size)
         cmd("plan: no change", ["plan", "--cluster", "bench", "--detailed-exitcode"])
         raw_reads(logs, work, cl.bootstrap, size)
