@@ -77,7 +77,23 @@ class _Clock:
         self.now += seconds
 
 
-class _ShowsSlowly:
+class _Reconnects:
+    """reconnected() for the readers below: the same reader (a test sets what fresh ones see)."""
+
+    reconnects = 0
+
+    def reconnected(self) -> _Reconnects:
+        self.reconnects += 1
+        return self
+
+    def __enter__(self) -> _Reconnects:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+class _ShowsSlowly(_Reconnects):
     """A reader whose brokers show one more of the topics every `every` seconds, up to `upto`
     (as three busy brokers showed 20,000 creates: 3,333 within 120 s, the rest later)."""
 
@@ -136,7 +152,7 @@ def test_a_long_wait_says_how_much_of_the_level_metadata_shows(
     assert quiet == []
 
 
-class _SlowPolls:
+class _SlowPolls(_Reconnects):
     """A reader each of whose polls takes `took` seconds; the topics show from `shown_at` on."""
 
     def __init__(self, fake: FakeCluster, clock: _Clock, took: float, shown_at: float) -> None:
@@ -166,3 +182,35 @@ def test_a_slow_poll_waits_three_times_as_long_before_the_next(
     fast = _SlowPolls(kafka.client(), clock, took=0.0, shown_at=3.0)
     assert wait.for_level(cast(TopicReader, fast), Step.CREATE, ops, 120.0, 1.0) == {}
     assert fast.polls == [0.0, 1.0, 2.0, 3.0]
+
+
+class _OneBrokerLags:
+    """Brokers of which the first client's lags: it never shows the topics; fresh clients' do."""
+
+    def __init__(self, fake: FakeCluster, lagging: bool = True) -> None:
+        self.fake, self.lagging = fake, lagging
+        self.fresh = 0
+
+    def topics(self, names: Sequence[str], *, configs: bool = False) -> dict[str, TopicState]:
+        return {} if self.lagging else self.fake.topics(names, configs=configs)
+
+    def reconnected(self) -> _OneBrokerLags:
+        self.fresh += 1
+        return _OneBrokerLags(self.fake, lagging=False)
+
+    def __enter__(self) -> _OneBrokerLags:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def test_a_poll_that_shows_no_more_asks_again_on_fresh_clients(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    kafka = FakeKafka().add(topic("t0"), topic("t1"))
+    ops = operations((create("t0"), create("t1")))
+    monkeypatch.setattr(wait, "time", _Clock())
+    lagging = _OneBrokerLags(kafka.client())
+    assert wait.for_level(cast(TopicReader, lagging), Step.CREATE, ops, 120.0, 1.0) == {}
+    assert lagging.fresh == 1  # one poll on the lagging broker, the next on fresh clients
