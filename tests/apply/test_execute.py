@@ -182,6 +182,11 @@ def test_a_slow_poll_waits_three_times_as_long_before_the_next(
     fast = _SlowPolls(kafka.client(), clock, took=0.0, shown_at=3.0)
     assert wait.for_level(cast(TopicReader, fast), Step.CREATE, ops, 120.0, 1.0) == {}
     assert fast.polls == [0.0, 1.0, 2.0, 3.0]
+    # a very slow poll waits at most 30 s before the next
+    clock.now = 0.0
+    slowest = _SlowPolls(kafka.client(), clock, took=20.0, shown_at=60.0)
+    assert wait.for_level(cast(TopicReader, slowest), Step.CREATE, ops, 120.0, 1.0) == {}
+    assert slowest.polls == [0.0, 50.0]
 
 
 class _OneBrokerLags:

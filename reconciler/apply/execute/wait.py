@@ -32,11 +32,12 @@ SHOWN_EVERY = 10.0
 # level (a Metadata of 20,000 topics took ~1.5 s of busy brokers) must not keep the brokers
 # from making the very partitions it waits for
 POLL_SHARE = 3.0
+LONGEST_PAUSE = 30.0  # so a level's timeout (120 s) still sees several polls
 
 
 def pause(poll_interval: float, poll_took: float) -> None:
     """Sleep before the next poll: `poll_interval`, or longer after a slow poll."""
-    time.sleep(max(poll_interval, POLL_SHARE * poll_took))
+    time.sleep(max(poll_interval, min(POLL_SHARE * poll_took, LONGEST_PAUSE)))
 
 
 def shows(op: Operation, topic: TopicState | None, configs_read: bool) -> bool:
