@@ -188,7 +188,8 @@ def test_a_refused_write_is_answered_per_topic_as_kafka_answers_it() -> None:
 def test_a_level_sent_in_several_requests_says_each_answer(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A long level (100,000 creates are 30 requests) shows its progress request by request."""
+    """A long level (100,000 creates are 30 requests) shows its progress request by request,
+    each request once metadata shows it."""
     from reconciler.apply.execute import batching
 
     monkeypatch.setattr(batching, "MAX_RECORDS_PER_REQUEST", 4)  # two one-partition creates
@@ -198,6 +199,6 @@ def test_a_level_sent_in_several_requests_says_each_answer(
     said: list[str] = []
     assert apply_plan(plan, kafka.client(), progress=said.append).ok
     assert [line for line in said if "CreateTopics:" in line] == [
-        "  CreateTopics: request 1/2 answered (2 of 3 topic(s))",
-        "  CreateTopics: request 2/2 answered (3 of 3 topic(s))",
+        "  CreateTopics: request 1/2 answered and shown (2 of 3 topic(s))",
+        "  CreateTopics: request 2/2 answered and shown (3 of 3 topic(s))",
     ]

@@ -12,13 +12,14 @@ from typing import cast
 
 import pytest
 
-from reconciler.apply.execute import wait
+from reconciler.apply.execute import batching, wait
 from reconciler.apply.execute.dispatch import AlreadyDone, Reassigning, Refused, send
 from reconciler.apply.execute.levels import Executor, Options
 from reconciler.apply.execute.operations import Step, levels, operations
 from reconciler.apply.record.outcome import Status
-from reconciler.cluster.ports import TopicReader
+from reconciler.cluster.ports import Executing, TopicReader
 from reconciler.cluster.protocol.failures import Failure
+from reconciler.cluster.protocol.requests import NewTopicRequest
 from reconciler.cluster.state import TopicState
 from reconciler.planning.changes import Action, CreateTopic, TopicChange
 from tests.fakes.cluster import FakeCluster, FakeKafka
@@ -219,3 +220,51 @@ def test_a_poll_that_shows_no_more_asks_again_on_fresh_clients(
     lagging = _OneBrokerLags(kafka.client())
     assert wait.for_level(cast(TopicReader, lagging), Step.CREATE, ops, 120.0, 1.0) == {}
     assert lagging.fresh == 1  # one poll on the lagging broker, the next on fresh clients
+
+
+class _Recorded(_Reconnects):
+    """The fake's client, recording the creates it is sent and the topics it is asked to show."""
+
+    def __init__(self, fake: FakeCluster) -> None:
+        self.fake = fake
+        self.calls: list[tuple[str, list[str]]] = []
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.fake, name)
+
+    def create_topics(self, topics: Sequence[NewTopicRequest]) -> dict[str, Failure | None]:
+        self.calls.append(("create", [t.name for t in topics]))
+        return self.fake.create_topics(topics)
+
+    def topics(self, names: Sequence[str], *, configs: bool = False) -> dict[str, TopicState]:
+        self.calls.append(("show", list(names)))
+        return self.fake.topics(names, configs=configs)
+
+
+def test_creates_past_one_request_go_one_request_at_a_time_as_metadata_shows_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # one topic, one partition, one override: 3 metadata records; 7 records a request
+    monkeypatch.setattr(batching, "MAX_RECORDS_PER_REQUEST", 7)
+    planned = tuple(create(n, **{"retention.ms": "1000"}) for n in ("a", "b", "c", "d", "e"))
+    kafka = FakeKafka()
+    recorded = _Recorded(kafka.client())
+    heard: list[str] = []
+    executor = Executor(
+        cast(Executing, recorded), cluster(), Options(wait_timeout=1.0, poll_interval=0.0),
+        heard.append,
+    )  # fmt: skip
+    results = executor.run(levels(operations(planned)))
+    assert {r.status for r in results} == {Status.APPLIED}
+    # each request is sent once metadata shows the one before it
+    asked = [(what, names) for what, names in recorded.calls if names]  # not dispatch's empty look
+    assert asked[:6] == [
+        ("create", ["a", "b"]), ("show", ["a", "b"]),
+        ("create", ["c", "d"]), ("show", ["c", "d"]),
+        ("create", ["e"]), ("show", ["e"]),
+    ]  # fmt: skip
+    assert [line for line in heard if "CreateTopics:" in line] == [
+        "  CreateTopics: request 1/3 answered and shown (2 of 5 topic(s))",
+        "  CreateTopics: request 2/3 answered and shown (4 of 5 topic(s))",
+        "  CreateTopics: request 3/3 answered and shown (5 of 5 topic(s))",
+    ]

@@ -10,7 +10,9 @@ For each level, in order:
      read again (in_use.py): a delete now in use beyond what the plan showed is Diverged too;
   3. send the rest in one request per kind (dispatch.py; replication-factor changes are also
      followed to the end there), taking answers that mean "already done" as success;
-  4. wait until metadata shows every change Kafka accepted (wait.py).
+  4. wait until metadata shows every change Kafka accepted (wait.py). A level that makes
+     partitions and needs several requests (creates past 10,000 metadata records, increases
+     past 10,000 partitions) does 3 and 4 request by request (`paced`).
 At the end, wait (bounded) until fresh readers all see every applied change.
 A stop asked by a signal (stopping.py) ends the loop after the request in flight: the
 operations not sent are `skipped`, and the final wait is left out.
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 from typing import assert_never
 
 from reconciler import stopping
-from reconciler.apply.execute import dispatch, wait
+from reconciler.apply.execute import batching, dispatch, wait
 from reconciler.apply.execute.dispatch import (
     Accepted,
     AlreadyDone,
@@ -40,6 +42,7 @@ from reconciler.apply.execute.verdict import Diverged, Done, NotStarted, Partly,
 from reconciler.apply.record.outcome import OperationResult, Status
 from reconciler.cluster.ports import Executing
 from reconciler.cluster.state import ClusterState
+from reconciler.planning.changes import CreateTopic, IncreasePartitions
 
 Progress = Callable[[str], None]
 BeforeLevel = Callable[[int, Level], None]  # may raise to stop the apply before the level
@@ -133,9 +136,30 @@ class Executor:
             self.options.poll_interval,
             self.ledger,
         )
-        sent = dispatch.send(
-            self.cluster, self.state, level.step, to_run, reassigning, self.progress
-        )
+        rounds = paced(level.step, to_run, self.state)
+        shown = 0
+        for index, group in enumerate(rounds):
+            if index and stopping.asked():  # between two requests, as dispatch stops
+                for op in group:
+                    self._done(op, Status.SKIPPED, _stopped(), started)
+                continue
+            shown += self._round(level.step, group, reassigning, started, clock)
+            if len(rounds) > 1:
+                self.progress(
+                    f"  {REQUESTS[level.step]}: request {index + 1}/{len(rounds)} answered and "
+                    f"shown ({shown:,} of {len(to_run):,} topic(s))"
+                )
+
+    def _round(
+        self,
+        step: Step,
+        to_run: list[Operation],
+        reassigning: Reassigning,
+        started: float,
+        clock: float,
+    ) -> int:
+        """Send `to_run` and wait until metadata shows what Kafka accepted; how many show."""
+        sent = dispatch.send(self.cluster, self.state, step, to_run, reassigning, self.progress)
         accepted: list[Operation] = []
         for op in to_run:
             match sent[op.id]:
@@ -154,7 +178,7 @@ class Executor:
                     assert_never(other)
         late = wait.for_level(
             self.cluster,
-            level.step,
+            step,
             accepted,
             self.options.wait_timeout,
             self.options.poll_interval,
@@ -166,6 +190,7 @@ class Executor:
                 self._done(op, Status.FAILED, late[op.id], started, seconds)
             else:
                 self._done(op, Status.APPLIED, "", started, seconds)
+        return len(accepted) - len(late)
 
     def _in_use_now(self, levels: Sequence[Level]) -> dict[str, str]:
         """Right before the first delete level, under the lock: the topics about to be deleted
@@ -228,6 +253,32 @@ class Executor:
         seconds: float = 0.0,
     ) -> None:
         self.results[op.id] = OperationResult(op, status, message, started, seconds)
+
+
+REQUESTS = {Step.CREATE: "CreateTopics", Step.PARTITIONS: "CreatePartitions"}  # paced steps
+
+
+def paced(step: Step, ops: list[Operation], state: ClusterState) -> list[list[Operation]]:
+    """The level's operations in rounds of one request each where the requests make
+    partitions (creates, partition increases): the next request is sent once metadata shows
+    the last one's, so the brokers set the pace. Sent back to back, 30,000 creates left brokers
+    minutes behind the controller (each makes every new partition's log before its metadata
+    shows the next request's), past the wait's timeout. Other steps: one round."""
+    if step is Step.CREATE:
+        return list(
+            batching.batches(ops, lambda op: _created(op, state), batching.MAX_RECORDS_PER_REQUEST)
+        )
+    if step is Step.PARTITIONS:
+        return list(batching.batches(ops, _added, batching.MAX_PARTITIONS_PER_REQUEST))
+    return [ops]
+
+
+def _created(op: Operation, state: ClusterState) -> int:
+    return batching.create_weight(op.change, state) if isinstance(op.change, CreateTopic) else 1
+
+
+def _added(op: Operation) -> int:
+    return batching.increase_weight(op.change) if isinstance(op.change, IncreasePartitions) else 1
 
 
 def _stopped() -> str:
