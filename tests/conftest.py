@@ -130,19 +130,21 @@ def _short_sample(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatc
 
 
 @pytest.fixture(autouse=True)
-def _quick_template_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A template that spins is stopped after 1 s of CPU rather than the product's 5
-    (render_limits.CPU_LIMIT_SECONDS; the child inherits it at fork): each test of R606 (the
-    corpus's case through load_repo and the in-process CLI, tests/spec/test_template_limits.py)
-    burned the whole limit, and a normal template takes milliseconds. CLI runs in a child
-    process keep the product's 5 s.
+def _quick_template_limit(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test marked `spins` (a template that renders forever: R606) is stopped after 1 s of
+    CPU rather than the product's 5 (render_limits.CPU_LIMIT_SECONDS; the child inherits it at
+    fork), so it does not burn the whole limit. Every other test keeps the product's 5 s: a
+    test of the memory limit must not race the CPU limit. A template that doubles a string
+    until MemoryError (R607, the corpus's r607_template_memory) copies twice the memory limit's
+    bytes first: 0.36 CPU s on a quiet machine, over 1 s at load average 17 (2026-11-30, beside
+    seven brokers), where a 1 s limit made it R606. CLI runs in a child process keep the
+    product's limits.
 
-    The memory limit shrinks with it (512 MiB to 192): a template that doubles a string until
-    MemoryError (R607, the corpus's r607_template_memory) copies twice the limit's bytes first,
-    which took over 1 s of CPU on a loaded machine, so R606 came first and the case failed."""
+    The memory limit shrinks (512 MiB to 192): those copies are then fewer."""
     from reconciler.spec import render_limits
 
-    monkeypatch.setattr(render_limits, "CPU_LIMIT_SECONDS", 1)
+    if request.node.get_closest_marker("spins") is not None:
+        monkeypatch.setattr(render_limits, "CPU_LIMIT_SECONDS", 1)
     monkeypatch.setattr(render_limits, "MEMORY_LIMIT_BYTES", 192 * 2**20)
 
 

@@ -39,7 +39,8 @@ CASES = sorted(p.name for p in CORPUS.iterdir() if p.is_dir())
 # A case that spends the render's CPU limit (a second a run): `make test` runs it, `make check`
 # leaves it out
 SLOW_CASES = {"r606_template_timeout"}
-RUNS = [pytest.param(c, marks=pytest.mark.slow) if c in SLOW_CASES else c for c in CASES]
+SPINS = [pytest.mark.slow, pytest.mark.spins]  # renders until the CPU limit stops it
+RUNS = [pytest.param(c, marks=SPINS) if c in SLOW_CASES else c for c in CASES]
 # The corpus runs with a known, empty environment: no test depends on the machine's variables.
 ENV: dict[str, str] = {}
 UNSET: dict[str, str | None] = {"RECONCILER_TEST_UNSET_BOOTSTRAP": None}

@@ -108,7 +108,10 @@ CPU_BOUND = {"nested ranges", "macro calling itself twice"}
 
 @pytest.mark.parametrize(
     "case",
-    [pytest.param(c, marks=pytest.mark.slow) if c in CPU_BOUND else c for c in sorted(UNBOUNDED)],
+    [
+        pytest.param(c, marks=[pytest.mark.slow, pytest.mark.spins]) if c in CPU_BOUND else c
+        for c in sorted(UNBOUNDED)
+    ],
 )
 def test_an_unbounded_template_gets_its_limit_code(tmp_path: Path, case: str) -> None:
     """Finding 6: each way to grow without bound ends in its own R6xx code for the file."""
@@ -165,6 +168,7 @@ def test_a_child_that_dies_costs_only_its_job() -> None:
 
 
 @pytest.mark.slow  # spends a 1 s CPU limit (`make check` leaves it out)
+@pytest.mark.spins
 def test_a_template_over_a_limit_for_one_cluster_is_not_rendered_again(tmp_path: Path) -> None:
     """Finding 6: the limit is reported once; the other cluster does not pay it again."""
     body = UNBOUNDED["nested ranges"][0]
