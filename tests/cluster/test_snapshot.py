@@ -129,3 +129,24 @@ def test_a_cluster_that_cannot_show_fenced_brokers_says_so_in_its_snapshot() -> 
     assert back.fenced is None and back.down_unseen
     _, shown = from_json(to_json("c", dataclasses.replace(unseen, fenced=())))
     assert shown.fenced == () and not shown.down_unseen
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        sample(),
+        cluster(),  # no topics
+        cluster(topic('a "quoted"\nname é', overrides={"retention.ms": "1\n2"})),
+    ],
+    ids=["sample", "empty", "odd-text"],
+)
+def test_a_snapshot_written_a_topic_at_a_time_is_json_dumps_text(state: ClusterState) -> None:
+    """write_snapshot streams the file (snapshot.pieces) rather than hold the document and its
+    text: the text is json.dumps' own, byte for byte."""
+    from datetime import UTC, datetime
+
+    from reconciler.cluster.snapshot import pieces
+
+    when = datetime(2026, 11, 30, 5, 0, tzinfo=UTC)
+    whole = json.dumps(to_json("prod", state, when), indent=1) + "\n"
+    assert "".join(pieces("prod", state, when)) == whole
