@@ -33,6 +33,7 @@ SHOWN_EVERY = 10.0
 # from making the very partitions it waits for
 POLL_SHARE = 3.0
 LONGEST_PAUSE = 30.0  # so a level's timeout (120 s) still sees several polls
+FRESH_AFTER = 5.0  # seconds a reader may show no more before the next poll uses fresh clients
 
 
 def pause(poll_interval: float, poll_took: float) -> None:
@@ -60,13 +61,15 @@ def for_level(
     The timeout counts from the last poll that showed more: brokers show a large level at
     their own pace (measured: 20,000 creates on three busy brokers showed 3,333 within 120 s,
     the rest later, as the brokers made each partition's log), and a level that keeps showing
-    more is not late. A poll that shows no more is followed by one on fresh clients (another
-    broker, maybe less behind); what any poll showed stays shown. `progress` hears how many
-    metadata shows, every SHOWN_EVERY seconds while some are still not shown."""
+    more is not late. A reader that shows no more for FRESH_AFTER seconds is replaced by one on
+    fresh clients (another broker, maybe less behind); what any poll showed stays shown.
+    `progress` hears how many metadata shows, every SHOWN_EVERY seconds while some are still
+    not shown."""
     configs = step in CONFIG_STEPS
     began = time.monotonic()
     deadline = began + timeout
     told = began  # when progress last heard of this level
+    stalled = began  # since when this reader showed no more
     pending = list(ops)
     seen: dict[str, TopicState] = {}
     cut = False  # the deadline was brought forward by a stop
@@ -91,11 +94,15 @@ def for_level(
                     f"  metadata shows {len(ops) - len(pending):,} of {len(ops):,} change(s) "
                     f"after {now - began:.0f} s"
                 )
-            if len(pending) == before:
-                # Nothing more shown: the broker answering may lag the others (measured: two
-                # of seven showed 23,331 of 30,000 creates for minutes while five showed them
-                # all). A change any broker showed stays counted; the next poll asks on fresh
-                # clients, which librdkafka points at a broker of its own choosing.
+            if len(pending) < before:
+                stalled = now
+            elif now - stalled >= FRESH_AFTER:
+                # Nothing more shown for a while: the broker answering may lag the others
+                # (measured: two of seven showed 23,331 of 30,000 creates for minutes while
+                # five showed them all). A change any broker showed stays counted; the next
+                # poll asks on fresh clients, which librdkafka points at a broker of its own
+                # choosing.
+                stalled = now
                 fresh.close()
                 reader = fresh.enter_context(cluster.reconnected())
             pause(poll_interval, now - asked)
