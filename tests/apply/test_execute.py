@@ -77,6 +77,9 @@ class _Clock:
     def sleep(self, seconds: float) -> None:
         self.now += seconds
 
+    def time(self) -> float:
+        return self.now
+
 
 class _Reconnects:
     """reconnected() for the readers below: the same reader (a test sets what fresh ones see)."""
@@ -271,3 +274,50 @@ def test_creates_past_one_request_go_one_request_at_a_time_as_metadata_shows_the
         "  CreateTopics: request 2/3 answered and shown (4 of 5 topic(s))",
         "  CreateTopics: request 3/3 answered and shown (5 of 5 topic(s))",
     ]
+
+
+class _SlowerEachRequest(_Recorded):
+    """Brokers that show each CreateTopics request's topics `delays[n]` seconds after the n-th
+    request (a cluster that gets slower as it grows)."""
+
+    def __init__(self, fake: FakeCluster, clock: _Clock, delays: list[float]) -> None:
+        super().__init__(fake)
+        self.clock, self.delays = clock, delays
+        self.shown_at: dict[str, float] = {}
+
+    def create_topics(self, topics: Sequence[NewTopicRequest]) -> dict[str, Failure | None]:
+        delay = self.delays[len(self.shown_at) // len(topics)]
+        self.shown_at |= {t.name: self.clock.now + delay for t in topics}
+        return self.fake.create_topics(topics)
+
+    def topics(self, names: Sequence[str], *, configs: bool = False) -> dict[str, TopicState]:
+        shown = [n for n in names if self.clock.now >= self.shown_at.get(n, float("inf"))]
+        return self.fake.topics(shown, configs=configs)
+
+
+def test_each_paced_request_may_take_three_times_as_long_to_show_as_the_last(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from reconciler.apply.execute import levels as levels_module
+
+    monkeypatch.setattr(batching, "MAX_RECORDS_PER_REQUEST", 6)  # two topics a request
+    clock = _Clock()
+    monkeypatch.setattr(wait, "time", clock)
+    monkeypatch.setattr(levels_module, "time", clock)
+    planned = tuple(create(n, **{"retention.ms": "1000"}) for n in ("a", "b", "c", "d", "e", "f"))
+
+    def run(delays: list[float]) -> dict[str, Status]:
+        kafka = FakeKafka()
+        slower = _SlowerEachRequest(kafka.client(), clock, delays)
+        options = Options(wait_timeout=120.0, poll_interval=1.0)
+        executor = Executor(cast(Executing, slower), cluster(), options, print)
+        return {r.operation.topic: r.status for r in executor.run(levels(operations(planned)))}
+
+    # 100 s, then 250 s (over 120, within 3 x 100), then 500 s (within 3 x 250): all applied
+    assert set(run([100.0, 250.0, 500.0]).values()) == {Status.APPLIED}
+    # a request twice as slow as three times the last is late
+    statuses = run([10.0, 400.0, 10.0])
+    assert [statuses[t] for t in "abcdef"] == [
+        Status.APPLIED, Status.APPLIED, Status.FAILED, Status.FAILED, Status.APPLIED,
+        Status.APPLIED,
+    ]  # fmt: skip
