@@ -331,6 +331,7 @@ def measure(
     sizes: list[int],
     timeout: float,
     peer: tuple[Path, set[int], float] | None = None,
+    attached: bool = False,
 ) -> None:
     logs = RequestLogs(cl)
     root = work / "repo"
@@ -342,6 +343,8 @@ def measure(
             return run(logs, root, cl.bootstrap, label, size, argv, expect, timeout)  # noqa: B023
 
         write_topics(root, retention)
+        if attached and n == 0:  # a cluster a stopped run left: its brokers catch up first
+            caught_up(cl, size)
         creates = ["apply", "--cluster", "bench", "--auto-approve"]
         run(logs, root, cl.bootstrap, "apply: creates", size, creates, (0,), timeout, fatal=True)
         caught_up(cl, size)
@@ -385,6 +388,11 @@ def main() -> None:
     parser.add_argument("--topicctl-at", type=int, nargs="*", default=[],
                         help="sizes at which topicctl check runs too")  # fmt: skip
     parser.add_argument("--peer-timeout", type=float, default=1800, help="topicctl's, seconds")
+    parser.add_argument(
+        "--attach", type=Path, metavar="STATE_DIR",
+        help="measure a running cluster (its state directory, e.g. a stopped run's "
+        "/tmp/bench-scale-*/kafka) instead of starting one; it is left running",
+    )  # fmt: skip
     args = parser.parse_args()
     peer = None
     if args.topicctl_at:
@@ -407,6 +415,19 @@ def main() -> None:
           f"open files {hard}, vm.max_map_count "
           f"{Path('/proc/sys/vm/max_map_count').read_text().strip()}, load {load()}")  # fmt: skip
     work = Path(tempfile.mkdtemp(prefix="bench-scale-", dir="/tmp"))
+    if args.attach is not None:
+        from reconciler.local.state import load_state
+
+        attached = load_state(args.attach)
+        if attached is None:
+            raise SystemExit(f"no cluster state in {args.attach}")
+        print(f"# attached to {len(attached.nodes)} brokers in {args.attach}", flush=True)
+        try:
+            measure(attached, work, args.sizes, args.timeout, peer, attached=True)
+        finally:
+            if not args.keep:
+                shutil.rmtree(work, ignore_errors=True)
+        return
     try:
         began = time.monotonic()
         cl = local_cluster.start(
