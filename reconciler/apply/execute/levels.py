@@ -147,8 +147,8 @@ class Executor:
             sent = time.monotonic()
             shown += self._round(level.step, group, reassigning, started, clock, patience)
             # The brokers set the pace: the next request may take as long to show as this one
-            # did, and longer as the cluster grows (measured: 3,333 creates on seven brokers
-            # already holding 40,000 partitions took 110 s to show, the next over 120 s), so
+            # did, and longer as the cluster grows (measured: 3,333 creates on seven busy
+            # brokers took 18-117 s each to show up to 70,000 partitions, then over 120 s), so
             # its wait allows three times this one's, within ten wait timeouts
             took = time.monotonic() - sent
             patience = min(
