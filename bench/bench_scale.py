@@ -125,14 +125,12 @@ def run(
     began = time.monotonic()
     with out.open("w") as sink:
         proc = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.STDOUT, env=env)
-        try:
-            _, status, usage = _wait(proc.pid, began + timeout)
-        except TimeoutError:
-            proc.kill()
-            proc.wait()
-            row = {"size": size, "command": label, "timed_out_after_s": timeout, "load": load()}
-            print(json.dumps(row), flush=True)
-            raise
+        finished = _finish(proc, began + timeout)
+    if finished is None:
+        row = {"size": size, "command": label, "timed_out_after_s": timeout, "load": load()}
+        print(json.dumps(row), flush=True)
+        raise TimeoutError
+    status, usage = finished
     wall = time.monotonic() - began
     code = os.waitstatus_to_exitcode(status)
     served = logs.served(client_id)
@@ -154,6 +152,20 @@ def run(
     if code not in expect and fatal:
         raise SystemExit(f"{label} at {size} exited {code} (expected {expect})")
     return row
+
+
+def _finish(
+    proc: subprocess.Popen[Any], deadline: float
+) -> tuple[int, resource.struct_rusage] | None:
+    """The process's wait status and resource usage; None, and the process killed, when it is
+    still running at `deadline`."""
+    try:
+        _, status, usage = _wait(proc.pid, deadline)
+    except TimeoutError:
+        proc.kill()
+        proc.wait()
+        return None
+    return status, usage
 
 
 def _wait(pid: int, deadline: float) -> tuple[int, int, resource.struct_rusage]:
@@ -295,12 +307,8 @@ def topicctl_check(
     row: dict[str, Any] = {"size": size, "command": "topicctl check (read-only compare)"}
     with log.open("w") as sink:
         proc = subprocess.Popen(argv, executable=binary, stdout=subprocess.DEVNULL, stderr=sink)
-        try:
-            _, status, usage = _wait(proc.pid, began + timeout)
-        except TimeoutError:
-            proc.kill()
-            proc.wait()
-            status, usage = None, None
+        finished = _finish(proc, began + timeout)
+    status, usage = finished if finished is not None else (None, None)
     wall = time.monotonic() - began
     parsed = parse_check(log.read_text(errors="replace"))
     requests = window.count(lambda c: c == "" or (c or "").startswith(f"{argv0}@"))

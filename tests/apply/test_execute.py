@@ -15,7 +15,7 @@ import pytest
 from reconciler.apply.execute import batching, wait
 from reconciler.apply.execute.dispatch import AlreadyDone, Reassigning, Refused, send
 from reconciler.apply.execute.levels import Executor, Options
-from reconciler.apply.execute.operations import Step, levels, operations
+from reconciler.apply.execute.operations import Operation, Step, levels, operations
 from reconciler.apply.record.outcome import Status
 from reconciler.cluster.ports import Executing, TopicReader
 from reconciler.cluster.protocol.failures import Failure
@@ -110,14 +110,19 @@ class _ShowsSlowly(_Reconnects):
         return {n: t for n, t in self.fake.topics(names, configs=configs).items() if n in shown}
 
 
+def _five_created(monkeypatch: pytest.MonkeyPatch) -> tuple[FakeKafka, list[Operation], _Clock]:
+    """Five topics the fake holds, their creates' operations, and wait.py on a virtual clock."""
+    names = [f"t{i}" for i in range(5)]
+    kafka = FakeKafka().add(*(topic(n) for n in names))
+    clock = _Clock()
+    monkeypatch.setattr(wait, "time", clock)
+    return kafka, list(operations(tuple(create(n) for n in names))), clock
+
+
 def test_a_level_the_brokers_keep_showing_more_of_is_waited_for_past_the_timeout(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    names = [f"t{i}" for i in range(5)]
-    kafka = FakeKafka().add(*(topic(n) for n in names))
-    ops = operations(tuple(create(n) for n in names))
-    clock = _Clock()
-    monkeypatch.setattr(wait, "time", clock)
+    kafka, ops, clock = _five_created(monkeypatch)
     # one more every 50 s: 250 s in all, never 120 s without one more
     steady = cast(TopicReader, _ShowsSlowly(kafka.client(), clock, every=50.0, upto=5))
     assert wait.for_level(steady, Step.CREATE, ops, timeout=120.0, poll_interval=1.0) == {}
@@ -134,11 +139,7 @@ def test_a_level_the_brokers_keep_showing_more_of_is_waited_for_past_the_timeout
 def test_a_long_wait_says_how_much_of_the_level_metadata_shows(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    names = [f"t{i}" for i in range(5)]
-    kafka = FakeKafka().add(*(topic(n) for n in names))
-    ops = operations(tuple(create(n) for n in names))
-    clock = _Clock()
-    monkeypatch.setattr(wait, "time", clock)
+    kafka, ops, clock = _five_created(monkeypatch)
     heard: list[str] = []
     steady = cast(TopicReader, _ShowsSlowly(kafka.client(), clock, every=8.0, upto=5))
     late = wait.for_level(steady, Step.CREATE, ops, 120.0, 1.0, heard.append)
