@@ -339,22 +339,30 @@ def measure(
     sizes: list[int],
     timeout: float,
     peer: tuple[Path, set[int], float] | None = None,
-    attached: bool = False,
+    attached: int | None = None,
+    skip: tuple[str, ...] = (),
 ) -> None:
+    """`attached`: the cluster is a stopped run's, whose creates are done and whose first
+    CONFIG_CHANGES topics it last set to `attached` days of retention."""
     logs = RequestLogs(cl)
     root = work / "repo"
     retention: list[str] = []
+    days = 2 if attached is None else attached + 1  # each size's config changes: an increase
     for n, size in enumerate(sorted(sizes)):
         retention += ["1d"] * (size - len(retention))
+        if attached is not None and n == 0:
+            retention[:CONFIG_CHANGES] = [f"{attached}d"] * min(CONFIG_CHANGES, size)
 
         def cmd(label: str, argv: list[str], expect: tuple[int, ...] = (0,)) -> dict[str, Any]:
+            if any(word in label for word in skip):
+                return {}
             return run(logs, root, cl.bootstrap, label, size, argv, expect, timeout)  # noqa: B023
 
         write_topics(root, retention)
-        if attached and n == 0:  # a cluster a stopped run left: its brokers catch up first
-            caught_up(cl, size)
-        creates = ["apply", "--cluster", "bench", "--auto-approve"]
-        run(logs, root, cl.bootstrap, "apply: creates", size, creates, (0,), timeout, fatal=True)
+        if attached is None or n > 0:
+            creates = ["apply", "--cluster", "bench", "--auto-approve"]
+            run(logs, root, cl.bootstrap, "apply: creates", size, creates, (0,), timeout,
+                fatal=True)  # fmt: skip
         caught_up(cl, size)
         cmd("plan: no change", ["plan", "--cluster", "bench", "--detailed-exitcode"])
         raw_reads(logs, work, cl.bootstrap, size)
@@ -373,10 +381,12 @@ def measure(
         # an increase each size (2d, 3d, ...): a decrease is a hazard apply refuses unless the
         # spec acknowledges it, which would measure the refusal instead
         for i in range(min(CONFIG_CHANGES, size)):
-            retention[i] = f"{2 + n}d"
+            retention[i] = f"{days + n}d"
         write_topics(root, retention)
         cmd("apply: 1,000 config changes", ["apply", "--cluster", "bench", "--auto-approve"])
         cmd("snapshot", ["snapshot", "--cluster", "bench", "-o", str(work / "snapshot.json")])
+        if any(word in "import: empty repository" for word in skip):
+            continue
         adopted = work / f"adopted-{size}"
         write_config(adopted, cl.bootstrap, "x")
         run(logs, adopted, cl.bootstrap, "import: empty repository", size,
@@ -401,6 +411,11 @@ def main() -> None:
         help="measure a running cluster (its state directory, e.g. a stopped run's "
         "/tmp/bench-scale-*/kafka) instead of starting one; it is left running",
     )  # fmt: skip
+    parser.add_argument("--attached-days", type=int, default=2,
+                        help="with --attach: the retention (days) the stopped run last applied "
+                        "to the first 1,000 topics (2 after its first size)")  # fmt: skip
+    parser.add_argument("--skip", nargs="*", default=[],
+                        help="leave out commands whose label has one of these words")  # fmt: skip
     args = parser.parse_args()
     peer = None
     if args.topicctl_at:
@@ -431,7 +446,8 @@ def main() -> None:
             raise SystemExit(f"no cluster state in {args.attach}")
         print(f"# attached to {len(attached.nodes)} brokers in {args.attach}", flush=True)
         try:
-            measure(attached, work, args.sizes, args.timeout, peer, attached=True)
+            measure(attached, work, args.sizes, args.timeout, peer, args.attached_days,
+                    tuple(args.skip))  # fmt: skip
         finally:
             if not args.keep:
                 shutil.rmtree(work, ignore_errors=True)
@@ -445,7 +461,7 @@ def main() -> None:
         print(f"# {brokers} brokers, {args.heap_mib} MiB heap each, started in "
               f"{time.monotonic() - began:.1f} s; data in {work}", flush=True)  # fmt: skip
         try:
-            measure(cl, work, args.sizes, args.timeout, peer)
+            measure(cl, work, args.sizes, args.timeout, peer, skip=tuple(args.skip))
         finally:
             local_cluster.stop(cl)
     finally:
