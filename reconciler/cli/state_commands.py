@@ -120,7 +120,7 @@ def snapshot(ctx: Ctx, cluster: str | None, out: Path | None, fmt: str | None) -
     digest), one request each; a part the cluster cannot answer is recorded with the reason.
     """
     from reconciler.cluster import jsonl
-    from reconciler.cluster.snapshot import dumps, write_snapshot
+    from reconciler.cluster.snapshot import pieces, write_snapshot
     from reconciler.workflow.connection import snapshot_state
 
     if out is not None and is_stdout(out):
@@ -134,9 +134,14 @@ def snapshot(ctx: Ctx, cluster: str | None, out: Path | None, fmt: str | None) -
         state = snapshot_state(config)
     for part, why in state.unread:  # the file says so too (`unread`); said here when taken
         click.echo(f"note: the snapshot holds no {part}: not read, {why}", err=True)
-    if out is None:
-        text = jsonl.dumps(cluster, state) if fmt == "jsonl" else dumps(cluster, state)
-        click.echo(text, nl=False)
+    if out is None:  # a topic at a time, as write_snapshot writes a file
+        text = (
+            (f"{line}\n" for line in jsonl.lines(cluster, state))
+            if fmt == "jsonl"
+            else pieces(cluster, state)
+        )
+        for piece in text:
+            click.echo(piece, nl=False)
         return
     write_snapshot(out, cluster, state, fmt)
     click.echo(
