@@ -27,6 +27,7 @@ from reconciler.local import cluster as local_cluster
 from reconciler.local import state as local_state
 from reconciler.local.cluster import default_overrides
 from reconciler.local.distribution import Distribution, ensure_distribution
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 
 _started: list[local_state.LocalCluster] = []
 ANNOUNCED = "kafka_announced"  # a worker's lines, in its workeroutput
@@ -140,7 +141,7 @@ def ns(request: pytest.FixtureRequest) -> Iterator[str]:
     prefix = f"t.{slug}.{uuid.uuid4().hex[:6]}"
     yield prefix
     for cl in list(_started):
-        admin = AdminClient({"bootstrap.servers": cl.bootstrap})
+        admin = AdminClient({"bootstrap.servers": cl.bootstrap}, logger=QUIET_LIBRDKAFKA)
         mine = [t for t in admin.list_topics(timeout=10).topics if t.startswith(prefix)]
         if mine:
             for future in admin.delete_topics(mine, operation_timeout=30).values():

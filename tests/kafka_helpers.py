@@ -25,6 +25,7 @@ from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec
 
 from reconciler.local.security import client_config
 from reconciler.local.state import LocalCluster
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 
 Settings = dict[str, str | int | float | bool]  # what confluent-kafka's clients take
 
@@ -53,16 +54,20 @@ class Clients:
         self._consumers: list[Consumer] = []
 
     def admin(self, extra: Mapping[str, str] | None = None) -> AdminClient:
-        self._admins.append(AdminClient(client_settings(self.cluster, extra)))
+        self._admins.append(
+            AdminClient(client_settings(self.cluster, extra), logger=QUIET_LIBRDKAFKA)
+        )
         return self._admins[-1]
 
     def producer(self, extra: Mapping[str, str] | None = None) -> Producer:
-        self._producers.append(Producer(client_settings(self.cluster, extra)))
+        self._producers.append(
+            Producer(client_settings(self.cluster, extra), logger=QUIET_LIBRDKAFKA)
+        )
         return self._producers[-1]
 
     def consumer(self, group: str = "unused", extra: Mapping[str, str] | None = None) -> Consumer:
         settings = client_settings(self.cluster, extra) | {"group.id": group}
-        self._consumers.append(Consumer(settings))
+        self._consumers.append(Consumer(settings, logger=QUIET_LIBRDKAFKA))
         return self._consumers[-1]
 
     def create_topic(
@@ -145,7 +150,11 @@ def wait_for_topic(
         # Brokers learn new topics from the controller asynchronously: one broker knowing it is
         # not enough for the next reader, so fresh clients (whose requests go to brokers of
         # librdkafka's choosing) must agree several times in a row.
-        reader = admin if agreeing == 0 else AdminClient({"bootstrap.servers": bootstrap})
+        reader = (
+            admin
+            if agreeing == 0
+            else AdminClient({"bootstrap.servers": bootstrap}, logger=QUIET_LIBRDKAFKA)
+        )
         cluster = reader.list_topics(topic, timeout=10)
         bootstrap = ",".join(f"{b.host}:{b.port}" for b in cluster.brokers.values())
         md = cluster.topics.get(topic)
@@ -181,7 +190,7 @@ def wait_for_config(
     brokers = admin.list_topics(timeout=10).brokers.values()
     bootstrap = ",".join(f"{b.host}:{b.port}" for b in brokers)
     while agreeing <= 4:
-        reader = AdminClient({"bootstrap.servers": bootstrap})
+        reader = AdminClient({"bootstrap.servers": bootstrap}, logger=QUIET_LIBRDKAFKA)
         resource = ConfigResource(ConfigResource.Type.TOPIC, topic)
         entries = reader.describe_configs([resource])[resource].result(timeout=10)
         entry = entries.get(key)
@@ -208,7 +217,11 @@ def wait_for_topics(admin: AdminClient, partitions: dict[str, int], timeout: flo
     agreeing, servers = 0, list[str]()
     while agreeing <= 4:
         chosen = servers[agreeing % len(servers)] if servers else ""
-        reader = admin if not chosen else AdminClient({"bootstrap.servers": chosen})
+        reader = (
+            admin
+            if not chosen
+            else AdminClient({"bootstrap.servers": chosen}, logger=QUIET_LIBRDKAFKA)
+        )
         cluster = reader.list_topics(timeout=10)
         servers = sorted(f"{b.host}:{b.port}" for b in cluster.brokers.values())
         missing = [
@@ -238,7 +251,9 @@ def _until_leaders_answer(bootstrap: str, partitions: dict[str, int], deadline: 
     latest: OffsetSpec = OffsetSpec.latest()  # type: ignore[no-untyped-call]
     wanted = [TopicPartition(t, p) for t, count in partitions.items() for p in range(count)]
     while True:
-        reader = AdminClient({"bootstrap.servers": bootstrap})  # fresh metadata each poll
+        reader = AdminClient(
+            {"bootstrap.servers": bootstrap}, logger=QUIET_LIBRDKAFKA
+        )  # fresh metadata each poll
         answers = reader.list_offsets(dict.fromkeys(wanted, latest), request_timeout=10)
         refused = []
         for tp, future in answers.items():

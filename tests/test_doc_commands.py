@@ -25,6 +25,7 @@ from reconciler.local.cluster import default_overrides
 from reconciler.local.distribution import Distribution
 from reconciler.local.state import LocalCluster
 from tests.kafka_fixtures import own_cluster
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import RECONCILER
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -112,7 +113,7 @@ def test_each_shown_command_exits_as_its_page_says(
 def local_cluster_topics_removed(cl: LocalCluster) -> None:
     from confluent_kafka.admin import AdminClient
 
-    admin = AdminClient({"bootstrap.servers": cl.bootstrap})
+    admin = AdminClient({"bootstrap.servers": cl.bootstrap}, logger=QUIET_LIBRDKAFKA)
     mine = [t for t in admin.list_topics(timeout=30).topics if not t.startswith("_")]
     for future in admin.delete_topics(mine, operation_timeout=30).values() if mine else ():
         future.result()

@@ -18,6 +18,7 @@ import yaml
 from reconciler.cli.heartbeat import Heartbeat
 from reconciler.local.state import LocalCluster
 from tests import yaml_text
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import RECONCILER, SpecRepo
 
 # slow: `make check` leaves it out (waits out --timeout and the heartbeat's silences)
@@ -91,7 +92,11 @@ def test_heartbeat_speaks_only_after_silence(capsys: pytest.CaptureFixture[str])
 def topic_names(bootstrap: str) -> set[str]:
     from confluent_kafka.admin import AdminClient
 
-    return set(AdminClient({"bootstrap.servers": bootstrap}).list_topics(timeout=30).topics)
+    return set(
+        AdminClient({"bootstrap.servers": bootstrap}, logger=QUIET_LIBRDKAFKA)
+        .list_topics(timeout=30)
+        .topics
+    )
 
 
 def _apply_on_a_terminal(repo: SpecRepo, typed: str) -> tuple[int, str]:

@@ -12,6 +12,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from reconciler.local.state import LocalCluster
 from reconciler.writable import name_max
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import run_cli
 
 pytestmark = pytest.mark.kafka
@@ -21,7 +22,7 @@ def test_import_of_a_249_character_name_needing_a_numbered_file(
     kafka3: LocalCluster, tmp_path: Path
 ) -> None:
     name = f"q{uuid.uuid4().hex}".ljust(249, "x")  # letters and digits only: one prefix
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     for future in admin.create_topics([NewTopic(name, 1, 1)]).values():
         future.result()
     try:

@@ -14,6 +14,7 @@ from kafka.admin import KafkaAdminClient
 from reconciler.local.state import LocalCluster
 from tests import yaml_text
 from tests.adopt.test_import_real import create, specs
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo, schema_validator
 
 pytestmark = pytest.mark.kafka
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.kafka
 def test_a_topic_kafka_placed_imports_without_assignments_and_grows(
     tmp_path: Path, kafka3: LocalCluster, ns: str
 ) -> None:
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     # Enough of them that main's evenness test pinned some (13 of 120 Kafka-made topics of 1
     # to 48 partitions on these brokers, all of 24 or 48 partitions)
     placed = [NewTopic(f"{ns}.placed.{i}.rf{1 + i % 3}", 24, 1 + i % 3) for i in range(24)]
@@ -75,7 +76,7 @@ def test_a_topic_kafka_placed_imports_without_assignments_and_grows(
 
 
 def test_keep_assignments_pins_every_topic(tmp_path: Path, kafka3: LocalCluster, ns: str) -> None:
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     create(admin, [NewTopic(f"{ns}.kept", 6, 2)])
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
     imported = repo.run("import", "--cluster", "test", "--keep-assignments", "--format", "json")

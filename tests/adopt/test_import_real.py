@@ -11,6 +11,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_topics
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 pytestmark = pytest.mark.kafka
@@ -66,7 +67,7 @@ def specs(root: Path) -> dict[str, dict[str, Any]]:
 def test_import_of_500_varied_topics_then_plan_is_empty(
     tmp_path: Path, kafka3: LocalCluster, ns: str
 ) -> None:
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     topics = shapes(ns, 500)
     create(admin, topics)
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
@@ -106,7 +107,7 @@ def test_import_of_500_varied_topics_then_plan_is_empty(
 def test_import_never_overwrites_and_respects_include_exclude(
     tmp_path: Path, kafka3: LocalCluster, ns: str
 ) -> None:
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     create(
         admin,
         [
@@ -146,7 +147,7 @@ def test_a_cluster_setting_validate_refuses_is_reported_not_hidden(
 ) -> None:
     """Kafka accepts min.insync.replicas above the replication factor (writes with acks=all
     then fail); the spec language refuses it, so import says so and exits 1."""
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     create(admin, [NewTopic(f"{ns}.strict", 1, 1, config={"min.insync.replicas": "2"})])
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
     result = repo.run("import", "--cluster", "test")

@@ -25,6 +25,7 @@ from reconciler import __version__
 from reconciler.local.state import LocalCluster
 from tests.adopt.conftest import Installed
 from tests.kafka_helpers import wait_for_config, wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.kafka
@@ -45,7 +46,7 @@ def test_the_installed_package_knows_its_version_and_ships_its_files(
 def test_adopt_an_existing_cluster_end_to_end(
     installed: Installed, kafka3: LocalCluster, ns: str, tmp_path: Path
 ) -> None:
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     # A cluster populated outside the tool: varied counts, configs, and a manual assignment that
     # puts every leader on broker 1 (not what Kafka's placer would do).
     topics = [

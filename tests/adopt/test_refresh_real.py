@@ -17,6 +17,7 @@ from confluent_kafka.admin import (
 
 from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_config, wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo, schema_validator
 
 pytestmark = pytest.mark.kafka
@@ -90,7 +91,7 @@ def test_refresh_writes_exactly_the_drifted_lines_then_plan_is_empty(
     assert applied.code == 0, applied.stdout + applied.stderr
     before = path.read_bytes()
 
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     # On-call's out-of-band changes: retention raised, one override changed, one added, one
     # dropped, and partitions added
     alter(
@@ -140,7 +141,7 @@ def test_values_from_defaults_and_templates_are_named_not_rewritten(
     assert repo.run("apply", "--cluster", "test", "--auto-approve", timeout=300).code == 0
     files = {p: p.read_bytes() for p in (path, template, tmp_path / "reconciler.yaml")}
 
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     alter(admin, f"{ns}.a", min_insync_replicas="2")  # from the file's defaults
     alter(admin, f"{ns}.t", retention_ms="172800000")  # from a template
     alter(admin, f"{ns}.b", retention_ms=str(14 * 86_400_000))  # its own line

@@ -17,6 +17,7 @@ from confluent_kafka.admin import (
 
 from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_config
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 
@@ -29,7 +30,7 @@ def _set_retention(admin: AdminClient, topic: str, millis: str) -> None:
 
 
 def test_one_team_adopted_is_green(kafka1: LocalCluster, ns: str, tmp_path: Path) -> None:
-    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap}, logger=QUIET_LIBRDKAFKA)
     teams = [f"{ns}.pay.orders", f"{ns}.pay.refunds", f"{ns}.ship.parcels"]
     for future in admin.create_topics([NewTopic(t, 2, 1) for t in teams]).values():
         future.result()

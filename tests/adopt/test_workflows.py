@@ -54,6 +54,7 @@ from tests.adopt.workflow_runner import (
     evaluate,
 )
 from tests.kafka_helpers import wait_for_config, wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.unreachable import SHORTEST_WAIT
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -435,7 +436,11 @@ def test_plan_comments_on_pull_requests_and_apply_applies_the_merge(
     assert job.environment == "test"
     reviewed = reviewed_plan(github, head)
     assert json.loads(reviewed.read_text())["source"]["commit"] == head
-    wait_for_topic(AdminClient({"bootstrap.servers": kafka3.bootstrap}), orders, partitions=6)
+    wait_for_topic(
+        AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA),
+        orders,
+        partitions=6,
+    )
     (audit,) = job.uploads
     assert (audit.name, audit.exists) == ("audit-test", True)
     record = json.loads(audit.path.read_text())
@@ -487,7 +492,7 @@ def test_drift_keeps_one_issue_open_while_the_cluster_differs(
     assert [c["argv"][:2] for c in github.calls()] == [["issue", "list"]]
     assert github.issues() == []
 
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     alter(admin, events, retention_ms="3600000")
     drifted = actions.run("drift.yml", hourly).job()
     green(drifted)  # drift is what the issue is for, not a failed run
@@ -619,7 +624,7 @@ def test_apply_on_merge_refuses_a_stale_plan_and_comments_a_fresh_one(
     assert first.returncode == 0, first.stdout + first.stderr
     github = FakeGitHub(tmp_path / "github", REPOSITORY, TOKEN)
     actions = runner(repo, tmp_path, installed, github, kafka3.bootstrap)
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     changed = ("topics/events.yaml",)
 
     def pull_request(number: int, branch: str, retention: str, start: str = base) -> str:

@@ -17,6 +17,7 @@ from reconciler.cluster import adapter
 from reconciler.cluster.protocol.reserved import LOCK_TOPIC
 from reconciler.local.state import LocalCluster
 from tests.apply.helpers import chain, independent_read, wait_until
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import RECONCILER, SpecRepo
 
 
@@ -37,7 +38,7 @@ def test_stale_plan_is_refused_with_what_changed(
     repo.topics({"name": f"{ns}.a", "partitions": 4})
     saved = tmp_path / "plan.json"
     assert repo.run("plan", "--cluster", "test", "-o", str(saved)).code == 0
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     for future in admin.create_partitions([NewPartitions(f"{ns}.a", 3)]).values():
         future.result()  # someone else grows the topic behind the plan's back
     refused = repo.run("apply", "--cluster", "test", str(saved))
@@ -78,7 +79,7 @@ def test_two_applies_started_together_one_is_refused(
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
     repo.topics(*chain(ns, 12))
     cluster = adapter.Cluster(adapter.Connection("test", kafka3.bootstrap))
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     first = _spawn(repo, "apply", "--cluster", "test", "--auto-approve")
     try:
         # Freeze the first apply once it holds the lock and has recorded itself, then start
@@ -109,7 +110,7 @@ def test_interrupted_apply_converges_on_rerun(
     repo.topics(*topics)
     saved = tmp_path / "plan.json"
     assert repo.run("plan", "--cluster", "test", "-o", str(saved)).code == 0
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
 
     def made() -> set[str]:
         return {t for t in admin.list_topics(timeout=10).topics if t.startswith(ns)}

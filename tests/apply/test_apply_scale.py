@@ -15,6 +15,7 @@ from reconciler.local.distribution import Distribution
 from reconciler.local.state import LocalCluster
 from tests.apply.convergence import HAZARDS, RESHAPES, Edit, converges
 from tests.apply.helpers import independent_read, repo_with_client_id
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.request_log import requests_by
 from tests.spec_repo import SpecRepo
 
@@ -109,7 +110,9 @@ def test_apply_under_a_mutation_quota_goes_at_the_rate_the_brokers_set(
     _mutation_quota(kafka1, kafka_dist, client_id, 1)  # one partition a second
     # The same client id spends the quota first (a burst of 11 allowed): every mutation the
     # apply sends next (the lock topic, the creates, the lock's release) meets it.
-    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap, "client.id": client_id})
+    admin = AdminClient(
+        {"bootstrap.servers": kafka1.bootstrap, "client.id": client_id}, logger=QUIET_LIBRDKAFKA
+    )
     admin.create_topics([NewTopic(f"{ns}.spent", 20, 1)])[f"{ns}.spent"].result()
     repo.topics(
         {"name": f"{ns}.spent", "partitions": 20, "replication_factor": 1},

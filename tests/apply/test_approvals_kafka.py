@@ -14,11 +14,12 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from reconciler.local.state import LocalCluster
 from reconciler.planning.hazards import entry
 from tests.kafka_helpers import KEEPS_OLD_RECORDS, record_count, wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 
 def _create_with_a_record(bootstrap: str, topic: str) -> None:
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin = AdminClient({"bootstrap.servers": bootstrap}, logger=QUIET_LIBRDKAFKA)
     deadline = time.monotonic() + 60
     while True:  # a name just deleted may still be on its way out of the metadata
         [future] = admin.create_topics([NewTopic(topic, 1, 1, config=KEEPS_OLD_RECORDS)]).values()
@@ -30,7 +31,7 @@ def _create_with_a_record(bootstrap: str, topic: str) -> None:
                 raise
             time.sleep(0.5)
     wait_for_topic(admin, topic)
-    producer = Producer({"bootstrap.servers": bootstrap})
+    producer = Producer({"bootstrap.servers": bootstrap}, logger=QUIET_LIBRDKAFKA)
     # Written long ago: the in-use gate (test_in_use_kafka.py) leaves this delete to its approval
     producer.produce(topic, b"kept", timestamp=int(time.time() * 1000) - 30 * 24 * 3600 * 1000)
     assert producer.flush(30) == 0
@@ -57,7 +58,7 @@ def test_a_delete_approval_does_not_cover_a_topic_recreated_under_the_name(
     assert set(approval) == {"delete"} and approval["delete"] != name  # the topic's id
     repo.topics({"name": name, "state": "absent", "acknowledge": [approval]})
     assert repo.run("apply", "--cluster", "test", "--auto-approve").code == 0
-    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap}, logger=QUIET_LIBRDKAFKA)
     deadline = time.monotonic() + 30
     while name in admin.list_topics(timeout=10).topics:
         assert time.monotonic() < deadline, f"{name} was not deleted"

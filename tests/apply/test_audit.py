@@ -36,6 +36,7 @@ from reconciler.workflow.connection import connection as connection_of
 from reconciler.workflow.context import Context
 from reconciler.workflow.plan import plan as plan_of
 from tests.apply.helpers import chain, wait_until
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import RECONCILER, SpecRepo
 
 
@@ -60,7 +61,7 @@ def test_no_change_is_made_when_the_started_record_cannot_be_written(
     changes nothing. (The audit topic is made to refuse every record: max.message.bytes 64.)"""
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
     repo.topics({"name": f"{ns}.a", "partitions": 1})
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     with adapter.Cluster(adapter.Connection("test", kafka3.bootstrap)) as cluster:
         cluster.ensure_audit()
 
@@ -97,7 +98,7 @@ def test_killed_apply_is_closed_by_the_next_apply_with_what_the_cluster_shows(
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
     topics = chain(ns, 8)
     repo.topics(*topics)
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     env = {**os.environ, "KAFKA_BOOTSTRAP": kafka3.bootstrap, "NO_COLOR": "1"}
     run = subprocess.Popen(
         [*RECONCILER, "--repo", str(repo.root), "apply", "--cluster", "test", "--auto-approve"],
@@ -132,7 +133,7 @@ def test_a_thousand_creates_keep_their_whole_record_on_a_fresh_audit_topic(
 ) -> None:
     """Finding 7: 1,000 creates on a cluster without an audit topic yet: the record is written
     (no MSG_TIMED_OUT) and complete: every change in the progress and final records."""
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     for future in admin.delete_topics([AUDIT_TOPIC]).values():
         with contextlib.suppress(KafkaException):  # absent already is fine
             future.result()

@@ -17,6 +17,7 @@ from reconciler.local.state import LocalCluster
 from reconciler.spec.loader import load_repo
 from reconciler.spec.model import Presence as SpecState
 from tests.apply.helpers import independent_read
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +31,7 @@ def example(tmp_path: Path, kafka3: LocalCluster) -> Iterator[Path]:
     shutil.copytree(ROOT / "topics", repo / "topics")
     yield repo
     names = set(load_repo(repo, "local").desired["local"].topics)
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     present = [t for t in admin.list_topics(timeout=10).topics if t in names]
     for future in admin.delete_topics(present, operation_timeout=30).values() if present else ():
         future.result()

@@ -36,6 +36,7 @@ from reconciler.workflow.context import Context
 from reconciler.workflow.plan import plan as plan_of
 from tests.apply.helpers import independent_read, wait_until
 from tests.kafka_helpers import clients
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import RECONCILER, SpecRepo
 
 RATE_KEYS = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
@@ -77,7 +78,7 @@ def _unthrottle_brokers(admin: AdminClient) -> None:
 def test_a_throttle_a_killed_apply_left_is_drift_and_the_next_apply_removes_it(
     kafka3: LocalCluster, ns: str, tmp_path: Path
 ) -> None:
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     topic = f"{ns}.big"
     with clients(kafka3) as made:
         made.create_topic(topic, assignment=[[1], [2], [3]])
@@ -145,7 +146,7 @@ def test_a_throttle_a_finished_apply_could_not_remove_is_carried_in_its_record(
 ) -> None:
     """The apply finishes (its reassignment done) but cannot remove its throttle: its finished
     record carries it (throttles_left), `drift` exits 2, and the next apply removes it."""
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     topic = f"{ns}.small"
     with clients(kafka3) as made:
         made.create_topic(topic, assignment=[[2]])
@@ -186,7 +187,7 @@ def test_an_operators_throttle_is_not_reported_nor_removed(
 ) -> None:
     """Throttled-replica lists nobody recorded (set with kafka-configs, say) are an operator's:
     neither drift nor a leftover for apply to remove."""
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     topic = f"{ns}.ops"
     with clients(kafka3) as made:
         made.create_topic(topic)

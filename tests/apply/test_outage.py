@@ -24,6 +24,7 @@ from reconciler.local.distribution import Distribution
 from tests.apply.helpers import independent_read
 from tests.kafka_fixtures import own_cluster
 from tests.kafka_helpers import wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import RECONCILER, SpecRepo
 
 REQUEST_TIMEOUT_MS = 3000
@@ -42,12 +43,14 @@ def pair(
 def test_a_controller_outage_during_a_reassignment_is_ridden_out(
     pair: local_state.LocalCluster, tmp_path: Path
 ) -> None:
-    admin = AdminClient({"bootstrap.servers": pair.bootstrap})
+    admin = AdminClient({"bootstrap.servers": pair.bootstrap}, logger=QUIET_LIBRDKAFKA)
     topic = "outage.big"
     for future in admin.create_topics([NewTopic(topic, 2, replica_assignment=[[1], [2]])]).values():
         future.result()
     wait_for_topic(admin, topic, 2)
-    producer = Producer({"bootstrap.servers": pair.bootstrap, "linger.ms": 20})
+    producer = Producer(
+        {"bootstrap.servers": pair.bootstrap, "linger.ms": 20}, logger=QUIET_LIBRDKAFKA
+    )
     payload = os.urandom(1024)  # incompressible
     for i in range(2048):  # 2 MiB over two partitions: seconds to copy at 128 KiB/s
         producer.produce(topic, payload, partition=i % 2)

@@ -16,6 +16,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_topics
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 BEFORE = 60  # records written to the new partitions before the group is assigned them
@@ -31,7 +32,7 @@ def test_a_latest_consumer_skips_what_new_partitions_get_before_it_rebalances(
 ) -> None:
     boot = kafka1.bootstrap
     topic, group = f"{ns}.grow", f"{ns}-latest"
-    admin = AdminClient({"bootstrap.servers": boot})
+    admin = AdminClient({"bootstrap.servers": boot}, logger=QUIET_LIBRDKAFKA)
     admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(30)
     wait_for_topics(admin, {topic: 1})
     consumer = Consumer(
@@ -42,7 +43,8 @@ def test_a_latest_consumer_skips_what_new_partitions_get_before_it_rebalances(
             "enable.auto.commit": False,
             # a refresh in seconds rather than Kafka's 5 minutes, so the test sees the rebalance
             "topic.metadata.refresh.interval.ms": 2000,
-        }
+        },
+        logger=QUIET_LIBRDKAFKA,
     )
     try:
         consumer.subscribe([topic])
@@ -69,7 +71,7 @@ def test_a_latest_consumer_skips_what_new_partitions_get_before_it_rebalances(
 
         # Not polled since the apply, so the consumer has not rebalanced: write now
         assert _assigned(consumer, topic) == {0}
-        producer = Producer({"bootstrap.servers": boot, "linger.ms": 0})
+        producer = Producer({"bootstrap.servers": boot, "linger.ms": 0}, logger=QUIET_LIBRDKAFKA)
         for i in range(BEFORE):
             producer.produce(topic, f"before-{i}".encode(), partition=1 + i % 2)
         assert producer.flush(30) == 0

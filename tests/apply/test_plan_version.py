@@ -18,6 +18,7 @@ from confluent_kafka.admin import AdminClient
 from reconciler import __version__
 from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 Edit = Callable[[dict[str, Any]], None]
@@ -83,7 +84,7 @@ def test_apply_refuses_a_plan_of_another_reconciler_version(
     assert theirs in lines[0] and f"this is reconciler {__version__}" in lines[0]
     assert "plan again with this version" in lines[0] and "nothing was changed" in lines[0]
     assert "Traceback" not in result.stderr
-    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap}, logger=QUIET_LIBRDKAFKA)
     assert topic not in admin.list_topics(timeout=10).topics  # nothing created
 
 
@@ -105,4 +106,8 @@ def test_apply_takes_a_plan_of_other_client_library_versions_and_says_so(
     assert f"warning: the saved plan was made with librdkafka 2.0.0 (now {now})" in (
         result.stderr
     ), result.stderr
-    wait_for_topic(AdminClient({"bootstrap.servers": kafka1.bootstrap}), topic, partitions=1)
+    wait_for_topic(
+        AdminClient({"bootstrap.servers": kafka1.bootstrap}, logger=QUIET_LIBRDKAFKA),
+        topic,
+        partitions=1,
+    )

@@ -19,13 +19,14 @@ from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, Resourc
 from reconciler.local.state import LocalCluster
 from tests.apply.helpers import independent_read, wait_until
 from tests.kafka_helpers import wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import RECONCILER, SpecRepo
 
 
 def _repo(cl: LocalCluster, ns: str, root: Path) -> tuple[SpecRepo, Path]:
     """Topics `keep` (gets a config) and `old` (deleted) made behind reconciler's back; specs
     that also create `new`; the plan saved."""
-    admin = AdminClient({"bootstrap.servers": cl.bootstrap})
+    admin = AdminClient({"bootstrap.servers": cl.bootstrap}, logger=QUIET_LIBRDKAFKA)
     for future in admin.create_topics(
         [NewTopic(f"{ns}.keep", 1, 1), NewTopic(f"{ns}.old", 1, 1)]
     ).values():
@@ -82,7 +83,7 @@ def test_an_apply_killed_between_levels_converges_then_is_already_applied(
     kafka1: LocalCluster, ns: str, tmp_path: Path
 ) -> None:
     repo, saved = _repo(kafka1, ns, tmp_path)
-    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap}, logger=QUIET_LIBRDKAFKA)
     env = {**os.environ, "KAFKA_BOOTSTRAP": kafka1.bootstrap, "NO_COLOR": "1"}
     run = subprocess.Popen(
         [*RECONCILER, "--repo", str(repo.root), "apply", "--cluster", "test", str(saved)],

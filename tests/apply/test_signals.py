@@ -24,6 +24,7 @@ from reconciler.cluster import adapter
 from reconciler.cluster.protocol.reserved import LOCK_TOPIC
 from reconciler.local.state import LocalCluster
 from tests import cli_fork
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import RECONCILER, Result, SpecRepo
 
 pytestmark = pytest.mark.kafka
@@ -53,7 +54,7 @@ def hooked(point: str, sig: str = "INT") -> dict[str, str]:
 
 
 def topics(bootstrap: str, prefix: str) -> set[str]:
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin = AdminClient({"bootstrap.servers": bootstrap}, logger=QUIET_LIBRDKAFKA)
     return {t for t in admin.list_topics(timeout=10).topics if t.startswith(prefix)}
 
 

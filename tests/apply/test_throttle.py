@@ -21,6 +21,7 @@ from confluent_kafka.admin import (
 from reconciler.local.state import LocalCluster
 from tests.apply.helpers import THROTTLE_KEYS, dynamic_configs, independent_read
 from tests.kafka_helpers import wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import RECONCILER, SpecRepo
 
 RATE = 256 * 1024
@@ -29,14 +30,16 @@ RATE = 256 * 1024
 def test_throttled_replication_factor_increase_cleans_up_after_itself(
     kafka3: LocalCluster, ns: str, tmp_path: Path
 ) -> None:
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     topic = f"{ns}.big"
     for future in admin.create_topics(
         [NewTopic(topic, 3, replica_assignment=[[1], [2], [3]])]
     ).values():
         future.result()
     wait_for_topic(admin, topic, 3)
-    producer = Producer({"bootstrap.servers": kafka3.bootstrap, "linger.ms": 20})
+    producer = Producer(
+        {"bootstrap.servers": kafka3.bootstrap, "linger.ms": 20}, logger=QUIET_LIBRDKAFKA
+    )
     payload = os.urandom(1024)  # incompressible
     for i in range(2048):  # 2 MiB over three partitions
         producer.produce(topic, payload, partition=i % 3)

@@ -25,6 +25,7 @@ from reconciler.cluster import adapter
 from reconciler.local.state import LocalCluster
 from tests.apply.helpers import THROTTLE_KEYS, dynamic_configs, independent_read
 from tests.kafka_helpers import clients
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import RECONCILER, SpecRepo
 
 
@@ -80,7 +81,7 @@ def _interrupted_apply(repo: Path, bootstrap: str, rate: str) -> tuple[int, str,
 
 def _stopped_mid_move(kafka3: LocalCluster, repo: SpecRepo, topic: str, rate: str) -> str:
     """The interrupted apply's stdout, after checking what it left: in progress, throttled."""
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     code, out, err = _interrupted_apply(repo.root, kafka3.bootstrap, rate)
     assert code == 130, out + err
     assert "throttling replication to" in err
@@ -127,7 +128,7 @@ def _apply_following_then_emptied(repo: Path, bootstrap: str, topic: str) -> tup
     reader.start()
     try:
         assert following.wait(180), "".join(err)
-        admin = AdminClient({"bootstrap.servers": bootstrap})
+        admin = AdminClient({"bootstrap.servers": bootstrap}, logger=QUIET_LIBRDKAFKA)
         emptied = admin.delete_records([TopicPartition(topic, p, OFFSET_END) for p in range(3)])
         for future in emptied.values():
             future.result(60)
@@ -143,7 +144,7 @@ def _apply_following_then_emptied(repo: Path, bootstrap: str, topic: str) -> tup
 def test_a_stopped_throttled_move_keeps_its_throttle_and_the_next_apply_finishes_it(
     kafka3: LocalCluster, ns: str, tmp_path: Path
 ) -> None:
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     topic = f"{ns}.follow"
     _topic_with_data(kafka3, topic, 18)  # 6 MiB a partition
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)
@@ -172,7 +173,7 @@ def _audit(bootstrap: str) -> list[dict[str, Any]]:
 def test_cancel_reassignments_puts_a_stopped_move_back_and_apply_then_removes_the_throttle(
     kafka3: LocalCluster, ns: str, tmp_path: Path
 ) -> None:
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     topic = f"{ns}.cancel"
     _topic_with_data(kafka3, topic, 12)
     repo = SpecRepo(tmp_path, kafka3.bootstrap, ns)

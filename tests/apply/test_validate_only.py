@@ -9,6 +9,7 @@ from confluent_kafka.admin import AdminClient
 
 from reconciler.local.state import LocalCluster
 from tests.apply.helpers import independent_read
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 
@@ -41,6 +42,6 @@ def test_a_config_update_kafka_refuses_stops_the_plan_before_any_create(
     assert "min.compaction.lag.ms=172800000" in said  # the key, as sent
     assert "INVALID_CONFIG" in said  # Kafka's own code and message are kept
     assert "Nothing was changed." in said
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     assert f"{ns}.audit" not in admin.list_topics(timeout=10).topics
     assert independent_read(kafka3.bootstrap, ns) == before

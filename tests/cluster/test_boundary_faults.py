@@ -37,6 +37,7 @@ from reconciler.local.state import LocalCluster
 from reconciler.spec.quotas import QuotaEntity
 from tests.cluster import boundary_faults
 from tests.kafka_helpers import wait_for_topics
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 KINDS: dict[str, Callable[[], BaseException]] = {
@@ -263,7 +264,7 @@ def _state(bootstrap: str, prefix: str) -> tuple[Any, ...]:
     """What "nothing changed" compares, read with a plain client (no rewritten adapter code):
     every topic's name, this test's topics' partitions and own configs, broker 1's dynamic
     configs (throttle rates)."""
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin = AdminClient({"bootstrap.servers": bootstrap}, logger=QUIET_LIBRDKAFKA)
     names = sorted(admin.list_topics(timeout=10).topics)
     mine = [n for n in names if n.startswith(prefix)]
     partitions = {n: len(admin.list_topics(n, timeout=10).topics[n].partitions) for n in mine}
@@ -282,18 +283,19 @@ def _state(bootstrap: str, prefix: str) -> tuple[Any, ...]:
 
 def _world(bootstrap: str, ns: str, root: Path) -> World:
     world = World(bootstrap, f"{ns}.keep", f"{ns}.absent", f"{ns}.group", root / "repo")
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin = AdminClient({"bootstrap.servers": bootstrap}, logger=QUIET_LIBRDKAFKA)
     made = admin.create_topics([NewTopic(world.keep, 1, 1), NewTopic(f"{ns}.old", 1, 1)])
     for future in made.values():
         future.result()
     # the controller's answer comes before the broker's metadata shows the topics
     wait_for_topics(admin, {world.keep: 1, f"{ns}.old": 1})
     old = admin.describe_topics(TopicCollection([f"{ns}.old"]))[f"{ns}.old"].result()
-    producer = Producer({"bootstrap.servers": bootstrap})
+    producer = Producer({"bootstrap.servers": bootstrap}, logger=QUIET_LIBRDKAFKA)
     producer.produce(world.keep, b"a record")
     assert producer.flush(30) == 0
     consumer = Consumer(
-        {"bootstrap.servers": bootstrap, "group.id": world.group, "enable.auto.commit": False}
+        {"bootstrap.servers": bootstrap, "group.id": world.group, "enable.auto.commit": False},
+        logger=QUIET_LIBRDKAFKA,
     )
     consumer.commit(offsets=[TopicPartition(world.keep, 0, 1)], asynchronous=False)
     consumer.close()

@@ -16,6 +16,7 @@ from reconciler.cluster import client_settings
 from reconciler.cluster.adapter import client_security
 from reconciler.cluster.protocol.failures import Unauthenticated
 from reconciler.errors import ClusterError
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.security import certificates
 from tests.spec_repo import run_cli
 
@@ -77,7 +78,10 @@ def test_the_wheels_librdkafka_really_has_no_gssapi() -> None:
     """The premise of the GSSAPI sentence, asked of the installed librdkafka: if a wheel ever
     carries GSSAPI, this fails and the sentence must change."""
     with pytest.raises(KafkaException, match="No provider for SASL mechanism GSSAPI"):
-        AdminClient({"security.protocol": "SASL_PLAINTEXT", "sasl.mechanisms": "GSSAPI"})
+        AdminClient(
+            {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanisms": "GSSAPI"},
+            logger=QUIET_LIBRDKAFKA,
+        )
 
 
 @pytest.mark.parametrize(
@@ -116,7 +120,9 @@ def test_a_pkcs12_truststore_reaches_both_clients(pki: dict[str, Path]) -> None:
     conf = client_security.librdkafka_settings("prod", client)
     assert "ssl.truststore.location" not in conf and "ssl.truststore.password" not in conf
     assert conf["ssl.ca.pem"].strip() == pki["ca.pem"].read_text().strip()
-    AdminClient({"bootstrap.servers": "127.0.0.1:9", **conf})  # librdkafka takes it
+    AdminClient(
+        {"bootstrap.servers": "127.0.0.1:9", **conf}, logger=QUIET_LIBRDKAFKA
+    )  # librdkafka takes it
     context = client_security.kafka_python_settings("prod", client)["ssl_context"]
     assert [c["subject"] for c in context.get_ca_certs()] == [((("commonName", "test-ca"),),)]
 
@@ -143,7 +149,7 @@ def test_the_client_certificate_is_loaded_in_each_form(pki: dict[str, Path], for
     client = {"security.protocol": "SSL", "ssl.ca.location": str(pki["ca.pem"]), **forms[form]}
     client_security.ssl_context("prod", client)
     AdminClient({"bootstrap.servers": "127.0.0.1:9", **client_security.librdkafka_settings(
-        "prod", client)})  # fmt: skip
+        "prod", client)}, logger=QUIET_LIBRDKAFKA)  # fmt: skip
 
 
 def test_no_decrypted_key_is_left_on_disk(pki: dict[str, Path], tmp_path: Path,

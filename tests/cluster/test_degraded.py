@@ -26,6 +26,7 @@ from reconciler.local.distribution import Distribution
 from reconciler.local.state import LocalCluster, Node
 from tests.kafka_fixtures import own_cluster
 from tests.kafka_helpers import wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import Result, SpecRepo
 
 TOPIC = "degraded.orders"
@@ -42,7 +43,7 @@ def cluster(
     with own_cluster(
         request, tmp_path_factory, kafka_dist, "degraded", 3, overrides=default_overrides(3)
     ) as cl:
-        admin = AdminClient({"bootstrap.servers": cl.bootstrap})
+        admin = AdminClient({"bootstrap.servers": cl.bootstrap}, logger=QUIET_LIBRDKAFKA)
         for future in admin.create_topics([NewTopic(TOPIC, 3, 3)]).values():
             future.result()
         wait_for_topic(admin, TOPIC)

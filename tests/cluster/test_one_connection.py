@@ -15,13 +15,14 @@ from reconciler.planning.changes import Action
 from reconciler.workflow.context import Context
 from reconciler.workflow.plan import plan as plan_of
 from tests.kafka_helpers import wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 
 def test_a_plan_that_creates_and_deletes_makes_one_admin_client(
     kafka1: LocalCluster, ns: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap}, logger=QUIET_LIBRDKAFKA)
     admin.create_topics([NewTopic(f"{ns}.old", 1, 1)])[f"{ns}.old"].result()
     wait_for_topic(admin, f"{ns}.old")
     repo = SpecRepo(tmp_path, kafka1.bootstrap, ns, policy={"allow_delete": True})

@@ -21,6 +21,7 @@ from reconciler.local.state import LocalCluster
 from reconciler.spec.model import ClusterConfig
 from reconciler.spec.pin_cluster import pin_cluster_id
 from tests.kafka_helpers import wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.request_log import requests_by
 from tests.spec_repo import SpecRepo, run_cli
 
@@ -32,7 +33,9 @@ def other(kafka3: LocalCluster) -> LocalCluster:
 
 
 def cluster_id(bootstrap: str) -> str:
-    admin = AdminClient({"bootstrap.servers": bootstrap})  # alive until the answer comes
+    admin = AdminClient(
+        {"bootstrap.servers": bootstrap}, logger=QUIET_LIBRDKAFKA
+    )  # alive until the answer comes
     found = admin.describe_cluster(request_timeout=30).result()
     assert isinstance(found.cluster_id, str)
     return found.cluster_id
@@ -40,7 +43,7 @@ def cluster_id(bootstrap: str) -> str:
 
 def everything(bootstrap: str) -> dict[str, Any]:
     """The whole cluster as an admin client sees it: topics, partitions, overrides."""
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin = AdminClient({"bootstrap.servers": bootstrap}, logger=QUIET_LIBRDKAFKA)
     topics = admin.list_topics(timeout=10).topics
     resources = [ConfigResource(ResourceType.TOPIC, name) for name in sorted(topics)]
     found = admin.describe_configs(resources).items() if resources else ()  # none: no request
@@ -75,7 +78,7 @@ def test_every_live_command_refuses_a_cluster_reporting_another_id(
 ) -> None:
     pinned, wrong = cluster_id(kafka1.bootstrap), cluster_id(other.bootstrap)
     assert pinned != wrong
-    admin = AdminClient({"bootstrap.servers": other.bootstrap})
+    admin = AdminClient({"bootstrap.servers": other.bootstrap}, logger=QUIET_LIBRDKAFKA)
     admin.create_topics([NewTopic(f"{ns}.keep", 1, 1)])[f"{ns}.keep"].result()
     wait_for_topic(admin, f"{ns}.keep")
     repo = pinned_repo(tmp_path / "repo", other.bootstrap, ns, pinned)

@@ -24,6 +24,7 @@ from reconciler.cluster.state import ConfigEntry, Synonym
 from reconciler.errors import ClusterError
 from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 
 CONNECTION = Connection("test", "127.0.0.1:1", (("request.timeout.ms", "2000"),))
 TOPIC, DEFAULT = ConfigSource.DYNAMIC_TOPIC_CONFIG.value, ConfigSource.DEFAULT_CONFIG.value
@@ -213,7 +214,7 @@ def test_a_real_brokers_configs_read_in_chunks_equal_one_requests(
 ) -> None:
     """Against the three-broker cluster: Cluster.topics's configs, in TOPIC_CHUNKS requests,
     equal one plain DescribeConfigs of the same topics read the way it always was."""
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     overrides: list[dict[str, str]] = [
         {},
         {"retention.ms": "3600000"},

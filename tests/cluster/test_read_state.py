@@ -12,10 +12,11 @@ from reconciler.cluster.adapter import Connection, read_state
 from reconciler.cluster.state import TOPIC_OVERRIDE
 from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 
 
 def test_state_matches_an_independent_client(kafka3: LocalCluster, ns: str) -> None:
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     placed, tuned = f"{ns}.placed", f"{ns}.tuned"
     topics = [
         NewTopic(placed, 4, replica_assignment=[[1, 2], [2, 3], [3, 1], [1, 3]]),

@@ -26,6 +26,7 @@ from reconciler.cluster.adapter import Connection, read_state
 from reconciler.cluster.state import Reassignment
 from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 RATES = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
@@ -48,12 +49,12 @@ def _alter(
 def test_reassignment_in_progress_is_read_and_blocks_a_replication_change(
     kafka3: LocalCluster, ns: str, tmp_path: Path
 ) -> None:
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     topic = f"{ns}.moving"
     for future in admin.create_topics([NewTopic(topic, 1, replica_assignment=[[1]])]).values():
         future.result()
     wait_for_topic(admin, topic, 1)
-    producer = Producer({"bootstrap.servers": kafka3.bootstrap})
+    producer = Producer({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     for _ in range(1024):
         producer.produce(topic, os.urandom(1024))
     assert producer.flush(30) == 0

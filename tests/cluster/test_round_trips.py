@@ -23,12 +23,13 @@ from confluent_kafka.admin import (
 from reconciler.cluster.adapter import Connection, read_state
 from reconciler.cluster.adapter.read import TOPIC_CHUNKS
 from reconciler.local.state import LocalCluster
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.request_log import requests_by
 from tests.spec_repo import SpecRepo
 
 
 def _create(cl: LocalCluster, names: list[str]) -> None:
-    admin = AdminClient({"bootstrap.servers": cl.bootstrap})
+    admin = AdminClient({"bootstrap.servers": cl.bootstrap}, logger=QUIET_LIBRDKAFKA)
     for start in range(0, len(names), 500):  # a few batched CreateTopics, not one per topic
         batch = [NewTopic(n, 1, 1) for n in names[start : start + 500]]
         for future in admin.create_topics(batch, operation_timeout=60).values():
@@ -123,7 +124,7 @@ def _journey(
     reads["plan: PR comment"] = _counted(cl, repo, 0, "plan", "--format", "markdown")
     applies["apply: config changes"] = _counted(cl, repo, 0, "apply", "--auto-approve", naming=mine)
 
-    admin = AdminClient({"bootstrap.servers": cl.bootstrap})
+    admin = AdminClient({"bootstrap.servers": cl.bootstrap}, logger=QUIET_LIBRDKAFKA)
     set_3d = [ConfigEntry("retention.ms", "259200000", incremental_operation=AlterConfigOpType.SET)]
     out_of_band = [ConfigResource(ResourceType.TOPIC, n, incremental_configs=set_3d)
                    for n in sorted(changed)]  # fmt: skip

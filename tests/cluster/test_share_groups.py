@@ -30,6 +30,7 @@ from reconciler.local.distribution import Distribution
 from reconciler.local.state import LocalCluster
 from reconciler.local.toolchain import find_java
 from tests.kafka_helpers import KEEPS_OLD_RECORDS, record_count, wait_for_topics
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 # A share group's member as kafka-console-share-consumer.sh makes one: from the earliest record
@@ -121,10 +122,10 @@ def test_a_topic_a_share_group_reads_is_never_pruned(
     boot = kafka1.bootstrap
     topic, group = f"{ns}.queue", f"{ns}-workers"
     _enable_share_groups(boot)
-    admin = AdminClient({"bootstrap.servers": boot})
+    admin = AdminClient({"bootstrap.servers": boot}, logger=QUIET_LIBRDKAFKA)
     admin.create_topics([NewTopic(topic, 1, 1, config=KEEPS_OLD_RECORDS)])[topic].result(30)
     wait_for_topics(admin, {topic: 1})
-    producer = Producer({"bootstrap.servers": boot})
+    producer = Producer({"bootstrap.servers": boot}, logger=QUIET_LIBRDKAFKA)
     for i in range(3):
         producer.produce(topic, f"job {i}".encode())
     assert producer.flush(30) == 0

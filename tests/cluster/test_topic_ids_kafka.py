@@ -15,6 +15,7 @@ from reconciler.local.distribution import Distribution
 from reconciler.local.state import LocalCluster
 from reconciler.local.toolchain import find_java
 from tests.kafka_helpers import wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 # Kafka's Java client, as `kafka-topics.sh --describe` uses it to print `TopicId:` (the script's
@@ -53,7 +54,7 @@ def _java_client_ids(
 def test_topic_ids_match_what_kafkas_java_client_prints(
     kafka1: LocalCluster, kafka_dist: Distribution, ns: str, tmp_path: Path
 ) -> None:
-    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap}, logger=QUIET_LIBRDKAFKA)
     # Enough topics that some id holds a byte the two alphabets spell differently (+/ vs -_):
     # the chance that none of 12 random ids does is about 1e-10
     names = [f"{ns}.{i}" for i in range(12)]

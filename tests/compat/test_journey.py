@@ -32,6 +32,7 @@ from reconciler.local.state import LocalCluster
 from tests.apply.helpers import independent_read
 from tests.compat.conftest import journey_versions, start_version
 from tests.kafka_helpers import KEEPS_OLD_RECORDS, wait_for_topics
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 pytestmark = [pytest.mark.kafka, pytest.mark.journey]  # `make compat` selects it by `journey`
@@ -102,7 +103,7 @@ def test_drift_of_an_out_of_band_change(repo: SpecRepo, versioned: LocalCluster,
                  "config": {"retention.ms": "1d"}})  # fmt: skip
     _ok(repo.run("apply", "-c", "test", "--auto-approve", timeout=300))
     _ok(repo.run("drift", "-c", "test"))
-    admin = AdminClient({"bootstrap.servers": versioned.bootstrap})
+    admin = AdminClient({"bootstrap.servers": versioned.bootstrap}, logger=QUIET_LIBRDKAFKA)
     entry = ConfigEntry("retention.ms", "3600000", incremental_operation=AlterConfigOpType.SET)
     resource = ConfigResource(ResourceType.TOPIC, topic, incremental_configs=[entry])
     admin.incremental_alter_configs([resource])[resource].result(30)
@@ -112,7 +113,7 @@ def test_drift_of_an_out_of_band_change(repo: SpecRepo, versioned: LocalCluster,
 
 
 def test_import_round_trip(repo: SpecRepo, versioned: LocalCluster, ns: str) -> None:
-    admin = AdminClient({"bootstrap.servers": versioned.bootstrap})
+    admin = AdminClient({"bootstrap.servers": versioned.bootstrap}, logger=QUIET_LIBRDKAFKA)
     made = {
         f"{ns}.imported-a": NewTopic(f"{ns}.imported-a", 3, 2, config={"retention.ms": "3600000"}),
         f"{ns}.imported-b": NewTopic(f"{ns}.imported-b", 1, 1,
@@ -137,13 +138,13 @@ def test_the_in_use_gate(repo: SpecRepo, versioned: LocalCluster, ns: str) -> No
     records are read) and OffsetFetch takes one group per request."""
     boot = versioned.bootstrap
     old, fresh, grouped, never = (f"{ns}.{n}" for n in ("old", "fresh", "grouped", "never"))
-    admin = AdminClient({"bootstrap.servers": boot})
+    admin = AdminClient({"bootstrap.servers": boot}, logger=QUIET_LIBRDKAFKA)
     made = [NewTopic(n, 2, 1, config=KEEPS_OLD_RECORDS) for n in (old, fresh, grouped, never)]
     for future in admin.create_topics(made, operation_timeout=60).values():
         future.result()
     wait_for_topics(admin, dict.fromkeys((old, fresh, grouped, never), 2))
     month_ago = int(time.time() * 1000) - 30 * 24 * 3600 * 1000
-    producer = Producer({"bootstrap.servers": boot})
+    producer = Producer({"bootstrap.servers": boot}, logger=QUIET_LIBRDKAFKA)
     for partition in (0, 1):
         for _ in range(3):
             producer.produce(old, b"x", partition=partition, timestamp=month_ago)
@@ -151,7 +152,8 @@ def test_the_in_use_gate(repo: SpecRepo, versioned: LocalCluster, ns: str) -> No
     producer.produce(fresh, b"now", partition=1)
     assert producer.flush(30) == 0
     reader = Consumer(
-        {"bootstrap.servers": boot, "group.id": f"{ns}-g", "enable.auto.commit": False}
+        {"bootstrap.servers": boot, "group.id": f"{ns}-g", "enable.auto.commit": False},
+        logger=QUIET_LIBRDKAFKA,
     )
     try:
         reader.commit(offsets=[TopicPartition(grouped, 1, 1)], asynchronous=False)

@@ -24,6 +24,7 @@ from kafka.admin import KafkaAdminClient
 
 from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_config, wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 from tests.unreachable import UNREACHABLE_MS
 
@@ -62,7 +63,7 @@ def test_in_sync_then_out_of_band_changes_are_reported(
     assert in_sync.code == 0, in_sync.stdout + in_sync.stderr
     assert "In sync: cluster 'test' matches the specs." in in_sync.stdout
 
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     resource = ConfigResource(
         ConfigResource.Type.TOPIC,
         orders,
@@ -122,7 +123,7 @@ def test_placement_drift_when_a_spec_sets_assignments(
     repo: SpecRepo, kafka3: LocalCluster, ns: str
 ) -> None:
     name = f"{ns}.placed"
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     # Created outside the tool with the leaders swapped against the spec's assignments.
     created = admin.create_topics([NewTopic(name, 2, replica_assignment=[[2, 1], [3, 2]])])
     for future in created.values():
@@ -204,12 +205,12 @@ def test_drift_during_a_reassignment_in_progress_is_what_the_plan_refuses(
 ) -> None:
     """The plan refuses the spec's replication factor while Kafka is still moving replicas
     (P103): drift reports exactly that refusal and exits 2, never "In sync"."""
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     name = f"{ns}.moving"
     for future in admin.create_topics([NewTopic(name, 1, replica_assignment=[[1]])]).values():
         future.result()
     wait_for_topic(admin, name, 1)
-    producer = Producer({"bootstrap.servers": kafka3.bootstrap})
+    producer = Producer({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     for _ in range(16 * 1024):
         producer.produce(name, os.urandom(1024))
     assert producer.flush(60) == 0

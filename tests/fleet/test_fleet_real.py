@@ -22,6 +22,7 @@ from pyspark.sql import SparkSession
 from reconciler.fleet import job
 from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_config, wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 pytestmark = pytest.mark.kafka
@@ -56,7 +57,7 @@ def test_two_nights_of_a_real_cluster_show_the_change_and_the_load(
     )  # fmt: skip
     applied = repo.run("apply", "--cluster", "test", "--auto-approve", timeout=300)
     assert applied.code == 0, applied.stdout + applied.stderr
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     wait_for_topic(admin, orders, partitions=3)
     wait_for_topic(admin, events, partitions=2)
 

@@ -30,6 +30,7 @@ from reconciler.planning.plan import Plan
 from reconciler.workflow.context import Context
 from reconciler.workflow.plan import plan as plan_of
 from tests.kafka_helpers import wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,7 +63,7 @@ class Loaded:
         top = max(baseline.values()) + 1  # every broker gets at least one loading replica
         extra = {1: top + 6 - baseline[1], 2: top + 3 - baseline[2], 3: top - baseline[3]}
         assignment = [[b] for b in (1, 2, 3) for _ in range(extra[b])]
-        admin = AdminClient({"bootstrap.servers": cl.bootstrap})
+        admin = AdminClient({"bootstrap.servers": cl.bootstrap}, logger=QUIET_LIBRDKAFKA)
         topic = f"{ns}.load"
         for future in admin.create_topics(
             [NewTopic(topic, len(assignment), replica_assignment=assignment)]
@@ -158,7 +159,7 @@ def test_one_replication_factor_fits_and_a_larger_one_does_not(loaded: Loaded) -
     # reassignment says where the replicas go, and they must fit there. With `grow` on brokers
     # 2, 3, 3 the room is 2 / 4 / 6: RF 2 adds one replica per partition on the least-loaded
     # broker outside it; RF 3 adds one of every partition to broker 1.
-    admin = AdminClient({"bootstrap.servers": loaded.cl.bootstrap})
+    admin = AdminClient({"bootstrap.servers": loaded.cl.bootstrap}, logger=QUIET_LIBRDKAFKA)
     name = f"{loaded.ns}.grow"
     for future in admin.create_topics(
         [NewTopic(name, 3, replica_assignment=[[2], [3], [3]])]

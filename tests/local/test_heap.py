@@ -22,6 +22,7 @@ from reconciler.local.heap import default_mib, parse_heap
 from reconciler.local.state import LocalCluster
 from tests import yaml_text
 from tests.kafka_fixtures import own_cluster
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import RECONCILER
 
 OOM = "java.lang.OutOfMemoryError: Java heap space"
@@ -86,11 +87,14 @@ def starved(
     """A one-node cluster with a small heap, killed by produce requests larger than its heap
     (the broker reads each request whole into its heap before judging it)."""
     with own_cluster(request, tmp_path_factory, kafka_dist, "starved", 1, heap_mib=256) as cl:
-        admin = AdminClient({"bootstrap.servers": cl.bootstrap})
+        admin = AdminClient({"bootstrap.servers": cl.bootstrap}, logger=QUIET_LIBRDKAFKA)
         admin.create_topics([NewTopic("big", 1, 1)])["big"].result()
         payload = b"x" * (95 * 1024 * 1024)
         producers = [
-            Producer({"bootstrap.servers": cl.bootstrap, "message.max.bytes": 200_000_000})
+            Producer(
+                {"bootstrap.servers": cl.bootstrap, "message.max.bytes": 200_000_000},
+                logger=QUIET_LIBRDKAFKA,
+            )
             for _ in range(4)
         ]
 

@@ -11,6 +11,7 @@ from kafka.admin import KafkaAdminClient
 
 from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 
 pytestmark = pytest.mark.kafka
 
@@ -41,7 +42,7 @@ def test_three_brokers_in_three_racks(kafka3: LocalCluster) -> None:
 
 def test_topic_created_by_librdkafka_is_seen_by_kafka_python(kafka3: LocalCluster, ns: str) -> None:
     topic = f"{ns}.orders"
-    rdkafka = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    rdkafka = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     rdkafka.create_topics([NewTopic(topic, num_partitions=6, replication_factor=3)])[topic].result(
         30
     )
@@ -68,7 +69,7 @@ def test_topic_created_by_kafka_python_is_seen_by_librdkafka(kafka3: LocalCluste
         kp.create_topics({topic: {"num_partitions": 4, "replication_factor": 2}})
     finally:
         kp.close()
-    rdkafka = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    rdkafka = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     parts = wait_for_topic(rdkafka, topic).partitions
     assert sorted(parts) == [0, 1, 2, 3]
     assert all(len(p.replicas) == 2 and len(set(p.replicas)) == 2 for p in parts.values())
@@ -83,7 +84,7 @@ def test_broker_defaults_apply_to_minus_one_kip464(
     """The fixture clusters' defaults differ from Kafka's built-in 1/1 and are really used."""
     cl: LocalCluster = request.getfixturevalue(fixture)
     topic = f"{ns}.defaults"
-    admin = AdminClient({"bootstrap.servers": cl.bootstrap})
+    admin = AdminClient({"bootstrap.servers": cl.bootstrap}, logger=QUIET_LIBRDKAFKA)
     admin.create_topics([NewTopic(topic)])[topic].result(30)  # -1/-1: the controller's defaults
     md = wait_for_topic(admin, topic)
     assert len(md.partitions) == partitions

@@ -12,6 +12,7 @@ import yaml
 from confluent_kafka.admin import AdminClient
 
 from reconciler.local.state import LocalCluster
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.request_log import requests_by
 from tests.spec_repo import SpecRepo
 
@@ -61,7 +62,11 @@ def test_access_on_a_cluster_without_an_authorizer_is_one_sentence(
         assert "cluster 'test'" in errors[0] and "has no authorizer" in errors[0], errors
         assert "Traceback" not in run.stderr
     # nothing was changed: apply stopped before creating the topic
-    topics = AdminClient({"bootstrap.servers": kafka1.bootstrap}).list_topics(timeout=30).topics
+    topics = (
+        AdminClient({"bootstrap.servers": kafka1.bootstrap}, logger=QUIET_LIBRDKAFKA)
+        .list_topics(timeout=30)
+        .topics
+    )
     assert f"{ns}.a" not in topics
 
 

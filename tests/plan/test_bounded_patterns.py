@@ -18,6 +18,7 @@ from reconciler import patterns
 from reconciler.local.state import LocalCluster
 from reconciler.patterns import PatternTooSlow, UserPattern
 from tests.kafka_helpers import wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 # Overlapping alternatives ([a-z] is inside [a-z0-9]) before a character neither matches: the
@@ -69,14 +70,19 @@ def test_a_catastrophic_name_pattern_is_refused_by_validate_and_plan(
         assert result.code == 1, output
         assert "error[R508]: policy.name_pattern: the regular expression" in output, output
         assert f"matching '{name}'" in output and "topics/main.yaml:2:" in output, output
-    assert name not in AdminClient({"bootstrap.servers": kafka1.bootstrap}).list_topics().topics
+    assert (
+        name
+        not in AdminClient({"bootstrap.servers": kafka1.bootstrap}, logger=QUIET_LIBRDKAFKA)
+        .list_topics()
+        .topics
+    )
 
 
 @pytest.mark.kafka
 def test_a_catastrophic_ignore_pattern_is_refused_for_a_declared_and_a_cluster_name(
     tmp_path: Path, kafka1: LocalCluster, ns: str
 ) -> None:
-    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap}, logger=QUIET_LIBRDKAFKA)
     on_cluster = f"{ns}.{RUN}_"  # only the cluster has it: plan and drift meet it
     for future in admin.create_topics([NewTopic(on_cluster, 1, 1)]).values():
         future.result()
@@ -103,7 +109,7 @@ def test_a_catastrophic_ignore_pattern_is_refused_for_a_declared_and_a_cluster_n
 def test_a_catastrophic_import_include_is_refused_naming_the_option(
     tmp_path: Path, kafka1: LocalCluster, ns: str
 ) -> None:
-    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap}, logger=QUIET_LIBRDKAFKA)
     name = f"{ns}.{RUN}_"
     for future in admin.create_topics([NewTopic(name, 1, 1)]).values():
         future.result()
@@ -139,7 +145,7 @@ def test_the_issues_name_pattern_is_decided_at_once_and_refuses_the_create(
 def test_the_issues_pattern_in_ignore_and_include_is_decided_at_once(
     tmp_path: Path, kafka1: LocalCluster, ns: str
 ) -> None:
-    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap}, logger=QUIET_LIBRDKAFKA)
     name = f"{ns}.{RUN}_"
     for future in admin.create_topics([NewTopic(name, 1, 1)]).values():
         future.result()

@@ -32,6 +32,7 @@ from confluent_kafka.admin import (
 from reconciler.cluster.snapshot import write_snapshot
 from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_config, wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.planning.factories import cluster, topic
 from tests.spec_repo import Result, SpecRepo
 
@@ -73,7 +74,7 @@ def test_changes_are_marked_as_this_change_or_drift_on_a_real_cluster(
     base = commit(repo, "specs as applied")
 
     # Behind git's back: an override on ship, a topic no spec names
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     entry = ConfigEntry("retention.ms", "3600000", incremental_operation=AlterConfigOpType.SET)
     resource = ConfigResource(ConfigResource.Type.TOPIC, ship, incremental_configs=[entry])
     for future in admin.incremental_alter_configs([resource]).values():

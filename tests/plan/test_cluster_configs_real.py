@@ -14,6 +14,7 @@ from reconciler.cluster.adapter import Cluster, Connection
 from reconciler.cluster.protocol.requests import NewTopicRequest
 from reconciler.local.state import LocalCluster
 from reconciler.spec.catalog import CATALOG
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 KEY = "confluent.placement.constraints"
@@ -29,7 +30,7 @@ def _described(admin: AdminClient, name: str) -> dict[str, str | None]:
 def test_a_vendor_key_on_apache_kafka_is_refused_naming_the_clusters_answer(
     kafka1: LocalCluster, ns: str, tmp_path: Path
 ) -> None:
-    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap}, logger=QUIET_LIBRDKAFKA)
     old, new = f"{ns}.old", f"{ns}.new"
     for future in admin.create_topics([NewTopic(old, 1, 1)]).values():
         future.result(timeout=30)
@@ -85,5 +86,5 @@ def test_kafka_refuses_an_unknown_key_in_a_validate_only_create(
     failure = answers[name]
     assert failure is not None and failure.code == "INVALID_CONFIG", failure
     assert KEY in failure.detail
-    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap}, logger=QUIET_LIBRDKAFKA)
     assert name not in admin.list_topics(timeout=30).topics

@@ -10,6 +10,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_topics
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 
@@ -18,7 +19,7 @@ def test_each_config_hazard_names_the_value_kafka_reports_before(
 ) -> None:
     boot = kafka1.bootstrap
     topic = f"{ns}.compacted"
-    admin = AdminClient({"bootstrap.servers": boot})
+    admin = AdminClient({"bootstrap.servers": boot}, logger=QUIET_LIBRDKAFKA)
     new = NewTopic(topic, 1, 1, config={"cleanup.policy": "compact"})
     admin.create_topics([new])[topic].result(30)
     wait_for_topics(admin, {topic: 1})

@@ -16,6 +16,7 @@ from reconciler.local.cluster import default_overrides
 from reconciler.local.distribution import Distribution
 from reconciler.local.state import LocalCluster
 from tests.kafka_fixtures import own_cluster
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 DAY_MS = "86400000"  # log.retention.hours=24, in retention.ms's unit
@@ -40,7 +41,7 @@ def static24(
 
 
 def _create(cl: LocalCluster, name: str, partitions: int, config: dict[str, str]) -> None:
-    admin = AdminClient({"bootstrap.servers": cl.bootstrap})
+    admin = AdminClient({"bootstrap.servers": cl.bootstrap}, logger=QUIET_LIBRDKAFKA)
     for future in admin.create_topics([NewTopic(name, partitions, 1, config=config)]).values():
         future.result()
 

@@ -12,6 +12,7 @@ from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, Resourc
 
 from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 pytestmark = pytest.mark.kafka
@@ -27,7 +28,7 @@ def test_changes_kafka_refuses_are_errors_in_the_plan(
     tmp_path: Path, kafka1: LocalCluster, ns: str
 ) -> None:
     lags, tiered, fine = f"{ns}.lags", f"{ns}.tiered", f"{ns}.fine"
-    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap}, logger=QUIET_LIBRDKAFKA)
     for future in admin.create_topics([NewTopic(lags, 1, 1)]).values():
         future.result(30)
     wait_for_topic(admin, lags)

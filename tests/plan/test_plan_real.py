@@ -18,6 +18,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import Result, SpecRepo
 from tests.unreachable import UNREACHABLE_MS
 
@@ -44,7 +45,7 @@ def entries(plan: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def make_topics(cl: LocalCluster, *topics: NewTopic) -> None:
-    admin = AdminClient({"bootstrap.servers": cl.bootstrap})
+    admin = AdminClient({"bootstrap.servers": cl.bootstrap}, logger=QUIET_LIBRDKAFKA)
     for future in admin.create_topics(list(topics)).values():
         future.result()
     for topic in topics:

@@ -14,6 +14,7 @@ from reconciler.local.state import LocalCluster
 from reconciler.planning.hazards import entry
 from tests.apply.helpers import independent_read
 from tests.kafka_helpers import wait_for_topics
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 MIN_ISR = "min.insync.replicas"
@@ -48,7 +49,7 @@ def test_replica_decreases_need_their_own_approval(
 ) -> None:
     boot = kafka3.bootstrap
     topic = f"{ns}.durable"
-    admin = AdminClient({"bootstrap.servers": boot})
+    admin = AdminClient({"bootstrap.servers": boot}, logger=QUIET_LIBRDKAFKA)
     new = NewTopic(topic, 2, 3, config={MIN_ISR: "2"})
     admin.create_topics([new])[topic].result(30)
     wait_for_topics(admin, {topic: 2})

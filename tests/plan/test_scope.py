@@ -31,6 +31,7 @@ from confluent_kafka.admin import (
 
 from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_config, wait_for_topics
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 AUTHOR = git.Actor("Test", "test@example.com")
@@ -93,7 +94,7 @@ def test_a_pull_request_plans_and_applies_its_own_change_not_the_drift(
     # The incident: on-call raises the payments topic's retention (reverting it is a
     # retention_decrease hazard apply refuses unacknowledged), and someone grows the ledger
     # (planning it back is an error: Kafka cannot decrease partitions)
-    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap}, logger=QUIET_LIBRDKAFKA)
     set_config(admin, pay, "retention.ms", str(WEEK))
     for future in admin.create_partitions([NewPartitions(ledger, 2)]).values():
         future.result()
@@ -172,7 +173,7 @@ def test_an_empty_scope_saved_plan_applies_nothing(
         {"name": pay, "partitions": 1, "config": {"retention.ms": DAY}}, file="topics/payments.yaml"
     )
     base = applied_and_committed(repo)
-    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap}, logger=QUIET_LIBRDKAFKA)
     set_config(admin, pay, "retention.ms", str(WEEK))
     repo.write("README.md", "specs\n")
     commit(repo, "docs")

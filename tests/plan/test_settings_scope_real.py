@@ -15,6 +15,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from reconciler.local.state import LocalCluster
 from tests import cli_fork
 from tests.kafka_helpers import wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import Result, SpecRepo
 
 pytestmark = pytest.mark.kafka
@@ -77,7 +78,7 @@ def test_every_command_for_one_cluster_passes_while_another_clusters_variables_a
     drift = run(repo, "drift", "--cluster", "test")
     assert drift.code == 0, drift.stdout + drift.stderr
 
-    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap}, logger=QUIET_LIBRDKAFKA)
     for future in admin.create_topics([NewTopic(f"{ns}.extra", 1, 1)]).values():
         future.result()
     wait_for_topic(admin, f"{ns}.extra")

@@ -15,6 +15,7 @@ from reconciler.errors import ConfigError
 from reconciler.local.state import LocalCluster
 from reconciler.planning.targeting import targeted
 from reconciler.spec.model import DesiredState, TopicSpec
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 
@@ -37,7 +38,7 @@ def test_the_targets_take_what_they_depend_on_transitively() -> None:
 def test_a_partial_plan_applies_past_another_topics_error(
     kafka1: LocalCluster, ns: str, tmp_path: Path
 ) -> None:
-    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap}, logger=QUIET_LIBRDKAFKA)
     made = admin.create_topics([NewTopic(f"{ns}.a", 8, 1), NewTopic(f"{ns}.d", 1, 1)])
     for future in made.values():
         future.result()

@@ -12,6 +12,7 @@ from confluent_kafka.admin import AdminClient
 
 from reconciler.local.state import LocalCluster
 from reconciler.planning.hazards import entry
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 WORD = re.compile(r"(?:`[^`]*`|[^ `]|`)+")  # a `quoted` span is one word: it never breaks
@@ -23,7 +24,9 @@ def fits(line: str, width: int) -> bool:
 
 
 def partitions(bootstrap: str, name: str) -> int:
-    metadata = AdminClient({"bootstrap.servers": bootstrap}).list_topics(name, timeout=30)
+    metadata = AdminClient({"bootstrap.servers": bootstrap}, logger=QUIET_LIBRDKAFKA).list_topics(
+        name, timeout=30
+    )
     return len(metadata.topics[name].partitions)
 
 

@@ -10,6 +10,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from reconciler.local.state import LocalCluster
 from tests.kafka_helpers import wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import SpecRepo
 
 pytestmark = pytest.mark.kafka
@@ -29,7 +30,7 @@ def test_an_unread_spec_file_stops_prune_and_tombstones_naming_it(
     tmp_path: Path, kafka1: LocalCluster, ns: str, unread: str
 ) -> None:
     """The topic `unread` declares exists; plan --prune must not delete it (nor anything)."""
-    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap}, logger=QUIET_LIBRDKAFKA)
     declared, gone = f"{ns}.declared", f"{ns}.gone"
     make(admin, declared, gone)
     repo = SpecRepo(tmp_path, kafka1.bootstrap, ns, policy={"allow_delete": True})
@@ -78,7 +79,7 @@ def test_an_unread_spec_file_stops_prune_and_tombstones_naming_it(
 def test_import_refuses_an_out_the_loader_would_not_read(
     tmp_path: Path, kafka1: LocalCluster, ns: str
 ) -> None:
-    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap}, logger=QUIET_LIBRDKAFKA)
     make(admin, f"{ns}.orders")
     repo = SpecRepo(tmp_path / "repo", kafka1.bootstrap, ns)
     for out in ("repo/topics/.staging", "elsewhere", "repo/topics/team/.old"):

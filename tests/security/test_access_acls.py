@@ -36,6 +36,7 @@ from reconciler.local.distribution import ensure_distribution
 from reconciler.local.state import LocalCluster
 from tests import yaml_text
 from tests.compat.conftest import MATRIX, NEWEST, OLDEST
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.security.conftest import (
     SCRAM_CLIENT,
     Principal,
@@ -112,7 +113,9 @@ def _login(sasl: LocalCluster, who: Principal) -> dict[str, Any]:
 def _produce(sasl: LocalCluster, who: Principal, topic: str, idempotent: bool = True) -> None:
     """One record as `who`, by default with the Java clients' default since 3.0: idempotence
     on (before Kafka 2.8 that needs IdempotentWrite on the cluster: KIP-679)."""
-    producer = Producer({**_login(sasl, who), "enable.idempotence": idempotent})
+    producer = Producer(
+        {**_login(sasl, who), "enable.idempotence": idempotent}, logger=QUIET_LIBRDKAFKA
+    )
     failed: list[KafkaError] = []
     producer.produce(topic, b"v", on_delivery=lambda err, _msg: failed.extend([err] if err else []))
     assert producer.flush(30) == 0
@@ -129,7 +132,8 @@ class _Reader:
         # the group at the test's end
         self.consumer = Consumer({**_login(sasl, who), "group.id": group,
                                   "auto.offset.reset": "earliest", "session.timeout.ms": 10000,
-                                  "heartbeat.interval.ms": 1000})  # fmt: skip
+                                  "heartbeat.interval.ms": 1000},
+                                 logger=QUIET_LIBRDKAFKA)  # fmt: skip
         self.consumer.subscribe([topic])
 
     def record(self, seconds: float = 30) -> bytes | None:
@@ -310,7 +314,7 @@ def _acl_plan(transcript: Transcript, repo: Path, env: dict[str, str]) -> dict[s
 def _refused(sasl: LocalCluster, who: Principal, topic: str) -> KafkaError:
     """The error a produce as `who` gets (none: the test fails); not idempotent, as the raw
     test's producer (an idempotent one would be refused on the cluster before 2.8 first)."""
-    producer = Producer({**_login(sasl, who), "enable.idempotence": False})
+    producer = Producer({**_login(sasl, who), "enable.idempotence": False}, logger=QUIET_LIBRDKAFKA)
     failed: list[KafkaError] = []
     producer.produce(topic, b"v", on_delivery=lambda err, _msg: failed.extend([err] if err else []))
     producer.flush(30)

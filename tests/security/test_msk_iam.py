@@ -28,6 +28,7 @@ from reconciler.local.distribution import Distribution
 from reconciler.local.state import LocalCluster
 from tests import yaml_text
 from tests.kafka_fixtures import own_cluster
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.security.conftest import Transcript, topics_view, write_repo
 
 pytestmark = pytest.mark.kafka
@@ -67,7 +68,7 @@ def keys(msk: LocalCluster) -> dict[str, str]:
 def admin(msk: LocalCluster) -> AdminClient:
     """The test's own view of the cluster, over the brokers' PLAINTEXT listener."""
     internal = ",".join(f"127.0.0.1:{n.internal_port}" for n in msk.nodes)
-    return AdminClient({"bootstrap.servers": internal})
+    return AdminClient({"bootstrap.servers": internal}, logger=QUIET_LIBRDKAFKA)
 
 
 CLIENT = {

@@ -47,6 +47,7 @@ from reconciler.local.state import LocalCluster
 from tests import yaml_text
 from tests.contract.conftest import Port, shown
 from tests.fakes.cluster import FakeKafka
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.security.conftest import (
     SCRAM_CLIENT,
     SIX,
@@ -565,7 +566,8 @@ def test_the_acls_init_prints_suffice_for_plan_and_a_deletes_in_use_check(
 def _commit_offset(sasl: LocalCluster, group: str, topic: str) -> None:
     """`group` commits offset 0 of `topic` (as the admin): what the in-use gate reads."""
     reader = Consumer({"bootstrap.servers": sasl.bootstrap, **sasl.client_config(),
-                       "group.id": group, "enable.auto.commit": False})  # fmt: skip
+                       "group.id": group, "enable.auto.commit": False},
+                      logger=QUIET_LIBRDKAFKA)  # fmt: skip
     try:
         reader.commit(offsets=[TopicPartition(topic, 0, 0)], asynchronous=False)
     finally:

@@ -15,6 +15,7 @@ from reconciler.cluster.state import BrokerState, ClusterState, PartitionState, 
 from reconciler.local.state import LocalCluster
 from tests import yaml_text
 from tests.kafka_helpers import wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 from tests.spec_repo import run_cli
 
 
@@ -80,7 +81,7 @@ def test_import_leaves_a_topic_declared_for_another_cluster_alone(
 ) -> None:
     """Importing cluster b's topics must not write a second spec for a topic the repository
     declares for cluster a only: that spec would be a duplicate declaration on a."""
-    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka3.bootstrap}, logger=QUIET_LIBRDKAFKA)
     name = f"{ns}.events"
     for future in admin.create_topics([NewTopic(name, 1, 1)]).values():
         future.result()

@@ -22,6 +22,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from reconciler.local.state import LocalCluster
 from reconciler.spec.loader import load_repo
 from tests.kafka_helpers import wait_for_topic
+from tests.librdkafka_log import QUIET_LIBRDKAFKA
 
 # Dropped from the bounding and inheritable sets: an exec'd program of uid 0 gets no others
 WITHOUT_DAC = [
@@ -169,7 +170,7 @@ def test_prune_refuses_when_a_directory_cannot_be_read(
 ) -> None:
     """Finding 1: with allow_delete, an unreadable subdirectory holding an existing topic makes
     `plan --prune` and `apply --prune --auto-approve` exit 1, and the topic survives."""
-    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap})
+    admin = AdminClient({"bootstrap.servers": kafka1.bootstrap}, logger=QUIET_LIBRDKAFKA)
     hidden, seen = f"{ns}.hidden", f"{ns}.seen"
     for future in admin.create_topics([NewTopic(hidden, 1, 1), NewTopic(seen, 1, 1)]).values():
         future.result()
