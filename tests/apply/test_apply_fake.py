@@ -199,6 +199,6 @@ def test_a_level_sent_in_several_requests_says_each_answer(
     said: list[str] = []
     assert apply_plan(plan, kafka.client(), progress=said.append).ok
     assert [line for line in said if "CreateTopics:" in line] == [
-        "  CreateTopics: request 1/2 answered and shown (2 of 3 topic(s))",
-        "  CreateTopics: request 2/2 answered and shown (3 of 3 topic(s))",
+        "  CreateTopics: request 1/2 answered and shown (2 of 3 topic(s) shown)",
+        "  CreateTopics: request 2/2 answered and shown (3 of 3 topic(s) shown)",
     ]

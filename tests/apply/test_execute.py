@@ -271,9 +271,9 @@ def test_creates_past_one_request_go_one_request_at_a_time_as_metadata_shows_the
         ("create", ["e"]), ("show", ["e"]),
     ]  # fmt: skip
     assert [line for line in heard if "CreateTopics:" in line] == [
-        "  CreateTopics: request 1/3 answered and shown (2 of 5 topic(s))",
-        "  CreateTopics: request 2/3 answered and shown (4 of 5 topic(s))",
-        "  CreateTopics: request 3/3 answered and shown (5 of 5 topic(s))",
+        "  CreateTopics: request 1/3 answered and shown (2 of 5 topic(s) shown)",
+        "  CreateTopics: request 2/3 answered and shown (4 of 5 topic(s) shown)",
+        "  CreateTopics: request 3/3 answered and shown (5 of 5 topic(s) shown)",
     ]
 
 
@@ -296,9 +296,10 @@ class _SlowerEachRequest(_Recorded):
         return self.fake.topics(shown, configs=configs)
 
 
-def test_each_paced_request_may_take_three_times_as_long_to_show_as_the_last(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _paced(monkeypatch: pytest.MonkeyPatch, delays: list[float], heard: list[str]) -> str:
+    """Six creates, two a request, on brokers that show the n-th request `delays[n]` seconds
+    after it is sent (a clock of its own); each topic's status, a letter each: A applied, F
+    failed."""
     from reconciler.apply.execute import levels as levels_module
 
     monkeypatch.setattr(batching, "MAX_RECORDS_PER_REQUEST", 6)  # two topics a request
@@ -306,19 +307,35 @@ def test_each_paced_request_may_take_three_times_as_long_to_show_as_the_last(
     monkeypatch.setattr(wait, "time", clock)
     monkeypatch.setattr(levels_module, "time", clock)
     planned = tuple(create(n, **{"retention.ms": "1000"}) for n in ("a", "b", "c", "d", "e", "f"))
+    slower = _SlowerEachRequest(FakeKafka().client(), clock, delays)
+    options = Options(wait_timeout=120.0, poll_interval=1.0)
+    executor = Executor(cast(Executing, slower), cluster(), options, heard.append)
+    statuses = {r.operation.topic: r.status for r in executor.run(levels(operations(planned)))}
+    return "".join("A" if statuses[t] is Status.APPLIED else "F" for t in "abcdef")
 
-    def run(delays: list[float]) -> dict[str, Status]:
-        kafka = FakeKafka()
-        slower = _SlowerEachRequest(kafka.client(), clock, delays)
-        options = Options(wait_timeout=120.0, poll_interval=1.0)
-        executor = Executor(cast(Executing, slower), cluster(), options, print)
-        return {r.operation.topic: r.status for r in executor.run(levels(operations(planned)))}
 
+def test_each_paced_request_may_take_three_times_as_long_to_show_as_the_slowest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # 100 s, then 250 s (over 120, within 3 x 100), then 500 s (within 3 x 250): all applied
-    assert set(run([100.0, 250.0, 500.0]).values()) == {Status.APPLIED}
-    # a request twice as slow as three times the last is late
-    statuses = run([10.0, 400.0, 10.0])
-    assert [statuses[t] for t in "abcdef"] == [
-        Status.APPLIED, Status.APPLIED, Status.FAILED, Status.FAILED, Status.APPLIED,
-        Status.APPLIED,
-    ]  # fmt: skip
+    assert _paced(monkeypatch, [100.0, 250.0, 500.0], []) == "AAAAAA"
+    # a fast request does not shorten the next one's wait: 250 s is within 3 x the slowest (100)
+    assert _paced(monkeypatch, [100.0, 10.0, 250.0], []) == "AAAAAA"
+
+
+def test_a_paced_request_that_shows_late_is_waited_for_with_the_next(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the second request takes 400 s to show, past its wait (120 s): the third request is sent,
+    # and its wait still shows the second's
+    heard: list[str] = []
+    assert _paced(monkeypatch, [10.0, 400.0, 10.0], heard) == "AAAAAA"
+    assert [line for line in heard if "CreateTopics:" in line] == [
+        "  CreateTopics: request 1/3 answered and shown (2 of 6 topic(s) shown)",
+        "  CreateTopics: request 2/3 answered; 2 accepted but not shown yet, waited for with "
+        "the next (2 of 6 topic(s) shown)",
+        "  CreateTopics: request 3/3 answered and shown (6 of 6 topic(s) shown)",
+    ]
+    # not shown by the end of the level's last wait: late, and only those
+    assert _paced(monkeypatch, [10.0, 5000.0, 10.0], []) == "AAFFAA"
+    assert _paced(monkeypatch, [10.0, 10.0, 5000.0], []) == "AAAAFF"
