@@ -7,11 +7,13 @@ without a broker (the real-cluster tests in this directory check the same paths 
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Sequence
 from typing import cast
 
 import pytest
 
+from reconciler import stopping
 from reconciler.apply.execute import batching, wait
 from reconciler.apply.execute.dispatch import AlreadyDone, Reassigning, Refused, send
 from reconciler.apply.execute.levels import Executor, Options
@@ -299,7 +301,7 @@ class _SlowerEachRequest(_Recorded):
 def _paced(monkeypatch: pytest.MonkeyPatch, delays: list[float], heard: list[str]) -> str:
     """Six creates, two a request, on brokers that show the n-th request `delays[n]` seconds
     after it is sent (a clock of its own); each topic's status, a letter each: A applied, F
-    failed."""
+    failed, S skipped."""
     from reconciler.apply.execute import levels as levels_module
 
     monkeypatch.setattr(batching, "MAX_RECORDS_PER_REQUEST", 6)  # two topics a request
@@ -311,7 +313,8 @@ def _paced(monkeypatch: pytest.MonkeyPatch, delays: list[float], heard: list[str
     options = Options(wait_timeout=120.0, poll_interval=1.0)
     executor = Executor(cast(Executing, slower), cluster(), options, heard.append)
     statuses = {r.operation.topic: r.status for r in executor.run(levels(operations(planned)))}
-    return "".join("A" if statuses[t] is Status.APPLIED else "F" for t in "abcdef")
+    letters = {Status.APPLIED: "A", Status.FAILED: "F", Status.SKIPPED: "S"}
+    return "".join(letters[statuses[t]] for t in "abcdef")
 
 
 def test_each_paced_request_may_take_three_times_as_long_to_show_as_the_slowest(
@@ -339,3 +342,28 @@ def test_a_paced_request_that_shows_late_is_waited_for_with_the_next(
     # not shown by the end of the level's last wait: late, and only those
     assert _paced(monkeypatch, [10.0, 5000.0, 10.0], []) == "AAFFAA"
     assert _paced(monkeypatch, [10.0, 10.0, 5000.0], []) == "AAAAFF"
+
+
+class _StopsAfter(list[str]):
+    """Progress lines, and a stop asked (as by Ctrl-C) once one starts with `line`."""
+
+    def __init__(self, line: str) -> None:
+        super().__init__()
+        self.line = line
+
+    def append(self, said: str) -> None:
+        super().append(said)
+        if said.startswith(self.line):
+            stopping.ask(signal.SIGINT)
+
+
+def test_a_stop_between_requests_leaves_no_change_without_a_result(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the second request's topics are not shown when its wait ends, and a stop comes before the
+    # third is sent: they are late (no wait is left to show them), the third's are skipped
+    heard = _StopsAfter("  CreateTopics: request 2/3 answered; 2 accepted but not shown yet")
+    try:
+        assert _paced(monkeypatch, [10.0, 5000.0, 10.0], heard) == "AAFFSS"
+    finally:
+        stopping.reset()

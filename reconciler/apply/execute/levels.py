@@ -139,11 +139,14 @@ class Executor:
         rounds = paced(level.step, to_run, self.state)
         shown = 0
         slowest = 0.0
-        unshown: list[Operation] = []  # accepted by Kafka, not shown yet: waited for again
+        unshown: dict[Operation, str] = {}  # accepted, not shown yet (why): waited for again
         for index, group in enumerate(rounds):
             if index and stopping.asked():  # between two requests, as dispatch stops
                 for op in group:
                     self._done(op, Status.SKIPPED, _stopped(), started)
+                for op, why in unshown.items():  # no later wait: late as their own wait said
+                    self._done(op, Status.FAILED, why, started, time.monotonic() - clock)
+                unshown = {}
                 continue
             # The brokers set the pace: a request may take as long to show as the slowest one
             # so far, and longer as the cluster grows (measured: 3,333 creates on seven busy
@@ -166,13 +169,13 @@ class Executor:
         self,
         step: Step,
         to_run: list[Operation],
-        unshown: list[Operation],
+        unshown: dict[Operation, str],
         reassigning: Reassigning,
         started: float,
         clock: float,
         patience: float,
         last: bool,
-    ) -> tuple[int, list[Operation]]:
+    ) -> tuple[int, dict[Operation, str]]:
         """Send `to_run` and wait until metadata shows what Kafka accepted, and what earlier
         requests' metadata did not show yet (`unshown`), allowing `patience` seconds without
         more shown; how many now show, and which are still not shown. On the `last` request
@@ -211,8 +214,9 @@ class Executor:
                 self._done(op, Status.APPLIED, "", started, seconds)
             elif last or stopping.asked():
                 self._done(op, Status.FAILED, late[op.id], started, seconds)
-        still = [] if last or stopping.asked() else [op for op in waited if op.id in late]
-        return len(waited) - len(late), still
+        if last or stopping.asked():
+            return len(waited) - len(late), {}
+        return len(waited) - len(late), {op: late[op.id] for op in waited if op.id in late}
 
     def _in_use_now(self, levels: Sequence[Level]) -> dict[str, str]:
         """Right before the first delete level, under the lock: the topics about to be deleted
@@ -287,7 +291,7 @@ def _paced_line(
     rounds: int,
     shown: int,
     to_run: Sequence[Operation],
-    unshown: Sequence[Operation],
+    unshown: Mapping[Operation, str],
 ) -> str:
     """What one paced request came to: shown, or answered with some not shown yet."""
     head = f"  {REQUESTS[step]}: request {index + 1}/{rounds} answered"
