@@ -209,14 +209,17 @@ class Executor:
             self.progress,
         )
         seconds = time.monotonic() - clock
+        # asked once: a signal between two asks left changes neither late nor carried
+        final = last or stopping.asked() is not None
+        carried: dict[Operation, str] = {}
         for op in waited:
             if op.id not in late:
                 self._done(op, Status.APPLIED, "", started, seconds)
-            elif last or stopping.asked():
+            elif final:
                 self._done(op, Status.FAILED, late[op.id], started, seconds)
-        if last or stopping.asked():
-            return len(waited) - len(late), {}
-        return len(waited) - len(late), {op: late[op.id] for op in waited if op.id in late}
+            else:
+                carried[op] = late[op.id]
+        return len(waited) - len(late), carried
 
     def _in_use_now(self, levels: Sequence[Level]) -> dict[str, str]:
         """Right before the first delete level, under the lock: the topics about to be deleted
